@@ -50,7 +50,7 @@ $(BUILD)/%.host.o: %.cu include/ash_kernel.h | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) -x c $(CFLAGS) -fvisibility=default -Iinclude -c -o $@ $<
 
--include $(wildcard */module.mk) $(wildcard tests/*/module.mk) $(wildcard bench/module.mk)
+-include $(sort $(wildcard */*.mk tests/*/*.mk))
 
 all: $(ALL)
 

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# install-deps.sh — install what accelshim needs to build and test, with apt-get, only if missing.
+# Idempotent: a second run installs nothing. Uses sudo when not root. Says clearly what it could not
+# install and exits non-zero then. The CUDA toolkit (nvcc, cuda.h, NCCL) is not a Debian package
+# here: it is checked, not installed.
+set -u
+
+# package -> a file that proves it is installed (checked before asking apt)
+declare -A want=(
+  [libyaml-dev]=/usr/include/yaml.h
+  [libunwind-dev]=/usr/include/libunwind.h
+  [libopenmpi-dev]=/usr/include/x86_64-linux-gnu/openmpi/mpi.h
+  [openmpi-bin]=/usr/bin/mpirun
+  [libcmocka-dev]=/usr/include/cmocka.h
+  [bats]=/usr/bin/bats
+  [valgrind]=/usr/bin/valgrind
+  [iproute2]=/usr/sbin/ip
+  [shellcheck]=/usr/bin/shellcheck
+  [binutils]=/usr/bin/readelf
+  [xxd]=/usr/bin/xxd
+  [python3]=/usr/bin/python3
+)
+
+missing=()
+for pkg in "${!want[@]}"; do
+  if [ ! -e "${want[$pkg]}" ] && ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'ok installed'; then
+    missing+=("$pkg")
+  fi
+done
+
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then sudo_cmd=(sudo -n); else
+    [ ${#missing[@]} -eq 0 ] || { echo "install-deps: not root and no sudo; install by hand: ${missing[*]}" >&2; exit 1; }
+  fi
+fi
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq >/dev/null 2>&1 || echo "install-deps: apt-get update failed (continuing with the cached lists)" >&2
+  if ! "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/tmp/accelshim-apt.log 2>&1; then
+    # one by one, to name exactly what failed
+    failed=()
+    for pkg in "${missing[@]}"; do
+      "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "$pkg" >>/tmp/accelshim-apt.log 2>&1 || failed+=("$pkg")
+    done
+    if [ ${#failed[@]} -gt 0 ]; then
+      echo "install-deps: could not install: ${failed[*]} (see /tmp/accelshim-apt.log)" >&2
+      exit 1
+    fi
+  fi
+fi
+
+cuda=${CUDA_HOME:-/usr/local/cuda}
+for f in "$cuda/include/cuda.h" "$cuda/include/cudaTypedefs.h" "$cuda/bin/nvcc"; do
+  [ -e "$f" ] || { echo "install-deps: $f not found: install the CUDA toolkit (13.x) or set CUDA_HOME" >&2; exit 1; }
+done
+[ -e "$cuda/include/nccl.h" ] || echo "install-deps: note: $cuda/include/nccl.h not found; the NCCL backend uses its own declarations" >&2
+exit 0
