@@ -1,0 +1,2 @@
+#!/usr/bin/env bash
+exec bash "$(dirname "$0")/equiv_suite.sh" nccl
