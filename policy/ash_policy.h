@@ -1,0 +1,163 @@
+/* ash_policy.h — public API of the policy module: a version-1 YAML policy (DESIGN.md §4) parsed
+ * with libyaml into one validated, immutable ash_policy_t; kernel-name and output-path matching.
+ *
+ * Invariant: an ash_policy_t handed out by ash_policy_load/parse is complete and valid (every
+ * default filled in, every glob checked); nothing changes it until ash_policy_free, so the
+ * pointers that accessors and ash_policy_match return stay valid until then.
+ * Threading: parse/load/free are not shared-state operations; every const accessor and the
+ * match functions may be called from any number of threads on one policy at once.
+ * Callers: shim/ (at init and before each launch), build/bin/accelshim-policy, tests/policy/.
+ * Depends on libyaml and libc only (no CUDA, nothing else of accelshim). Link with -lyaml.
+ *
+ * Policy file, version 1 (required keys marked *, defaults after '='):
+ *   version*: 1                     integer; any other value: "unsupported version N"
+ *   gradients:   [rule...] = []     all-reduced before each matching launch
+ *     - at*: GLOB                   fnmatch(3) glob, non-empty, brackets balanced
+ *       buffer*: {arg*: 0..31, and exactly one of  count_arg: 0..31 (!= arg)
+ *                                                 | count: 1..2^63-1 (elements)
+ *                                                 | region: allocation}
+ *       dtype*: f32 | f16 | bf16    element type in memory (required: a wrong guess corrupts)
+ *       reduce: mean | sum = mean
+ *       wire: same | f32 | f16 | bf16 = same
+ *             f16/bf16 need dtype f32 (downcast); wire equal to dtype is normalised to `same`;
+ *             any other wire on an f16/bf16 buffer (e.g. f32 upcast) is an error in version 1.
+ *   parameters:  [rule...] = []     broadcast from rank 0 before the matching launch
+ *     - at*, buffer*, dtype*        as above (reduce/wire are gradient-only keys)
+ *       broadcast: once = once      once per distinct buffer (pointer, count)
+ *   outputs:
+ *     main_process_only: [GLOB...] = []   output paths only rank 0 writes
+ *   debug:
+ *     check_collectives: true|false = false
+ *     timeout_s: 0..2147483647 = 600      0 = never time out
+ * An empty value (`gradients:` with nothing after it) means "not given" for the optional
+ * sections and lists. Integers are plain decimal scalars; quoted scalars are strings.
+ * Anchors, aliases, tags and multiple documents are rejected. Unknown keys are errors.
+ *
+ * Errors: the first error found, as one line "NAME:LINE:COL: message" (1-based, LINE:COL of the
+ * offending key or value), or "NAME: message" when there is no position (unreadable file).
+ * The missing/unsupported 'version' is reported before anything else, so a newer file is
+ * always told it is newer.
+ */
+#ifndef ASH_POLICY_H
+#define ASH_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ASH_POLICY_VERSION 1
+#define ASH_POLICY_MAX_ARG 31                /* kernel argument indices are 0..31 */
+#define ASH_POLICY_DEFAULT_TIMEOUT_S 600
+#define ASH_POLICY_MAX_FILE_BYTES (1u << 20) /* larger policy files are rejected */
+
+/* X(enum, value, text): the module's results; ash_policy_result_name() gives the text. */
+#define ASH_POLICY_RESULTS(X)                                   \
+    X(ASH_POLICY_OK, 0, "ok")                                   \
+    X(ASH_POLICY_EINVAL, 1, "invalid argument")                 \
+    X(ASH_POLICY_ENOMEM, 2, "out of memory")                    \
+    X(ASH_POLICY_EIO, 3, "policy file cannot be read")          \
+    X(ASH_POLICY_EPOLICY, 4, "invalid policy")
+#define ASH_POLICY__RESULT_ENUM(e, v, s) e = v,
+typedef enum { ASH_POLICY_RESULTS(ASH_POLICY__RESULT_ENUM) } ash_policy_result_t;
+#undef ASH_POLICY__RESULT_ENUM
+
+typedef enum {
+    ASH_POLICY_DTYPE_F32,
+    ASH_POLICY_DTYPE_F16,
+    ASH_POLICY_DTYPE_BF16
+} ash_policy_dtype_t;
+typedef enum {
+    ASH_POLICY_WIRE_SAME, /* send in the buffer's own dtype */
+    ASH_POLICY_WIRE_F32,  /* never stored: f32 on an f32 buffer is normalised to SAME */
+    ASH_POLICY_WIRE_F16,  /* f32 buffer only; divide by world size before the sum */
+    ASH_POLICY_WIRE_BF16  /* f32 buffer only */
+} ash_policy_wire_t;
+typedef enum { ASH_POLICY_REDUCE_MEAN, ASH_POLICY_REDUCE_SUM } ash_policy_reduce_t;
+typedef enum { ASH_POLICY_BROADCAST_ONCE } ash_policy_broadcast_t;
+typedef enum { ASH_POLICY_RULE_GRADIENT, ASH_POLICY_RULE_PARAMETER } ash_policy_rule_kind_t;
+
+typedef enum {
+    ASH_POLICY_BUFFER_COUNT_ARG, /* pointer = args[arg], element count = args[count_arg] */
+    ASH_POLICY_BUFFER_COUNT,     /* pointer = args[arg], element count = count */
+    ASH_POLICY_BUFFER_REGION     /* the whole allocation containing args[arg] */
+} ash_policy_buffer_kind_t;
+
+typedef struct {
+    ash_policy_buffer_kind_t kind;
+    unsigned arg;       /* 0..ASH_POLICY_MAX_ARG */
+    unsigned count_arg; /* kind == COUNT_ARG only (else 0); never equal to arg */
+    uint64_t count;     /* kind == COUNT only (else 0); >= 1 */
+} ash_policy_buffer_t;
+
+typedef struct {
+    ash_policy_rule_kind_t kind;
+    unsigned index;       /* position in its list: gradients[index] / parameters[index] */
+    const char *at;       /* the glob, as written (non-empty) */
+    ash_policy_buffer_t buffer;
+    ash_policy_dtype_t dtype;
+    ash_policy_reduce_t reduce;       /* gradients; MEAN for parameters */
+    ash_policy_wire_t wire;           /* gradients; SAME for parameters */
+    ash_policy_broadcast_t broadcast; /* parameters; ONCE for gradients (unused) */
+    unsigned line, col;   /* where the rule starts in its file (1-based), for messages */
+} ash_policy_rule_t;
+
+typedef struct ash_policy ash_policy_t; /* opaque, immutable once returned */
+
+const char *ash_policy_result_name(ash_policy_result_t r);
+
+/* Parse LEN bytes of TEXT (need not be NUL-terminated); NAME is used in messages. On success
+ * *OUT is a new policy. On failure *OUT is NULL and ERR (if ERRLEN > 0) holds one line
+ * "NAME:LINE:COL: message", always NUL-terminated (truncated to ERRLEN). Returns
+ * ASH_POLICY_EPOLICY for an invalid policy, ASH_POLICY_ENOMEM, or ASH_POLICY_EINVAL. */
+ash_policy_result_t ash_policy_parse(const char *text, size_t len, const char *name,
+                                     ash_policy_t **out, char *err, size_t errlen);
+/* Read and parse the file PATH (named PATH in messages). ASH_POLICY_EIO (with
+ * "PATH: cannot read policy: <strerror>") when it cannot be opened or read, or is too large. */
+ash_policy_result_t ash_policy_load(const char *path, ash_policy_t **out, char *err, size_t errlen);
+void ash_policy_free(ash_policy_t *p); /* NULL is fine */
+
+/* Accessors. Rules are in file order within their list; INDEX out of range gives NULL. */
+const char *ash_policy_source(const ash_policy_t *p); /* NAME given at parse/load */
+size_t ash_policy_rule_count(const ash_policy_t *p, ash_policy_rule_kind_t kind);
+const ash_policy_rule_t *ash_policy_rule(const ash_policy_t *p, ash_policy_rule_kind_t kind,
+                                         size_t index);
+size_t ash_policy_output_count(const ash_policy_t *p);
+const char *ash_policy_output(const ash_policy_t *p, size_t index); /* main_process_only[i] */
+bool ash_policy_check_collectives(const ash_policy_t *p);
+unsigned ash_policy_timeout_s(const ash_policy_t *p);
+
+/* Rules whose `at` glob matches a kernel name: fnmatch(at, name, 0) == 0 for the MANGLED name,
+ * the DEMANGLED name, or the demangled name's base (without its parameter list "(...)" and a
+ * leading "void "), so `at: "adamw_kernel2"` matches "adamw_kernel2(float*, ...)" too.
+ * Either name may be NULL. Order: parameter rules first (a broadcast makes state identical
+ * before anything else reads it), then gradient rules, each in file order. Writes at most CAP
+ * pointers to OUT (OUT may be NULL when CAP is 0) and returns the total number of matches. */
+size_t ash_policy_match(const ash_policy_t *p, const char *mangled, const char *demangled,
+                        const ash_policy_rule_t **out, size_t cap);
+
+/* fnmatch(PATTERN, NAME, 0) == 0: '*' and '?' also match '/'. */
+bool ash_policy_glob_match(const char *pattern, const char *name);
+/* True if PATH is an output only rank 0 writes: some main_process_only glob matches PATH with
+ * leading "./" removed, or (for a glob without '/') PATH's last component. */
+bool ash_policy_output_main_only(const ash_policy_t *p, const char *path);
+
+/* Print the normalised form: canonical YAML, version 1, every default spelled out, strings
+ * double-quoted. Parsing the output gives an equal policy. Returns 0, or -1 on a write error. */
+int ash_policy_print(const ash_policy_t *p, FILE *f);
+/* Same content (rules, outputs, debug); source names and positions are ignored. */
+bool ash_policy_equal(const ash_policy_t *a, const ash_policy_t *b);
+
+const char *ash_policy_dtype_name(ash_policy_dtype_t d);   /* "f32" "f16" "bf16" */
+size_t ash_policy_dtype_size(ash_policy_dtype_t d);        /* 4, 2, 2 */
+const char *ash_policy_wire_name(ash_policy_wire_t w);     /* "same" "f32" "f16" "bf16" */
+const char *ash_policy_reduce_name(ash_policy_reduce_t r); /* "mean" "sum" */
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ASH_POLICY_H */

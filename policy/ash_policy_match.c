@@ -1,0 +1,184 @@
+/* ash_policy_match.c — using a validated policy: kernel-name and output-path matching, the
+ * normalised (canonical YAML) print, and structural equality.
+ *
+ * Everything here reads a const policy only, allocates nothing on the match paths, and is safe
+ * to call from any thread. Callers: shim/ (per kernel name, per opened path), the CLI, tests.
+ */
+#include "ash_policy_int.h"
+
+#include <fnmatch.h>
+#include <string.h>
+
+bool ash_policy_glob_match(const char *pattern, const char *name)
+{
+    return pattern && name && fnmatch(pattern, name, 0) == 0;
+}
+
+/* The demangled name's base: "void k<float>(float*, int)" -> "k<float>", written into BUF. */
+static const char *demangled_base(const char *dm, char *buf, size_t cap)
+{
+    size_t len = strlen(dm);
+    if (len == 0 || dm[len - 1] != ')')
+        return NULL;
+    int depth = 0;
+    size_t i = len;
+    while (i-- > 0) { /* find the '(' that opens the final parameter list */
+        if (dm[i] == ')')
+            depth++;
+        else if (dm[i] == '(' && --depth == 0)
+            break;
+    }
+    if (i == (size_t)-1 || i == 0)
+        return NULL;
+    size_t start = strncmp(dm, "void ", 5) == 0 ? 5 : 0;
+    if (i <= start || i - start >= cap)
+        return NULL;
+    memcpy(buf, dm + start, i - start);
+    buf[i - start] = '\0';
+    return buf;
+}
+
+size_t ash_policy_match(const ash_policy_t *p, const char *mangled, const char *demangled,
+                        const ash_policy_rule_t **out, size_t cap)
+{
+    static const ash_policy_rule_kind_t order[2] = {ASH_POLICY_RULE_PARAMETER,
+                                                    ASH_POLICY_RULE_GRADIENT};
+    char basebuf[512];
+    const char *base = demangled ? demangled_base(demangled, basebuf, sizeof basebuf) : NULL;
+    size_t total = 0;
+    if (!p)
+        return 0;
+    for (int o = 0; o < 2; o++) {
+        ash_policy_rule_kind_t k = order[o];
+        for (size_t i = 0; i < p->nrules[k]; i++) {
+            const ash_policy_rule_t *r = &p->rules[k][i];
+            if (ash_policy_glob_match(r->at, mangled) || ash_policy_glob_match(r->at, demangled) ||
+                ash_policy_glob_match(r->at, base)) {
+                if (out && total < cap)
+                    out[total] = r;
+                total++;
+            }
+        }
+    }
+    return total;
+}
+
+bool ash_policy_output_main_only(const ash_policy_t *p, const char *path)
+{
+    if (!p || !path)
+        return false;
+    while (path[0] == '.' && path[1] == '/') {
+        path += 2;
+        while (*path == '/')
+            path++;
+    }
+    const char *slash = strrchr(path, '/');
+    const char *last = slash ? slash + 1 : path;
+    for (size_t i = 0; i < p->noutputs; i++) {
+        const char *g = p->outputs[i];
+        if (ash_policy_glob_match(g, path) || (!strchr(g, '/') && ash_policy_glob_match(g, last)))
+            return true;
+    }
+    return false;
+}
+
+/* ---------- print ---------- */
+
+/* S as a YAML double-quoted scalar; everything but printable ASCII and ordinary UTF-8 escaped. */
+static void put_quoted(FILE *f, const char *s)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    fputc('"', f);
+    for (size_t i = 0; u[i]; i++) {
+        unsigned c = u[i];
+        if (c == '"' || c == '\\') {
+            fputc('\\', f);
+            fputc((int)c, f);
+        } else if (c < 0x20 || c == 0x7f) {
+            fprintf(f, "\\x%02x", c);
+        } else if (c == 0xC2 && (u[i + 1] == 0x85 || u[i + 1] == 0xA0)) {
+            fprintf(f, "\\u%04x", u[i + 1]); /* NEL, NBSP: line-break / space characters */
+            i++;
+        } else if (c == 0xE2 && u[i + 1] == 0x80 && (u[i + 2] == 0xA8 || u[i + 2] == 0xA9)) {
+            fprintf(f, "\\u%04x", 0x2000u | (u[i + 2] & 0x3Fu)); /* LS, PS */
+            i += 2;
+        } else if (c == 0xEF && u[i + 1] == 0xBB && u[i + 2] == 0xBF) {
+            fputs("\\ufeff", f); /* BOM */
+            i += 2;
+        } else {
+            fputc((int)c, f);
+        }
+    }
+    fputc('"', f);
+}
+
+static void print_rule(FILE *f, const ash_policy_rule_t *r)
+{
+    const ash_policy_buffer_t *b = &r->buffer;
+    fputs("  - at: ", f);
+    put_quoted(f, r->at);
+    fprintf(f, "\n    buffer: { arg: %u, ", b->arg);
+    if (b->kind == ASH_POLICY_BUFFER_COUNT_ARG)
+        fprintf(f, "count_arg: %u }\n", b->count_arg);
+    else if (b->kind == ASH_POLICY_BUFFER_COUNT)
+        fprintf(f, "count: %llu }\n", (unsigned long long)b->count);
+    else
+        fputs("region: allocation }\n", f);
+    fprintf(f, "    dtype: %s\n", ash_policy_dtype_name(r->dtype));
+    if (r->kind == ASH_POLICY_RULE_GRADIENT)
+        fprintf(f, "    reduce: %s\n    wire: %s\n", ash_policy_reduce_name(r->reduce),
+                ash_policy_wire_name(r->wire));
+    else
+        fputs("    broadcast: once\n", f);
+}
+
+int ash_policy_print(const ash_policy_t *p, FILE *f)
+{
+    static const char *const lists[2] = {"gradients", "parameters"};
+    if (!p || !f)
+        return -1;
+    fprintf(f, "version: %d\n", ASH_POLICY_VERSION);
+    for (int k = 0; k < 2; k++) {
+        fprintf(f, "%s:%s\n", lists[k], p->nrules[k] ? "" : " []");
+        for (size_t i = 0; i < p->nrules[k]; i++)
+            print_rule(f, &p->rules[k][i]);
+    }
+    fputs("outputs:\n  main_process_only: [", f);
+    for (size_t i = 0; i < p->noutputs; i++) {
+        if (i)
+            fputs(", ", f);
+        put_quoted(f, p->outputs[i]);
+    }
+    fprintf(f, "]\ndebug:\n  check_collectives: %s\n  timeout_s: %u\n",
+            p->check_collectives ? "true" : "false", p->timeout_s);
+    return ferror(f) || fflush(f) ? -1 : 0;
+}
+
+static bool rule_equal(const ash_policy_rule_t *a, const ash_policy_rule_t *b)
+{
+    return a->kind == b->kind && a->index == b->index && !strcmp(a->at, b->at) &&
+           a->buffer.kind == b->buffer.kind && a->buffer.arg == b->buffer.arg &&
+           a->buffer.count_arg == b->buffer.count_arg && a->buffer.count == b->buffer.count &&
+           a->dtype == b->dtype && a->reduce == b->reduce && a->wire == b->wire &&
+           a->broadcast == b->broadcast;
+}
+
+bool ash_policy_equal(const ash_policy_t *a, const ash_policy_t *b)
+{
+    if (!a || !b)
+        return a == b;
+    if (a->check_collectives != b->check_collectives || a->timeout_s != b->timeout_s ||
+        a->noutputs != b->noutputs)
+        return false;
+    for (int k = 0; k < 2; k++) {
+        if (a->nrules[k] != b->nrules[k])
+            return false;
+        for (size_t i = 0; i < a->nrules[k]; i++)
+            if (!rule_equal(&a->rules[k][i], &b->rules[k][i]))
+                return false;
+    }
+    for (size_t i = 0; i < a->noutputs; i++)
+        if (strcmp(a->outputs[i], b->outputs[i]))
+            return false;
+    return true;
+}

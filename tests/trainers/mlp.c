@@ -1,0 +1,494 @@
+/* mlp.c — a legacy-style single-GPU trainer (CUDA Driver API only) that accelshim must make
+ * data-parallel without changes. Trains a 16-32(tanh)-4 MLP with MSE loss on a deterministic
+ * synthetic stream: sample i is generated from a counter-based hash of (seed, i), its target is a
+ * fixed random "teacher" function of the input plus small noise. Kernels: mlp_kernels.cu (PTX
+ * embedded by mlp_ptx.S, loaded with cuModuleLoadData). Host code touches device memory only
+ * through cuMemcpy*; single-threaded; one stream. Run `mlp --help` for options and output format.
+ * Parameters W1[32x16], b1[32], W2[4x32], b2[4] live contiguously in ONE allocation, gradients (the
+ * MEAN over the local batch) in another, in the same order; per-tensor updates offset into them.
+ * Policy-relevant arguments (0-based): linear_forward (mangled _Z14linear_forwardPfPKfS1_S1_iiii)
+ * W = arg 1 (first launch of a step: the start of the parameter allocation); sgd_update grads arg 1,
+ * count arg 2; adam_update grads arg 1, count arg 4; grad_norm_squared grads arg 1, count arg 2.
+ */
+#include <cuda.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { MLP_IN = 16, MLP_HID = 32, MLP_OUT = 4, MLP_TEACHER_HID = 8 };
+enum { MLP_ACT_NONE = 0, MLP_ACT_TANH = 1 };
+enum { MLP_EXIT_USAGE = 2 };
+
+/* the tensors, in their order inside the parameter (and gradient) buffer */
+typedef struct mlp_tensor {
+    const char *name;
+    int offset, count, fan_in;
+} mlp_tensor_t;
+
+static const mlp_tensor_t mlp_tensors[] = {
+    {"W1", 0, MLP_HID * MLP_IN, MLP_IN},
+    {"b1", MLP_HID * MLP_IN, MLP_HID, MLP_IN},
+    {"W2", MLP_HID * MLP_IN + MLP_HID, MLP_OUT * MLP_HID, MLP_HID},
+    {"b2", MLP_HID * MLP_IN + MLP_HID + MLP_OUT * MLP_HID, MLP_OUT, MLP_HID},
+};
+#define MLP_NTENSORS ((int)(sizeof mlp_tensors / sizeof mlp_tensors[0]))
+#define MLP_NPARAMS (MLP_HID * MLP_IN + MLP_HID + MLP_OUT * MLP_HID + MLP_OUT)
+
+extern const char mlp_kernels_ptx[]; /* mlp_ptx.S: build/tests/trainers/mlp_kernels.ptx + NUL */
+
+typedef struct mlp_opts {
+    long long steps, batch, shard_rank, shard_count;
+    float lr, clip;            /* clip <= 0: off */
+    int lr_set;
+    uint64_t seed;
+    int adam, per_tensor, init_per_process;
+    const char *save, *dump_samples;
+} mlp_opts_t;
+
+static const char mlp_usage[] =
+    "usage: mlp [options]\n"
+    "Trains a 16-32(tanh)-4 MLP (MSE) on a synthetic deterministic stream, CUDA Driver API only.\n"
+    "  --steps N              training steps (default 100; 0 allowed)\n"
+    "  --batch B              samples per step for this process (default 8)\n"
+    "  --lr LR                learning rate (default 0.1 for sgd, 0.01 for adam)\n"
+    "  --seed S               data/teacher seed, and init seed unless --init per-process (default 1)\n"
+    "  --shard-rank R         this process's rank among --shard-count (default 0)\n"
+    "  --shard-count N        step t reads global samples [t*N*B, (t+1)*N*B); rank R takes\n"
+    "                         [t*N*B + R*B, t*N*B + (R+1)*B), in increasing order (default 1)\n"
+    "  --optimizer sgd|adam   (default sgd; adam: b1 0.9, b2 0.999, eps 1e-8, no weight decay)\n"
+    "  --update fused|per-tensor  one update launch over all parameters, or one per tensor\n"
+    "                         (W1, b1, W2, b2); bit-identical results (default fused)\n"
+    "  --clip NORM            clip the global gradient norm to NORM (norm kernel before update)\n"
+    "  --init per-process|seed  initial weights from getpid() and the clock, or from --seed\n"
+    "  --save FILE            write the final parameters: raw little-endian float32, W1 b1 W2 b2\n"
+    "  --dump-samples FILE    write the global sample indices read, one per line, in read order\n"
+    "  --help                 this text\n"
+    "Output (stdout): one line per step t = 0..N-1, `step t loss L` (%.9g; mean squared error on\n"
+    "this process's batch, before the update), then `checksum SUM HASH`: SUM = sum of all final\n"
+    "parameters in order, accumulated in double (%.17g); HASH = FNV-1a 64 of the --save bytes\n"
+    "(16 hex digits). Exit: 0 ok, 1 CUDA or I/O error, 2 bad options.\n";
+
+static void mlp_usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "mlp: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry 'mlp --help'.\n");
+    exit(MLP_EXIT_USAGE);
+}
+
+static long long mlp_parse_int(const char *opt, const char *s, long long lo, long long hi)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi) {
+        fprintf(stderr, "mlp: %s: invalid value '%s' (an integer in [%lld, %lld])\n"
+                        "Try 'mlp --help'.\n", opt, s, lo, hi);
+        exit(MLP_EXIT_USAGE);
+    }
+    return v;
+}
+
+static float mlp_parse_pos_float(const char *opt, const char *s)
+{
+    char *end;
+    errno = 0;
+    float v = strtof(s, &end);
+    if (errno || end == s || *end || !isfinite(v) || !(v > 0.0f)) {
+        fprintf(stderr, "mlp: %s: invalid value '%s' (a finite number > 0)\nTry 'mlp --help'.\n",
+                opt, s);
+        exit(MLP_EXIT_USAGE);
+    }
+    return v;
+}
+
+static void mlp_parse_opts(int argc, char **argv, mlp_opts_t *o)
+{
+    enum { O_STEPS = 1, O_BATCH, O_LR, O_SEED, O_RANK, O_COUNT, O_OPT, O_UPDATE, O_CLIP, O_INIT,
+           O_SAVE, O_DUMP, O_HELP };
+    static const struct option longopts[] = {
+        {"steps", required_argument, NULL, O_STEPS},
+        {"batch", required_argument, NULL, O_BATCH},
+        {"lr", required_argument, NULL, O_LR},
+        {"seed", required_argument, NULL, O_SEED},
+        {"shard-rank", required_argument, NULL, O_RANK},
+        {"shard-count", required_argument, NULL, O_COUNT},
+        {"optimizer", required_argument, NULL, O_OPT},
+        {"update", required_argument, NULL, O_UPDATE},
+        {"clip", required_argument, NULL, O_CLIP},
+        {"init", required_argument, NULL, O_INIT},
+        {"save", required_argument, NULL, O_SAVE},
+        {"dump-samples", required_argument, NULL, O_DUMP},
+        {"help", no_argument, NULL, O_HELP},
+        {NULL, 0, NULL, 0},
+    };
+    *o = (mlp_opts_t){.steps = 100, .batch = 8, .shard_rank = 0, .shard_count = 1, .seed = 1};
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_STEPS: o->steps = mlp_parse_int("--steps", optarg, 0, 1000000000); break;
+        case O_BATCH: o->batch = mlp_parse_int("--batch", optarg, 1, 1 << 20); break;
+        case O_LR: o->lr = mlp_parse_pos_float("--lr", optarg); o->lr_set = 1; break;
+        case O_SEED:
+            if (optarg[0] == '-')
+                mlp_usage_error("--seed: invalid value '%s' (an unsigned integer)", optarg);
+            o->seed = (uint64_t)mlp_parse_int("--seed", optarg, 0, INT64_MAX);
+            break;
+        case O_RANK: o->shard_rank = mlp_parse_int("--shard-rank", optarg, 0, 1 << 20); break;
+        case O_COUNT: o->shard_count = mlp_parse_int("--shard-count", optarg, 1, 1 << 20); break;
+        case O_OPT:
+            if (!strcmp(optarg, "sgd")) o->adam = 0;
+            else if (!strcmp(optarg, "adam")) o->adam = 1;
+            else mlp_usage_error("--optimizer: invalid value '%s' (sgd or adam)", optarg);
+            break;
+        case O_UPDATE:
+            if (!strcmp(optarg, "fused")) o->per_tensor = 0;
+            else if (!strcmp(optarg, "per-tensor")) o->per_tensor = 1;
+            else mlp_usage_error("--update: invalid value '%s' (fused or per-tensor)", optarg);
+            break;
+        case O_CLIP: o->clip = mlp_parse_pos_float("--clip", optarg); break;
+        case O_INIT:
+            if (!strcmp(optarg, "per-process")) o->init_per_process = 1;
+            else if (!strcmp(optarg, "seed")) o->init_per_process = 0;
+            else mlp_usage_error("--init: invalid value '%s' (per-process or seed)", optarg);
+            break;
+        case O_SAVE: o->save = optarg; break;
+        case O_DUMP: o->dump_samples = optarg; break;
+        case O_HELP: fputs(mlp_usage, stdout); exit(0);
+        case ':': mlp_usage_error("option '%s' needs a value", argv[optind - 1]); break;
+        default: mlp_usage_error("unknown option '%s'", argv[optind - 1]); break;
+        }
+    }
+    if (optind < argc)
+        mlp_usage_error("unexpected argument '%s'", argv[optind]);
+    if (o->shard_rank >= o->shard_count) {
+        fprintf(stderr, "mlp: --shard-rank %lld must be below --shard-count %lld\n"
+                        "Try 'mlp --help'.\n", o->shard_rank, o->shard_count);
+        exit(MLP_EXIT_USAGE);
+    }
+    if (!o->lr_set)
+        o->lr = o->adam ? 0.01f : 0.1f;
+}
+
+/* ---- deterministic, counter-based random numbers (exact IEEE arithmetic only, no libm) ---- */
+
+enum { MLP_DOM_INIT = 1, MLP_DOM_TEACHER, MLP_DOM_X, MLP_DOM_NOISE };
+
+static uint64_t mlp_mix64(uint64_t x)
+{
+    x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27; x *= 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+static uint64_t mlp_hash4(uint64_t seed, uint64_t dom, uint64_t a, uint64_t b)
+{
+    uint64_t h = mlp_mix64(seed + 0x9e3779b97f4a7c15ull);
+    h = mlp_mix64(h ^ (dom * 0xd6e8feb86659fd93ull));
+    h = mlp_mix64(h ^ a);
+    return mlp_mix64(h ^ (b + 0x632be59bd9b4e019ull));
+}
+
+/* uniform in [-1, 1), a multiple of 2^-23: exact */
+static float mlp_uniform(uint64_t h)
+{
+    return (float)(h >> 40) * 0x1p-23f - 1.0f;
+}
+
+typedef struct mlp_teacher {
+    float w1[MLP_TEACHER_HID][MLP_IN], c1[MLP_TEACHER_HID], w2[MLP_OUT][MLP_TEACHER_HID], c2[MLP_OUT];
+} mlp_teacher_t;
+
+static void mlp_teacher_init(mlp_teacher_t *t, uint64_t seed)
+{
+    uint64_t k = 0;
+    for (int j = 0; j < MLP_TEACHER_HID; j++) {
+        for (int i = 0; i < MLP_IN; i++)
+            t->w1[j][i] = 0.5f * mlp_uniform(mlp_hash4(seed, MLP_DOM_TEACHER, 0, k++));
+        t->c1[j] = 0.5f * mlp_uniform(mlp_hash4(seed, MLP_DOM_TEACHER, 0, k++));
+    }
+    for (int o = 0; o < MLP_OUT; o++) {
+        for (int j = 0; j < MLP_TEACHER_HID; j++)
+            t->w2[o][j] = mlp_uniform(mlp_hash4(seed, MLP_DOM_TEACHER, 0, k++));
+        t->c2[o] = 0.25f * mlp_uniform(mlp_hash4(seed, MLP_DOM_TEACHER, 0, k++));
+    }
+}
+
+/* Global sample `idx`: x uniform in [-1,1)^16; y = teacher(x) + 0.01 * uniform noise. */
+static void mlp_sample(const mlp_teacher_t *t, uint64_t seed, uint64_t idx, float *x, float *y)
+{
+    float h[MLP_TEACHER_HID];
+    for (int i = 0; i < MLP_IN; i++)
+        x[i] = mlp_uniform(mlp_hash4(seed, MLP_DOM_X, idx, (uint64_t)i));
+    for (int j = 0; j < MLP_TEACHER_HID; j++) {
+        float s = t->c1[j];
+        for (int i = 0; i < MLP_IN; i++)
+            s += t->w1[j][i] * x[i];
+        h[j] = s / (1.0f + fabsf(s)); /* softsign: exact-rounded ops only */
+    }
+    for (int o = 0; o < MLP_OUT; o++) {
+        float s = t->c2[o];
+        for (int j = 0; j < MLP_TEACHER_HID; j++)
+            s += t->w2[o][j] * h[j];
+        y[o] = s + 0.01f * mlp_uniform(mlp_hash4(seed, MLP_DOM_NOISE, idx, (uint64_t)o));
+    }
+}
+
+/* ---- CUDA plumbing ---- */
+
+static void mlp_cu_fail(const char *call, CUresult r, int line)
+{
+    const char *name = NULL;
+    if (cuGetErrorName(r, &name) != CUDA_SUCCESS || !name)
+        name = "unknown error";
+    fprintf(stderr, "mlp: %s failed: %s (%d) at mlp.c:%d\n", call, name, (int)r, line);
+    exit(1);
+}
+#define MLP_CK(call)                                                                           \
+    do {                                                                                       \
+        CUresult mlp_r_ = (call);                                                              \
+        if (mlp_r_ != CUDA_SUCCESS)                                                            \
+            mlp_cu_fail(#call, mlp_r_, __LINE__);                                              \
+    } while (0)
+
+typedef struct mlp_kernels {
+    CUfunction forward, mse_loss, mse_grad, bwd_weight, bwd_input, norm_sq, clip_scale, sgd, adam;
+} mlp_kernels_t;
+
+static CUstream mlp_stream;
+
+/* grid-stride launch over `work` items: 128 threads per block, at most 1024 blocks */
+static void mlp_launch(CUfunction f, long long work, void **args)
+{
+    long long blocks = (work + 127) / 128;
+    if (blocks < 1) blocks = 1;
+    if (blocks > 1024) blocks = 1024;
+    MLP_CK(cuLaunchKernel(f, (unsigned)blocks, 1, 1, 128, 1, 1, 0, mlp_stream, args, NULL));
+}
+
+/* a serial reduction: one block of one thread */
+static void mlp_launch_serial(CUfunction f, void **args)
+{
+    MLP_CK(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, mlp_stream, args, NULL));
+}
+
+static CUdeviceptr mlp_alloc_floats(long long n)
+{
+    CUdeviceptr p;
+    MLP_CK(cuMemAlloc(&p, (size_t)n * sizeof(float)));
+    return p;
+}
+
+static void mlp_put_le32(unsigned char *b, float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    b[0] = (unsigned char)u; b[1] = (unsigned char)(u >> 8);
+    b[2] = (unsigned char)(u >> 16); b[3] = (unsigned char)(u >> 24);
+}
+
+int main(int argc, char **argv)
+{
+    mlp_opts_t o;
+    mlp_parse_opts(argc, argv, &o);
+    const int B = (int)o.batch;
+
+    uint64_t init_seed = o.seed;
+    if (o.init_per_process) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        init_seed = mlp_mix64((uint64_t)getpid()) ^ mlp_mix64((uint64_t)ts.tv_nsec + 1) ^
+                    (uint64_t)ts.tv_sec;
+    }
+    fprintf(stderr, "mlp: in=%d hidden=%d out=%d params=%d batch=%d shard=%lld/%lld optimizer=%s "
+                    "update=%s lr=%.9g clip=%.9g seed=%llu init_seed=%llu steps=%lld\n",
+            MLP_IN, MLP_HID, MLP_OUT, MLP_NPARAMS, B, o.shard_rank, o.shard_count,
+            o.adam ? "adam" : "sgd", o.per_tensor ? "per-tensor" : "fused", (double)o.lr,
+            (double)o.clip, (unsigned long long)o.seed, (unsigned long long)init_seed, o.steps);
+
+    FILE *dump = NULL;
+    if (o.dump_samples && !(dump = fopen(o.dump_samples, "w"))) {
+        fprintf(stderr, "mlp: cannot open %s: %s\n", o.dump_samples, strerror(errno));
+        return 1;
+    }
+
+    /* host-side initial parameters: uniform(-1,1)/sqrt(fan_in) (sqrt is exactly rounded) */
+    static float params[MLP_NPARAMS];
+    for (int t = 0; t < MLP_NTENSORS; t++) {
+        float s = 1.0f / sqrtf((float)mlp_tensors[t].fan_in);
+        for (int i = 0; i < mlp_tensors[t].count; i++)
+            params[mlp_tensors[t].offset + i] =
+                s * mlp_uniform(mlp_hash4(init_seed, MLP_DOM_INIT, (uint64_t)t, (uint64_t)i));
+    }
+    mlp_teacher_t teacher;
+    mlp_teacher_init(&teacher, o.seed);
+
+    /* context, stream, module */
+    CUdevice dev;
+    CUcontext ctx;
+    CUmodule mod;
+    mlp_kernels_t k;
+    MLP_CK(cuInit(0));
+    MLP_CK(cuDeviceGet(&dev, 0));
+    MLP_CK(cuDevicePrimaryCtxRetain(&ctx, dev));
+    MLP_CK(cuCtxSetCurrent(ctx));
+    MLP_CK(cuStreamCreate(&mlp_stream, CU_STREAM_DEFAULT));
+    MLP_CK(cuModuleLoadData(&mod, mlp_kernels_ptx));
+    MLP_CK(cuModuleGetFunction(&k.forward, mod, "_Z14linear_forwardPfPKfS1_S1_iiii"));
+    MLP_CK(cuModuleGetFunction(&k.mse_loss, mod, "mse_loss"));
+    MLP_CK(cuModuleGetFunction(&k.mse_grad, mod, "mse_grad"));
+    MLP_CK(cuModuleGetFunction(&k.bwd_weight, mod, "linear_backward_weight"));
+    MLP_CK(cuModuleGetFunction(&k.bwd_input, mod, "linear_backward_input"));
+    MLP_CK(cuModuleGetFunction(&k.norm_sq, mod, "grad_norm_squared"));
+    MLP_CK(cuModuleGetFunction(&k.clip_scale, mod, "clip_scale"));
+    MLP_CK(cuModuleGetFunction(&k.sgd, mod, "sgd_update"));
+    MLP_CK(cuModuleGetFunction(&k.adam, mod, "adam_update"));
+
+    /* device buffers: parameters and gradients each in ONE allocation, tensors in order */
+    CUdeviceptr d_params = mlp_alloc_floats(MLP_NPARAMS), d_grads = mlp_alloc_floats(MLP_NPARAMS);
+    CUdeviceptr d_m = 0, d_v = 0;
+    CUdeviceptr d_x = mlp_alloc_floats((long long)B * MLP_IN);
+    CUdeviceptr d_y = mlp_alloc_floats((long long)B * MLP_OUT);
+    CUdeviceptr d_h = mlp_alloc_floats((long long)B * MLP_HID);
+    CUdeviceptr d_dh = mlp_alloc_floats((long long)B * MLP_HID);
+    CUdeviceptr d_yhat = mlp_alloc_floats((long long)B * MLP_OUT);
+    CUdeviceptr d_dy = mlp_alloc_floats((long long)B * MLP_OUT);
+    CUdeviceptr d_loss = mlp_alloc_floats(1), d_normsq = mlp_alloc_floats(1);
+    CUdeviceptr d_scale = mlp_alloc_floats(1);
+    MLP_CK(cuMemcpyHtoD(d_params, params, sizeof params));
+    if (o.adam) {
+        d_m = mlp_alloc_floats(MLP_NPARAMS);
+        d_v = mlp_alloc_floats(MLP_NPARAMS);
+        MLP_CK(cuMemsetD32Async(d_m, 0, MLP_NPARAMS, mlp_stream));
+        MLP_CK(cuMemsetD32Async(d_v, 0, MLP_NPARAMS, mlp_stream));
+    }
+    MLP_CK(cuMemsetD32Async(d_scale, 0x3f800000u /* 1.0f */, 1, mlp_stream));
+
+    float *hx = malloc(sizeof(float) * (size_t)B * MLP_IN);
+    float *hy = malloc(sizeof(float) * (size_t)B * MLP_OUT);
+    if (!hx || !hy) {
+        fprintf(stderr, "mlp: out of host memory\n");
+        return 1;
+    }
+
+    int rows = B, act_tanh = MLP_ACT_TANH, act_none = MLP_ACT_NONE;
+    int n_in = MLP_IN, n_hid = MLP_HID, n_out = MLP_OUT, n_params = MLP_NPARAMS;
+    int n_yhat = B * MLP_OUT;
+    float dy_scale = 2.0f / (float)(B * MLP_OUT);
+    float b1 = 0.9f, b2 = 0.999f, eps = 1e-8f;
+    CUdeviceptr W1 = d_params + (CUdeviceptr)mlp_tensors[0].offset * sizeof(float);
+    CUdeviceptr bias1 = d_params + (CUdeviceptr)mlp_tensors[1].offset * sizeof(float);
+    CUdeviceptr W2 = d_params + (CUdeviceptr)mlp_tensors[2].offset * sizeof(float);
+    CUdeviceptr bias2 = d_params + (CUdeviceptr)mlp_tensors[3].offset * sizeof(float);
+    CUdeviceptr dW1 = d_grads + (CUdeviceptr)mlp_tensors[0].offset * sizeof(float);
+    CUdeviceptr db1 = d_grads + (CUdeviceptr)mlp_tensors[1].offset * sizeof(float);
+    CUdeviceptr dW2 = d_grads + (CUdeviceptr)mlp_tensors[2].offset * sizeof(float);
+    CUdeviceptr db2 = d_grads + (CUdeviceptr)mlp_tensors[3].offset * sizeof(float);
+
+    for (long long step = 0; step < o.steps; step++) {
+        /* this rank's slice of the global batch, generated independently per sample index */
+        uint64_t first = (uint64_t)step * (uint64_t)o.shard_count * (uint64_t)B +
+                         (uint64_t)o.shard_rank * (uint64_t)B;
+        for (int r = 0; r < B; r++) {
+            mlp_sample(&teacher, o.seed, first + (uint64_t)r, hx + r * MLP_IN, hy + r * MLP_OUT);
+            if (dump)
+                fprintf(dump, "%llu\n", (unsigned long long)(first + (uint64_t)r));
+        }
+        MLP_CK(cuMemcpyHtoDAsync(d_x, hx, sizeof(float) * (size_t)B * MLP_IN, mlp_stream));
+        MLP_CK(cuMemcpyHtoDAsync(d_y, hy, sizeof(float) * (size_t)B * MLP_OUT, mlp_stream));
+        MLP_CK(cuMemsetD32Async(d_grads, 0, MLP_NPARAMS, mlp_stream));
+
+        /* forward: h = tanh(x W1^T + b1); yhat = h W2^T + b2 */
+        void *f1[] = {&d_h, &W1, &bias1, &d_x, &rows, &n_in, &n_hid, &act_tanh};
+        mlp_launch(k.forward, (long long)B * MLP_HID, f1);
+        void *f2[] = {&d_yhat, &W2, &bias2, &d_h, &rows, &n_hid, &n_out, &act_none};
+        mlp_launch(k.forward, (long long)B * MLP_OUT, f2);
+        void *l[] = {&d_loss, &d_yhat, &d_y, &rows, &n_out};
+        mlp_launch_serial(k.mse_loss, l);
+
+        /* backward: mean gradients over the local batch */
+        void *g[] = {&d_dy, &d_yhat, &d_y, &n_yhat, &dy_scale};
+        mlp_launch(k.mse_grad, n_yhat, g);
+        void *w2g[] = {&dW2, &db2, &d_dy, &d_h, &rows, &n_hid, &n_out};
+        mlp_launch(k.bwd_weight, MLP_OUT * MLP_HID + MLP_OUT, w2g);
+        void *hg[] = {&d_dh, &d_dy, &W2, &d_h, &rows, &n_hid, &n_out, &act_tanh};
+        mlp_launch(k.bwd_input, (long long)B * MLP_HID, hg);
+        void *w1g[] = {&dW1, &db1, &d_dh, &d_x, &rows, &n_in, &n_hid};
+        mlp_launch(k.bwd_weight, MLP_HID * MLP_IN + MLP_HID, w1g);
+
+        /* optional global-norm clipping: the norm kernel reads ALL gradients */
+        if (o.clip > 0.0f) {
+            void *ns[] = {&d_normsq, &d_grads, &n_params};
+            mlp_launch_serial(k.norm_sq, ns);
+            void *cs[] = {&d_scale, &d_normsq, &o.clip};
+            mlp_launch_serial(k.clip_scale, cs);
+        }
+
+        /* update: one launch over the whole buffer, or one per tensor */
+        int t_adam = (int)(step + 1);
+        for (int t = 0; t < (o.per_tensor ? MLP_NTENSORS : 1); t++) {
+            size_t off = o.per_tensor ? (size_t)mlp_tensors[t].offset * sizeof(float) : 0;
+            int n = o.per_tensor ? mlp_tensors[t].count : MLP_NPARAMS;
+            CUdeviceptr p = d_params + off, gr = d_grads + off;
+            if (o.adam) {
+                CUdeviceptr m = d_m + off, v = d_v + off;
+                void *a[] = {&p, &gr, &m, &v, &n, &o.lr, &b1, &b2, &eps, &t_adam, &d_scale};
+                mlp_launch(k.adam, n, a);
+            } else {
+                void *a[] = {&p, &gr, &n, &o.lr, &d_scale};
+                mlp_launch(k.sgd, n, a);
+            }
+        }
+
+        float loss;
+        MLP_CK(cuMemcpyDtoHAsync(&loss, d_loss, sizeof loss, mlp_stream));
+        MLP_CK(cuStreamSynchronize(mlp_stream));
+        printf("step %lld loss %.9g\n", step, (double)loss);
+    }
+
+    MLP_CK(cuStreamSynchronize(mlp_stream));
+    MLP_CK(cuMemcpyDtoH(params, d_params, sizeof params));
+
+    static unsigned char bytes[sizeof params];
+    double sum = 0.0;
+    uint64_t hash = 0xcbf29ce484222325ull;
+    for (int i = 0; i < MLP_NPARAMS; i++) {
+        sum += (double)params[i];
+        mlp_put_le32(bytes + 4 * i, params[i]);
+    }
+    for (size_t i = 0; i < sizeof bytes; i++)
+        hash = (hash ^ bytes[i]) * 0x100000001b3ull;
+
+    int rc = 0;
+    if (o.save) {
+        FILE *f = fopen(o.save, "wb");
+        if (!f || fwrite(bytes, 1, sizeof bytes, f) != sizeof bytes || fclose(f) != 0) {
+            fprintf(stderr, "mlp: cannot write %s: %s\n", o.save, strerror(errno));
+            rc = 1;
+        }
+    }
+    if (dump && fclose(dump) != 0) {
+        fprintf(stderr, "mlp: cannot write %s: %s\n", o.dump_samples, strerror(errno));
+        rc = 1;
+    }
+    printf("checksum %.17g %016llx\n", sum, (unsigned long long)hash);
+
+    free(hx);
+    free(hy);
+    CUdeviceptr bufs[] = {d_params, d_grads, d_m, d_v, d_x, d_y, d_h, d_dh, d_yhat, d_dy,
+                          d_loss, d_normsq, d_scale};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        if (bufs[i])
+            MLP_CK(cuMemFree(bufs[i]));
+    MLP_CK(cuModuleUnload(mod));
+    MLP_CK(cuStreamDestroy(mlp_stream));
+    MLP_CK(cuDevicePrimaryCtxRelease(dev));
+    return rc;
+}
