@@ -459,7 +459,8 @@ static ash_policy_result_t rule_pair(void *vc, size_t k, const node_t *key, cons
     }
 }
 
-/* wire == dtype means "same"; f16/bf16 wire downcasts an f32 buffer only; no upcast in v1. */
+/* wire == dtype means "same"; f16/bf16 wire downcasts an f32 buffer only; f32 wire upcasts a
+ * 16-bit buffer (reduce in f32 for accuracy, then round back). */
 static ash_policy_result_t check_wire(diag_t *d, ash_policy_rule_t *rule, const node_t *wv)
 {
     static const ash_policy_wire_t as_wire[] = {ASH_POLICY_WIRE_F32, ASH_POLICY_WIRE_F16,
@@ -472,10 +473,7 @@ static ash_policy_result_t check_wire(diag_t *d, ash_policy_rule_t *rule, const 
     if (rule->dtype == ASH_POLICY_DTYPE_F32)
         return ASH_POLICY_OK; /* f32 -> f16 / bf16 downcast */
     if (rule->wire == ASH_POLICY_WIRE_F32)
-        return ash_policy__fail(d, wv->line, wv->col,
-                                "wire f32 on a %s buffer (an upcast) is not supported in version "
-                                "1: use wire: same",
-                                dt);
+        return ASH_POLICY_OK; /* f16 / bf16 -> f32 upcast */
     return ash_policy__fail(d, wv->line, wv->col,
                             "wire %s on a %s buffer: f16 and bf16 wire types downcast an f32 "
                             "buffer; for a %s buffer use wire: same",

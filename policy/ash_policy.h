@@ -20,7 +20,8 @@
  *       reduce: mean | sum = mean
  *       wire: same | f32 | f16 | bf16 = same
  *             f16/bf16 need dtype f32 (downcast); wire equal to dtype is normalised to `same`;
- *             any other wire on an f16/bf16 buffer (e.g. f32 upcast) is an error in version 1.
+ *             f32 on an f16/bf16 buffer upcasts (reduce in f32, round back); f16 on bf16
+ *             (or bf16 on f16) is an error.
  *   parameters:  [rule...] = []     broadcast from rank 0 before the matching launch
  *     - at*, buffer*, dtype*        as above (reduce/wire are gradient-only keys)
  *       broadcast: once = once      once per distinct buffer (pointer, count)
@@ -73,7 +74,7 @@ typedef enum {
 } ash_policy_dtype_t;
 typedef enum {
     ASH_POLICY_WIRE_SAME, /* send in the buffer's own dtype */
-    ASH_POLICY_WIRE_F32,  /* never stored: f32 on an f32 buffer is normalised to SAME */
+    ASH_POLICY_WIRE_F32,  /* 16-bit buffers only (upcast); f32 on f32 is normalised to SAME */
     ASH_POLICY_WIRE_F16,  /* f32 buffer only; divide by world size before the sum */
     ASH_POLICY_WIRE_BF16  /* f32 buffer only */
 } ash_policy_wire_t;

@@ -4,7 +4,8 @@
  * bytes, and the count of stale entries found (a missed free). Knows no CUDA: the intercept hooks
  * call it with what the driver returned. Invariant: live ranges never overlap; size > 0.
  * Threading: every function is safe from any thread at any time, including before any init (the
- * table is static, lock statically initialised); lookups take a read lock and never allocate.
+ * table is static, lock statically initialised), but not from a signal handler (it takes a lock);
+ * lookups take a read lock and never allocate.
  * Callers: intercept/ alloc and free hooks (insert/remove), shim/sync (find, for
  * `region: allocation`), the exit report (stats, snapshot), tests (reset, check).
  */

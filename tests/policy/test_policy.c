@@ -205,7 +205,8 @@ static void test_wire_normalisation(void **state)
         {"f32", "same", ASH_POLICY_WIRE_SAME}, {"f32", "f32", ASH_POLICY_WIRE_SAME},
         {"f32", "f16", ASH_POLICY_WIRE_F16},   {"f32", "bf16", ASH_POLICY_WIRE_BF16},
         {"f16", "f16", ASH_POLICY_WIRE_SAME},  {"bf16", "bf16", ASH_POLICY_WIRE_SAME},
-        {"bf16", "same", ASH_POLICY_WIRE_SAME},
+        {"bf16", "same", ASH_POLICY_WIRE_SAME}, {"bf16", "f32", ASH_POLICY_WIRE_F32},
+        {"f16", "f32", ASH_POLICY_WIRE_F32},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char text[256];
