@@ -47,7 +47,8 @@ typedef struct mlp_opts {
     float lr, clip;            /* clip <= 0: off */
     int lr_set;
     uint64_t seed;
-    int adam, per_tensor, init_per_process;
+    int adam, per_tensor, init_per_process, init_seed_set;
+    uint64_t init_seed;        /* --init-seed: the initial weights' seed (default --seed) */
     const char *save, *dump_samples;
 } mlp_opts_t;
 
@@ -66,6 +67,8 @@ static const char mlp_usage[] =
     "                         (W1, b1, W2, b2); bit-identical results (default fused)\n"
     "  --clip NORM            clip the global gradient norm to NORM (norm kernel before update)\n"
     "  --init per-process|seed  initial weights from getpid() and the clock, or from --seed\n"
+    "  --init-seed S          initial weights from S (reproduces a per-process run: its\n"
+    "                         init_seed is printed on stderr)\n"
     "  --save FILE            write the final parameters: raw little-endian float32, W1 b1 W2 b2\n"
     "  --dump-samples FILE    write the global sample indices read, one per line, in read order\n"
     "  --help                 this text\n"
@@ -95,6 +98,19 @@ static long long mlp_parse_int(const char *opt, const char *s, long long lo, lon
     return v;
 }
 
+static uint64_t mlp_parse_u64(const char *opt, const char *s)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || *end || s[0] == '-') {
+        fprintf(stderr, "mlp: %s: invalid value '%s' (an unsigned 64-bit integer)\n"
+                        "Try 'mlp --help'.\n", opt, s);
+        exit(MLP_EXIT_USAGE);
+    }
+    return (uint64_t)v;
+}
+
 static float mlp_parse_pos_float(const char *opt, const char *s)
 {
     char *end;
@@ -111,7 +127,7 @@ static float mlp_parse_pos_float(const char *opt, const char *s)
 static void mlp_parse_opts(int argc, char **argv, mlp_opts_t *o)
 {
     enum { O_STEPS = 1, O_BATCH, O_LR, O_SEED, O_RANK, O_COUNT, O_OPT, O_UPDATE, O_CLIP, O_INIT,
-           O_SAVE, O_DUMP, O_HELP };
+           O_SAVE, O_DUMP, O_HELP, O_INIT_SEED };
     static const struct option longopts[] = {
         {"steps", required_argument, NULL, O_STEPS},
         {"batch", required_argument, NULL, O_BATCH},
@@ -123,6 +139,7 @@ static void mlp_parse_opts(int argc, char **argv, mlp_opts_t *o)
         {"update", required_argument, NULL, O_UPDATE},
         {"clip", required_argument, NULL, O_CLIP},
         {"init", required_argument, NULL, O_INIT},
+        {"init-seed", required_argument, NULL, O_INIT_SEED},
         {"save", required_argument, NULL, O_SAVE},
         {"dump-samples", required_argument, NULL, O_DUMP},
         {"help", no_argument, NULL, O_HELP},
@@ -158,6 +175,10 @@ static void mlp_parse_opts(int argc, char **argv, mlp_opts_t *o)
             if (!strcmp(optarg, "per-process")) o->init_per_process = 1;
             else if (!strcmp(optarg, "seed")) o->init_per_process = 0;
             else mlp_usage_error("--init: invalid value '%s' (per-process or seed)", optarg);
+            break;
+        case O_INIT_SEED:
+            o->init_seed = mlp_parse_u64("--init-seed", optarg);
+            o->init_seed_set = 1;
             break;
         case O_SAVE: o->save = optarg; break;
         case O_DUMP: o->dump_samples = optarg; break;
@@ -300,8 +321,8 @@ int main(int argc, char **argv)
     mlp_parse_opts(argc, argv, &o);
     const int B = (int)o.batch;
 
-    uint64_t init_seed = o.seed;
-    if (o.init_per_process) {
+    uint64_t init_seed = o.init_seed_set ? o.init_seed : o.seed;
+    if (o.init_per_process && !o.init_seed_set) {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         init_seed = mlp_mix64((uint64_t)getpid()) ^ mlp_mix64((uint64_t)ts.tv_nsec + 1) ^

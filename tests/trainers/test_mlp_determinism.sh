@@ -57,4 +57,8 @@ differ "--init per-process: initial weights of two runs" "$p.bin" "$q.bin"
 mlp_run "$p" --steps 0 --seed 3 --save "$p.bin"
 mlp_run "$q" --steps 0 --seed 3 --init seed --save "$q.bin"
 same "--init seed (default): initial weights of two runs" "$p.bin" "$q.bin"
+mlp_run "$p" --steps 5 --init per-process --save "$p.bin"
+seed=$(sed -n 's/.*init_seed=\([0-9]*\).*/\1/p' "$p.err")
+mlp_run "$q" --steps 5 --init-seed "$seed" --save "$q.bin"
+same "--init-seed (printed init_seed) reproduces a --init per-process run" "$p.bin" "$q.bin"
 exit $fail
