@@ -1,0 +1,226 @@
+/* hook_table.c — what hooks.def generates: slots, names, type checks, passthrough hooks, the
+ * real -> hook map, and the lazy init that loads the real driver.
+ *
+ * Init (once, pthread_once, from the first door used): ash_shim_init (options, world, exit
+ * report), dlopen(ACCELSHIM_DRIVER_PATH or "libcuda.so.1", RTLD_NOW|RTLD_LOCAL) — never linked —,
+ * one real-dlsym per hooked name into its typed slot, then two sorted arrays (real address ->
+ * hook, hook address -> hook) searched with bsearch by the doors. Invariant: the tables are
+ * immutable once ash_hook_ready is set. Threading: see ash_hook.h.
+ */
+#include "ash_hook.h"
+
+#include "ash_kernels.h"
+#include "ash_log.h"
+#include "ash_options.h"
+#include "ash_shim.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+ash_real_t ash_real;
+_Atomic int ash_hook_ready;
+__thread int ash_hook_depth __attribute__((tls_model("initial-exec")));
+
+const char *const ash_hook_names[ASH_HOOK_COUNT_] = {
+#define ASH_HOOK(kind, name, pfn, params, args) [ASH_HOOK_ID_##name] = #name,
+#include "hooks.def"
+#undef ASH_HOOK
+};
+
+/* Each hook has exactly the type of its PFN: a wrong parameter list fails the build here. */
+#define ASH_HOOK(kind, name, pfn, params, args)                                            \
+    _Static_assert(__builtin_types_compatible_p(__typeof__(&name), pfn),                   \
+                   "hook " #name " does not have the type " #pfn);
+#include "hooks.def"
+#undef ASH_HOOK
+
+/* No hooked name may be a macro (cuda.h maps e.g. cuGetProcAddress -> cuGetProcAddress_v2): the
+ * expanded spelling must be the written one, or the export would carry another name. */
+#define ASH__XSTR(x) #x
+#define ASH__STR(x) ASH__XSTR(x)
+#define ASH_HOOK(kind, name, pfn, params, args)                                            \
+    _Static_assert(sizeof(ASH__STR(name)) == sizeof(#name), #name " is a macro in cuda.h: #undef it in ash_hook.h");
+#include "hooks.def"
+#undef ASH_HOOK
+
+/* Generated passthrough hooks (kind PASS): init, then tail-call their own real twin. */
+#define ASH__GEN_PASS(name, params, args)                                                  \
+    ASH_EXPORT CUresult CUDAAPI name params                                                \
+    {                                                                                      \
+        ash_hook_init();                                                                   \
+        ASH_CALL_REAL(name, args);                                                         \
+    }
+#define ASH__GEN_OWN(name, params, args)
+#define ASH_HOOK(kind, name, pfn, params, args) ASH__GEN_##kind(name, params, args)
+#include "hooks.def"
+#undef ASH_HOOK
+
+/* The hooks' own addresses, for "already a hook" and for handing out. */
+static void *ash_hook_fn(ash_hook_id_t id)
+{
+    switch (id) {
+#define ASH_HOOK(kind, name, pfn, params, args) case ASH_HOOK_ID_##name: return (void *)&name;
+#include "hooks.def"
+#undef ASH_HOOK
+    default:
+        return NULL;
+    }
+}
+
+typedef struct {
+    uintptr_t addr;
+    int id;
+} ash_hook_map_t;
+
+static ash_hook_map_t ash_by_real[ASH_HOOK_COUNT_];
+static int ash_by_real_n;
+static ash_hook_map_t ash_by_hook[ASH_HOOK_COUNT_];
+static void *ash_hook_addr[ASH_HOOK_COUNT_];
+static void *ash_driver;
+static pthread_once_t ash_hook_once = PTHREAD_ONCE_INIT;
+static __thread int ash_hook_in_init __attribute__((tls_model("initial-exec")));
+
+static int ash_map_cmp(const void *a, const void *b)
+{
+    const ash_hook_map_t *x = a, *y = b;
+    if (x->addr != y->addr)
+        return x->addr < y->addr ? -1 : 1;
+    return x->id - y->id;
+}
+
+static const ash_hook_map_t *ash_map_find(const ash_hook_map_t *m, int n, uintptr_t addr)
+{
+    int lo = 0, hi = n; /* first entry with addr >= key */
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (m[mid].addr < addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return (lo < n && m[lo].addr == addr) ? &m[lo] : NULL;
+}
+
+static void ash_hook_load_driver(void)
+{
+    const char *path = ash_opt_str(ASH_OPT_DRIVER_PATH);
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (h == NULL) {
+        const char *err = dlerror();
+        ash_error("intercept", "cannot load the CUDA driver \"%s\": %s; every hooked call will return "
+                  "CUDA_ERROR_NOT_SUPPORTED", path, err ? err : "?");
+        return;
+    }
+    if (ash_hook_real_dlsym(h, "accelshim_version") != NULL) {
+        ash_error("intercept", "ACCELSHIM_DRIVER_PATH \"%s\" is accelshim itself, not a CUDA driver", path);
+        return;
+    }
+    ash_driver = h;
+#define ASH_HOOK(kind, name, pfn, params, args) ash_real.name = (pfn)ash_hook_real_dlsym(h, #name);
+#include "hooks.def"
+#undef ASH_HOOK
+    void *slots[ASH_HOOK_COUNT_] = {
+#define ASH_HOOK(kind, name, pfn, params, args) [ASH_HOOK_ID_##name] = (void *)ash_real.name,
+#include "hooks.def"
+#undef ASH_HOOK
+    };
+    int missing = 0;
+    for (int i = 0; i < ASH_HOOK_COUNT_; i++) {
+        if (slots[i] == NULL) {
+            missing++;
+            ash_debug("intercept", "driver has no %s: its hook answers CUDA_ERROR_NOT_SUPPORTED", ash_hook_names[i]);
+            continue;
+        }
+        ash_by_real[ash_by_real_n].addr = (uintptr_t)slots[i];
+        ash_by_real[ash_by_real_n].id = i;
+        ash_by_real_n++;
+    }
+    qsort(ash_by_real, (size_t)ash_by_real_n, sizeof ash_by_real[0], ash_map_cmp);
+    ash_info("intercept", "driver \"%s\": %d of %d hooked symbols present", path, ASH_HOOK_COUNT_ - missing,
+             ASH_HOOK_COUNT_);
+}
+
+static void ash_hook_do_init(void)
+{
+    ash_hook_in_init = 1;
+    ash_hook_depth++;
+    ash_shim_init();
+    for (int i = 0; i < ASH_HOOK_COUNT_; i++) {
+        ash_hook_addr[i] = ash_hook_fn((ash_hook_id_t)i);
+        ash_by_hook[i].addr = (uintptr_t)ash_hook_addr[i];
+        ash_by_hook[i].id = i;
+    }
+    qsort(ash_by_hook, ASH_HOOK_COUNT_, sizeof ash_by_hook[0], ash_map_cmp);
+    ash_hook_load_driver();
+    ash_kernels_init();
+    atomic_store_explicit(&ash_hook_ready, 1, memory_order_release);
+    ash_hook_depth--;
+    ash_hook_in_init = 0;
+}
+
+void ash_hook_init_slow(void)
+{
+    if (ash_hook_in_init)
+        return; /* re-entered from inside init (e.g. the driver's constructor): use what is set */
+    pthread_once(&ash_hook_once, ash_hook_do_init);
+}
+
+int ash_hook_is_hook(const void *p)
+{
+    return ash_map_find(ash_by_hook, ASH_HOOK_COUNT_, (uintptr_t)p) != NULL;
+}
+
+void *ash_hook_route(void *p, const char *name)
+{
+    if (p == NULL)
+        return NULL;
+    ash_hook_init();
+    if (ash_hook_is_hook(p))
+        return p;
+    const ash_hook_map_t *m = ash_map_find(ash_by_real, ash_by_real_n, (uintptr_t)p);
+    if (m != NULL) {
+        /* aliases (two hooked names at one address): prefer the name that was asked for */
+        for (const ash_hook_map_t *a = m; a < ash_by_real + ash_by_real_n && a->addr == m->addr; a++)
+            if (name != NULL && strcmp(ash_hook_names[a->id], name) == 0)
+                return ash_hook_addr[a->id];
+        return ash_hook_addr[m->id];
+    }
+    if (name != NULL) {
+        for (int i = 0; i < ASH_HOOK_COUNT_; i++) {
+            if (strcmp(ash_hook_names[i], name) == 0) {
+                ASH_WARN_CAPPED("intercept", "the driver resolved %s to %p, which is not the address of "
+                                "any exported symbol we hook; left unhooked", name, p);
+                break;
+            }
+        }
+    }
+    return p;
+}
+
+CUresult ash_hook_missing(const char *name)
+{
+    ASH_WARN_CAPPED("intercept", "%s: the driver does not export it; returning CUDA_ERROR_NOT_SUPPORTED", name);
+    return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+void *ash_hook_driver_proc(const char *name, int cuda_version)
+{
+    ash_hook_init();
+    void *p = NULL;
+    ash_hook_depth++;
+    if (ash_real.cuGetProcAddress_v2 != NULL) {
+        CUdriverProcAddressQueryResult q;
+        if (ash_real.cuGetProcAddress_v2(name, &p, cuda_version, CU_GET_PROC_ADDRESS_DEFAULT, &q) != CUDA_SUCCESS)
+            p = NULL;
+    } else if (ash_real.cuGetProcAddress != NULL) {
+        if (ash_real.cuGetProcAddress(name, &p, cuda_version, CU_GET_PROC_ADDRESS_DEFAULT) != CUDA_SUCCESS)
+            p = NULL;
+    }
+    if (p == NULL && ash_driver != NULL)
+        p = ash_hook_real_dlsym(ash_driver, name);
+    ash_hook_depth--;
+    return p;
+}

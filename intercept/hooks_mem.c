@@ -1,0 +1,126 @@
+/* hooks_mem.c — allocation hooks: every successful allocation is recorded in the allocation
+ * table (shim/alloc.c) with its size, physical device and kind; every free removes it BEFORE the
+ * real free (and puts it back if the free fails), as ash_alloc.h requires. Stream-ordered frees
+ * are removed when enqueued. The device is the current context's (real cuCtxGetDevice, resolved
+ * once), else the rank's remapped device. The application always gets the driver's CUresult.
+ */
+#include "ash_alloc.h"
+#include "ash_hook.h"
+#include "ash_log.h"
+#include "ash_world.h"
+
+#include <pthread.h>
+
+static PFN_cuCtxGetDevice_v2000 ash_mem_ctx_device; /* written once, inside ash_mem_once */
+static pthread_once_t ash_mem_once = PTHREAD_ONCE_INIT;
+
+static void ash_mem_resolve(void)
+{
+    ash_mem_ctx_device = (PFN_cuCtxGetDevice_v2000)ash_hook_driver_proc("cuCtxGetDevice", 2000);
+}
+
+static int ash_mem_device(void)
+{
+    pthread_once(&ash_mem_once, ash_mem_resolve);
+    CUdevice d = -1;
+    if (ash_mem_ctx_device != NULL && ash_mem_ctx_device(&d) == CUDA_SUCCESS && d >= 0 && d < ASH_ALLOC_MAX_DEVICES)
+        return (int)d;
+    int w = ash_world_device_ordinal(0);
+    return w >= 0 ? w : 0;
+}
+
+static void ash_mem_record(CUresult r, const CUdeviceptr *dptr, size_t size, ash_alloc_kind_t kind, const char *api)
+{
+    if (r != CUDA_SUCCESS || dptr == NULL || size == 0)
+        return;
+    ash_alloc_status_t st = ash_alloc_insert((uint64_t)*dptr, (uint64_t)size, ash_mem_device(), kind);
+    if (st == ASH_ALLOC_ERR_OVERLAP)
+        ASH_WARN_CAPPED("alloc", "%s returned 0x%llx (+%zu), overlapping allocations whose free the shim did not "
+                        "see; dropped them", api, (unsigned long long)*dptr, size);
+    else if (st != ASH_ALLOC_OK)
+        ASH_WARN_CAPPED("alloc", "%s: cannot record 0x%llx (+%zu): %s", api, (unsigned long long)*dptr, size,
+                        ash_alloc_status_name(st));
+}
+
+/* Remove before the real free; returns 1 if an entry was removed (to restore on failure). */
+static int ash_mem_forget(CUdeviceptr p, ash_alloc_entry_t *removed)
+{
+    if (p == 0)
+        return 0;
+    return ash_alloc_remove((uint64_t)p, removed) == ASH_ALLOC_OK;
+}
+
+static void ash_mem_restore(CUresult r, int had, const ash_alloc_entry_t *e)
+{
+    if (r != CUDA_SUCCESS && had)
+        (void)ash_alloc_insert(e->base, e->size, e->device, e->kind);
+}
+
+#define ASH_MEM_ALLOC(name, real_args, size_expr, kind)                                   \
+    ash_hook_init();                                                                       \
+    if (ASH_UNLIKELY(ash_real.name == NULL))                                               \
+        return ash_hook_missing(#name);                                                    \
+    CUresult r = ash_real.name real_args;                                                  \
+    ash_mem_record(r, dptr, (size_expr), (kind), #name);                                   \
+    return r;
+
+ASH_EXPORT CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
+{
+    ASH_MEM_ALLOC(cuMemAlloc_v2, (dptr, bytesize), bytesize, ASH_ALLOC_KIND_DEVICE)
+}
+
+ASH_EXPORT CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height,
+                                               unsigned int ElementSizeBytes)
+{
+    ASH_MEM_ALLOC(cuMemAllocPitch_v2, (dptr, pPitch, WidthInBytes, Height, ElementSizeBytes),
+                  (pPitch ? *pPitch : 0) * Height, ASH_ALLOC_KIND_PITCH)
+}
+
+ASH_EXPORT CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
+{
+    ASH_MEM_ALLOC(cuMemAllocManaged, (dptr, bytesize, flags), bytesize, ASH_ALLOC_KIND_MANAGED)
+}
+
+ASH_EXPORT CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
+{
+    ASH_MEM_ALLOC(cuMemAllocAsync, (dptr, bytesize, hStream), bytesize, ASH_ALLOC_KIND_ASYNC)
+}
+
+ASH_EXPORT CUresult CUDAAPI cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
+{
+    ASH_MEM_ALLOC(cuMemAllocAsync_ptsz, (dptr, bytesize, hStream), bytesize, ASH_ALLOC_KIND_ASYNC)
+}
+
+ASH_EXPORT CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
+                                                    CUstream hStream)
+{
+    ASH_MEM_ALLOC(cuMemAllocFromPoolAsync, (dptr, bytesize, pool, hStream), bytesize, ASH_ALLOC_KIND_POOL)
+}
+
+ASH_EXPORT CUresult CUDAAPI cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
+                                                         CUstream hStream)
+{
+    ASH_MEM_ALLOC(cuMemAllocFromPoolAsync_ptsz, (dptr, bytesize, pool, hStream), bytesize, ASH_ALLOC_KIND_POOL)
+}
+
+#define ASH_MEM_FREE(name, args)                                                          \
+    ash_hook_init();                                                                       \
+    if (ASH_UNLIKELY(ash_real.name == NULL))                                               \
+        return ash_hook_missing(#name);                                                    \
+    ash_alloc_entry_t removed;                                                             \
+    int had = ash_mem_forget(dptr, &removed);                                              \
+    CUresult r = ash_real.name args;                                                       \
+    ash_mem_restore(r, had, &removed);                                                     \
+    return r;
+
+ASH_EXPORT CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr) { ASH_MEM_FREE(cuMemFree_v2, (dptr)) }
+
+ASH_EXPORT CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
+{
+    ASH_MEM_FREE(cuMemFreeAsync, (dptr, hStream))
+}
+
+ASH_EXPORT CUresult CUDAAPI cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream)
+{
+    ASH_MEM_FREE(cuMemFreeAsync_ptsz, (dptr, hStream))
+}

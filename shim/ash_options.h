@@ -1,0 +1,57 @@
+/* ash_options.h — private to the shim: the ONE table of every environment variable accelshim reads.
+ *
+ * Each option is declared once (name, default, documentation) in ASH_OPTION_LIST; nothing else
+ * in accelshim calls getenv. Precedence: default < policy file (ash_opt_set_policy, init only) <
+ * environment (an empty variable counts as unset). The environment is read once, at the first ash_opt_init (lazy init, never in a
+ * constructor), copied into static buffers (no allocation), and never re-read. Threading: after
+ * ash_opt_init returns, every getter is a plain read of immutable data, safe from any thread.
+ */
+#ifndef ASH_OPTIONS_H
+#define ASH_OPTIONS_H
+
+#include "ash_status.h"
+
+/* X(id, env_name, default_or_NULL, policy_may_set, doc) */
+#define ASH_OPTION_LIST(X)                                                                          \
+    X(ASH_OPT_LOG, "ACCELSHIM_LOG", "warn", 1, "log level: error|warn|info|debug")                  \
+    X(ASH_OPT_RANK, "ACCELSHIM_RANK", NULL, 0, "this process's rank (overrides the launcher's)")    \
+    X(ASH_OPT_LOCAL_RANK, "ACCELSHIM_LOCAL_RANK", NULL, 0, "rank on this node; picks the device")   \
+    X(ASH_OPT_WORLD_SIZE, "ACCELSHIM_WORLD_SIZE", NULL, 0, "number of ranks")                       \
+    X(ASH_OPT_DEVICES, "ACCELSHIM_DEVICES", NULL, 1,                                                \
+      "comma list of physical device ordinals; device = list[local_rank % len]; default all")       \
+    X(ASH_OPT_DRIVER_PATH, "ACCELSHIM_DRIVER_PATH", "libcuda.so.1", 0, "the real driver to dlopen") \
+    X(ASH_OPT_POLICY, "ACCELSHIM_POLICY", NULL, 0, "YAML policy file")                              \
+    X(ASH_OPT_OMPI_RANK, "OMPI_COMM_WORLD_RANK", NULL, 0, "Open MPI: rank")                         \
+    X(ASH_OPT_OMPI_LOCAL_RANK, "OMPI_COMM_WORLD_LOCAL_RANK", NULL, 0, "Open MPI: local rank")       \
+    X(ASH_OPT_OMPI_SIZE, "OMPI_COMM_WORLD_SIZE", NULL, 0, "Open MPI: world size")                   \
+    X(ASH_OPT_PMIX_RANK, "PMIX_RANK", NULL, 0, "PMIx: rank")                                        \
+    X(ASH_OPT_SLURM_PROCID, "SLURM_PROCID", NULL, 0, "Slurm: rank")                                 \
+    X(ASH_OPT_SLURM_LOCALID, "SLURM_LOCALID", NULL, 0, "Slurm: local rank")                         \
+    X(ASH_OPT_SLURM_NTASKS, "SLURM_NTASKS", NULL, 0, "Slurm: world size")
+
+#define ASH__OPT_ENUM(id, env, def, pol, doc) id,
+typedef enum { ASH_OPTION_LIST(ASH__OPT_ENUM) ASH_OPT_COUNT_ } ash_opt_id_t;
+#undef ASH__OPT_ENUM
+
+typedef enum { ASH_OPT_SRC_DEFAULT = 0, ASH_OPT_SRC_POLICY, ASH_OPT_SRC_ENV } ash_opt_source_t;
+
+/* Read the environment once (idempotent, thread-safe) and log, at info, every option that is set. */
+void ash_opt_init(void);
+
+/* The effective value, or NULL when unset and without default. */
+const char *ash_opt_str(ash_opt_id_t id);
+/* Parse the effective value as a decimal integer in [lo, hi]: ASH_OK, ASH_ERR_NOT_SET, or
+ * ASH_ERR_CONFIG (present but malformed / out of range; *out untouched; the caller warns). */
+ash_status_t ash_opt_int(ash_opt_id_t id, long lo, long hi, long *out);
+/* The policy layer: set a value unless the environment set it. Only options marked
+ * policy_may_set; only during init (before other threads read options). */
+ash_status_t ash_opt_set_policy(ash_opt_id_t id, const char *value);
+
+const char *ash_opt_name(ash_opt_id_t id);
+const char *ash_opt_doc(ash_opt_id_t id);
+ash_opt_source_t ash_opt_source(ash_opt_id_t id);
+
+/* Parse a decimal integer string in [lo, hi] (whole string, no sign games): ASH_OK or ASH_ERR_CONFIG. */
+ash_status_t ash_opt_parse_long(const char *text, long lo, long hi, long *out);
+
+#endif /* ASH_OPTIONS_H */

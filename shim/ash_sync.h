@@ -1,0 +1,40 @@
+/* ash_sync.h — private to the shim: the sync engine's entry points as seen from intercept/.
+ *
+ * What intercept/kernels.c tells the engine about a kernel (ash_kernel_info_t: immutable once
+ * published), the matcher it asks once per distinct kernel (ash_sync_matcher), and the single
+ * hook point before a launch whose kernel matched a rule (ash_launch_prepare). TODAY THE ENGINE
+ * IS A PLACEHOLDER (shim/sync.c): no matcher, and ash_launch_prepare does nothing; issue 4
+ * replaces sync.c. Threading: the matcher runs under the kernel cache's insert lock; prepare runs
+ * on the launching thread, concurrently from any thread.
+ */
+#ifndef ASH_SYNC_H
+#define ASH_SYNC_H
+
+#include "ash_status.h"
+
+#include <cuda.h>
+#include <stdint.h>
+
+typedef struct ash_kernel_info {
+    const void *handle;        /* the CUfunction or CUkernel handle the application launches */
+    const char *name;          /* mangled name as the driver knows it; "?" when unknown */
+    const char *demangled;     /* demangled name; == name when not C++ or no demangler */
+    int is_kernel;             /* 1: handle is a CUkernel (cuLibraryGetKernel), 0: CUfunction */
+    int nparams;               /* number of parameters; -1 when the driver cannot say */
+    const uint32_t *param_offsets; /* nparams entries (NULL when nparams <= 0) */
+    const uint32_t *param_sizes;   /* nparams entries, bytes */
+    const void *rules;         /* the engine's matched rules (opaque); NULL: the launch fast path */
+} ash_kernel_info_t;
+
+/* Returns the rules matching k (opaque to intercept; must outlive the process) or NULL. */
+typedef const void *(*ash_kernel_match_fn)(const ash_kernel_info_t *k);
+
+/* The engine's matcher, asked once at init; NULL = no policy, every kernel takes the fast path. */
+ash_kernel_match_fn ash_sync_matcher(void);
+
+/* Called before the real launch ONLY when k->rules != NULL, on the application's stream, with the
+ * launch's kernelParams / extra. ASH_OK = go on with the real launch. A failure is logged by the
+ * caller and the launch proceeds (the engine decides what is fatal). */
+ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **params, void **extra);
+
+#endif /* ASH_SYNC_H */

@@ -1,0 +1,303 @@
+/* itest.h — shared helpers of the intercept tests (header-only; each test is one program).
+ *
+ * A fixture on the driver found as "libcuda.so.1" (hostcuda in tests; the shim when preloaded
+ * intercepts what it hooks): a context on the program's device 0, a module with ash_itest_fill
+ * (PTX path from ITEST_PTX), a device buffer, a stream. Driver functions the shim does not hook
+ * are taken with dlsym from the driver handle, so the program loads on any driver. itest_call()
+ * calls a pointer that is exactly the exported symbol `name` with valid arguments.
+ */
+#ifndef ITEST_H
+#define ITEST_H
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#undef cuGetProcAddress
+
+#define ITEST_N 256
+
+typedef struct {
+    void *lib;
+    CUdevice dev;
+    CUcontext ctx;
+    CUmodule mod;
+    CUfunction fn;
+    CUstream stream;
+    CUdeviceptr dbuf, dbuf2;
+    int host[ITEST_N];
+    CUlibrary library;
+    CUkernel kern;
+    CUmemoryPool pool;
+    unsigned long long (*count)(const char *);
+    PFN_cuInit_v2000 init;
+    PFN_cuCtxSetCurrent_v4000 set_current;
+    PFN_cuModuleLoadData_v2000 load_data;
+    PFN_cuStreamCreate_v2000 stream_create;
+    PFN_cuStreamSynchronize_v2000 stream_sync;
+    PFN_cuCtxSynchronize_v2000 ctx_sync;
+    PFN_cuLibraryLoadData_v12000 lib_load;
+    PFN_cuDeviceGetDefaultMemPool_v11020 default_pool;
+    PFN_cuPointerGetAttribute_v4000 ptr_attr;
+    PFN_cuCtxGetDevice_v2000 ctx_device;
+    PFN_cuMemAlloc_v3020 alloc;
+    PFN_cuMemFree_v3020 free_;
+    PFN_cuMemAllocAsync_v11020 alloc_async;
+    PFN_cuDeviceGet_v2000 device_get;
+    PFN_cuDevicePrimaryCtxRetain_v7000 retain;
+    PFN_cuModuleGetFunction_v2000 get_function;
+} itest_fix_t;
+
+#define ITEST_FAIL(...)                                                                    \
+    do {                                                                                   \
+        fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                              \
+        fprintf(stderr, __VA_ARGS__);                                                      \
+        fprintf(stderr, "\n");                                                             \
+        exit(1);                                                                           \
+    } while (0)
+#define ITEST_CU(call)                                                                     \
+    do {                                                                                   \
+        CUresult itest__r = (call);                                                        \
+        if (itest__r != CUDA_SUCCESS)                                                      \
+            ITEST_FAIL("%s -> CUresult %d", #call, (int)itest__r);                         \
+    } while (0)
+
+static inline void *itest_sym(itest_fix_t *f, const char *name)
+{
+    void *p = dlsym(f->lib, name);
+    if (p == NULL)
+        ITEST_FAIL("the driver lacks %s", name);
+    return p;
+}
+
+static inline char *itest_read_file(const char *path, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    if (fp == NULL)
+        ITEST_FAIL("cannot open %s", path);
+    fseek(fp, 0, SEEK_END);
+    long n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    if (buf == NULL || fread(buf, 1, (size_t)n, fp) != (size_t)n)
+        ITEST_FAIL("cannot read %s", path);
+    buf[n] = '\0';
+    fclose(fp);
+    *len = (size_t)n;
+    return buf;
+}
+
+/* Returns 0, or 77 when the driver is not hostcuda (no call counters). */
+static inline int itest_setup(itest_fix_t *f)
+{
+    memset(f, 0, sizeof *f);
+    f->lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (f->lib == NULL)
+        ITEST_FAIL("dlopen libcuda.so.1: %s", dlerror());
+    f->count = (unsigned long long (*)(const char *))dlsym(f->lib, "hostcuda_call_count");
+    if (f->count == NULL)
+        return 77;
+    f->init = (PFN_cuInit_v2000)itest_sym(f, "cuInit");
+    f->set_current = (PFN_cuCtxSetCurrent_v4000)itest_sym(f, "cuCtxSetCurrent");
+    f->load_data = (PFN_cuModuleLoadData_v2000)itest_sym(f, "cuModuleLoadData");
+    f->stream_create = (PFN_cuStreamCreate_v2000)itest_sym(f, "cuStreamCreate");
+    f->stream_sync = (PFN_cuStreamSynchronize_v2000)itest_sym(f, "cuStreamSynchronize");
+    f->ctx_sync = (PFN_cuCtxSynchronize_v2000)itest_sym(f, "cuCtxSynchronize");
+    f->ptr_attr = (PFN_cuPointerGetAttribute_v4000)itest_sym(f, "cuPointerGetAttribute");
+    f->ctx_device = (PFN_cuCtxGetDevice_v2000)itest_sym(f, "cuCtxGetDevice");
+    f->lib_load = (PFN_cuLibraryLoadData_v12000)dlsym(f->lib, "cuLibraryLoadData");
+    f->default_pool = (PFN_cuDeviceGetDefaultMemPool_v11020)dlsym(f->lib, "cuDeviceGetDefaultMemPool");
+    f->alloc = (PFN_cuMemAlloc_v3020)itest_sym(f, "cuMemAlloc_v2");
+    f->free_ = (PFN_cuMemFree_v3020)itest_sym(f, "cuMemFree_v2");
+    f->alloc_async = (PFN_cuMemAllocAsync_v11020)itest_sym(f, "cuMemAllocAsync");
+    f->device_get = (PFN_cuDeviceGet_v2000)itest_sym(f, "cuDeviceGet");
+    f->retain = (PFN_cuDevicePrimaryCtxRetain_v7000)itest_sym(f, "cuDevicePrimaryCtxRetain");
+    f->get_function = (PFN_cuModuleGetFunction_v2000)itest_sym(f, "cuModuleGetFunction");
+
+    ITEST_CU(f->init(0));
+    ITEST_CU(f->device_get(&f->dev, 0));
+    ITEST_CU(f->retain(&f->ctx, f->dev));
+    ITEST_CU(f->set_current(f->ctx));
+    const char *ptx_path = getenv("ITEST_PTX");
+    if (ptx_path == NULL)
+        ITEST_FAIL("ITEST_PTX (path of kernels.ptx) is not set");
+    size_t len;
+    char *ptx = itest_read_file(ptx_path, &len);
+    ITEST_CU(f->load_data(&f->mod, ptx));
+    ITEST_CU(f->get_function(&f->fn, f->mod, "ash_itest_fill"));
+    if (f->lib_load != NULL && f->lib_load(&f->library, ptx, NULL, NULL, 0, NULL, NULL, 0) != CUDA_SUCCESS)
+        f->library = NULL;
+    free(ptx);
+    ITEST_CU(f->stream_create(&f->stream, 0));
+    ITEST_CU(f->alloc(&f->dbuf, ITEST_N * sizeof(int)));
+    ITEST_CU(f->alloc(&f->dbuf2, ITEST_N * sizeof(int)));
+    if (f->default_pool == NULL || f->default_pool(&f->pool, f->dev) != CUDA_SUCCESS)
+        f->pool = NULL;
+    return 0;
+}
+
+static inline int itest_ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+/* Call p == exported symbol `name` with valid arguments; returns its CUresult, or -1 if this
+ * helper does not know the name. Allocations it makes are freed (through the program's own
+ * cuMemFree_v2, i.e. the shim's hook when preloaded). */
+static inline int itest_call(itest_fix_t *f, const char *name, void *p)
+{
+    CUresult r;
+    CUdeviceptr d = 0;
+    int n = ITEST_N;
+    CUdeviceptr dst = f->dbuf, src = f->dbuf2;
+    void *params[] = {&f->dbuf, &n, &n};
+    int v = 7;
+    params[1] = &v;
+#define IS(s) (strcmp(name, s) == 0)
+#define IS2(s) (IS(s) || IS(s "_ptsz") || IS(s "_ptds"))
+    if (IS("cuMemAlloc_v2")) {
+        r = ((PFN_cuMemAlloc_v3020)p)(&d, 4096);
+    } else if (IS("cuMemAllocPitch_v2")) {
+        size_t pitch = 0;
+        r = ((PFN_cuMemAllocPitch_v3020)p)(&d, &pitch, 100, 4, 4);
+    } else if (IS("cuMemAllocManaged")) {
+        r = ((PFN_cuMemAllocManaged_v6000)p)(&d, 4096, CU_MEM_ATTACH_GLOBAL);
+    } else if (IS2("cuMemAllocAsync")) {
+        r = ((PFN_cuMemAllocAsync_v11020)p)(&d, 4096, f->stream);
+        if (r == CUDA_SUCCESS)
+            f->stream_sync(f->stream);
+    } else if (IS2("cuMemAllocFromPoolAsync")) {
+        r = ((PFN_cuMemAllocFromPoolAsync_v11020)p)(&d, 4096, f->pool, f->stream);
+        if (r == CUDA_SUCCESS)
+            f->stream_sync(f->stream);
+    } else if (IS("cuMemFree_v2")) {
+        ITEST_CU(f->alloc(&d, 512));
+        r = ((PFN_cuMemFree_v3020)p)(d);
+        d = 0;
+    } else if (IS2("cuMemFreeAsync")) {
+        ITEST_CU(f->alloc_async(&d, 512, f->stream));
+        r = ((PFN_cuMemFreeAsync_v11020)p)(d, f->stream);
+        f->stream_sync(f->stream);
+        d = 0;
+    } else if (IS2("cuMemcpyHtoD_v2")) {
+        r = ((PFN_cuMemcpyHtoD_v3020)p)(dst, f->host, sizeof f->host);
+    } else if (IS2("cuMemcpyDtoH_v2")) {
+        r = ((PFN_cuMemcpyDtoH_v3020)p)(f->host, src, sizeof f->host);
+    } else if (IS2("cuMemcpyDtoD_v2") || IS2("cuMemcpy")) {
+        r = ((PFN_cuMemcpy_v4000)p)(dst, src, sizeof f->host);
+    } else if (IS2("cuMemcpyHtoDAsync_v2")) {
+        r = ((PFN_cuMemcpyHtoDAsync_v3020)p)(dst, f->host, sizeof f->host, f->stream);
+        f->stream_sync(f->stream);
+    } else if (IS2("cuMemcpyDtoHAsync_v2")) {
+        r = ((PFN_cuMemcpyDtoHAsync_v3020)p)(f->host, src, sizeof f->host, f->stream);
+        f->stream_sync(f->stream);
+    } else if (IS2("cuMemcpyDtoDAsync_v2") || IS2("cuMemcpyAsync")) {
+        r = ((PFN_cuMemcpyAsync_v4000)p)(dst, src, sizeof f->host, f->stream);
+        f->stream_sync(f->stream);
+    } else if (IS2("cuMemcpyPeer")) {
+        r = ((PFN_cuMemcpyPeer_v4000)p)(dst, f->ctx, src, f->ctx, sizeof f->host);
+    } else if (IS2("cuMemcpyPeerAsync")) {
+        r = ((PFN_cuMemcpyPeerAsync_v4000)p)(dst, f->ctx, src, f->ctx, sizeof f->host, f->stream);
+        f->stream_sync(f->stream);
+    } else if (IS2("cuMemsetD8_v2")) {
+        r = ((PFN_cuMemsetD8_v3020)p)(dst, 1, 16);
+    } else if (IS2("cuMemsetD16_v2")) {
+        r = ((PFN_cuMemsetD16_v3020)p)(dst, 1, 16);
+    } else if (IS2("cuMemsetD32_v2")) {
+        r = ((PFN_cuMemsetD32_v3020)p)(dst, 1, 16);
+    } else if (IS2("cuMemsetD8Async")) {
+        r = ((PFN_cuMemsetD8Async_v3020)p)(dst, 1, 16, f->stream);
+        f->stream_sync(f->stream);
+    } else if (IS2("cuMemsetD16Async")) {
+        r = ((PFN_cuMemsetD16Async_v3020)p)(dst, 1, 16, f->stream);
+        f->stream_sync(f->stream);
+    } else if (IS2("cuMemsetD32Async")) {
+        r = ((PFN_cuMemsetD32Async_v3020)p)(dst, 1, 16, f->stream);
+        f->stream_sync(f->stream);
+    } else if (IS2("cuLaunchKernel")) {
+        r = ((PFN_cuLaunchKernel_v4000)p)(f->fn, 1, 1, 1, ITEST_N, 1, 1, 0, f->stream, params, NULL);
+        f->stream_sync(f->stream);
+    } else if (IS2("cuLaunchKernelEx")) {
+        CUlaunchConfig cfg;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.gridDimX = cfg.gridDimY = cfg.gridDimZ = 1;
+        cfg.blockDimX = ITEST_N;
+        cfg.blockDimY = cfg.blockDimZ = 1;
+        cfg.hStream = f->stream;
+        r = ((PFN_cuLaunchKernelEx_v11060)p)(&cfg, f->fn, params, NULL);
+        f->stream_sync(f->stream);
+    } else if (IS2("cuLaunchCooperativeKernel")) {
+        r = ((PFN_cuLaunchCooperativeKernel_v9000)p)(f->fn, 1, 1, 1, ITEST_N, 1, 1, 0, f->stream, params);
+        f->stream_sync(f->stream);
+    } else if (IS("cuModuleGetFunction")) {
+        CUfunction fn;
+        r = ((PFN_cuModuleGetFunction_v2000)p)(&fn, f->mod, "ash_itest_fill");
+    } else if (IS("cuLibraryGetKernel")) {
+        CUkernel k;
+        r = ((PFN_cuLibraryGetKernel_v12000)p)(&k, f->library, "ash_itest_fill");
+        if (r == CUDA_SUCCESS)
+            f->kern = k;
+    } else if (IS("cuKernelGetFunction")) {
+        CUfunction fn;
+        r = ((PFN_cuKernelGetFunction_v12000)p)(&fn, f->kern);
+    } else if (IS("cuDeviceGet")) {
+        CUdevice dv;
+        r = ((PFN_cuDeviceGet_v2000)p)(&dv, 0);
+    } else if (IS("cuDeviceGetCount")) {
+        int c;
+        r = ((PFN_cuDeviceGetCount_v2000)p)(&c);
+    } else if (IS("cuDevicePrimaryCtxRetain")) {
+        CUcontext c;
+        r = ((PFN_cuDevicePrimaryCtxRetain_v7000)p)(&c, f->dev);
+    } else if (IS("cuCtxCreate_v2")) {
+        CUcontext c;
+        r = ((PFN_cuCtxCreate_v3020)p)(&c, 0, f->dev);
+        f->set_current(f->ctx);
+    } else if (IS("cuCtxCreate_v3")) {
+        CUcontext c;
+        r = ((PFN_cuCtxCreate_v11040)p)(&c, NULL, 0, 0, f->dev);
+        f->set_current(f->ctx);
+    } else if (IS("cuCtxCreate_v4")) {
+        CUcontext c;
+        r = ((PFN_cuCtxCreate_v12050)p)(&c, NULL, 0, f->dev);
+        f->set_current(f->ctx);
+    } else if (IS("cuGetProcAddress")) {
+        void *q = NULL;
+        r = ((PFN_cuGetProcAddress_v11030)p)("cuInit", &q, 12000, 0);
+    } else if (IS("cuGetProcAddress_v2")) {
+        void *q = NULL;
+        CUdriverProcAddressQueryResult st;
+        r = ((PFN_cuGetProcAddress_v12000)p)("cuInit", &q, 12000, 0, &st);
+    } else {
+        return -1;
+    }
+#undef IS
+#undef IS2
+    if (d != 0)
+        f->free_(d);
+    return (int)r;
+}
+
+/* The exported twin of a _ptsz/_ptds name (or the _ptsz/_ptds of a plain one) that the driver has,
+ * written into buf; "" when none. */
+static inline const char *itest_twin(itest_fix_t *f, const char *name, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    size_t n = strlen(name);
+    if (itest_ends_with(name, "_ptsz") || itest_ends_with(name, "_ptds")) {
+        snprintf(buf, cap, "%.*s", (int)(n - 5), name);
+    } else {
+        snprintf(buf, cap, "%s_ptsz", name);
+        if (dlsym(f->lib, buf) == NULL)
+            snprintf(buf, cap, "%s_ptds", name);
+    }
+    if (dlsym(f->lib, buf) == NULL)
+        buf[0] = '\0';
+    return buf;
+}
+
+#endif /* ITEST_H */
