@@ -80,6 +80,11 @@ void *ash_hook_real_dlsym(void *handle, const char *name);
 /* A driver entry point we call but do not hook (cuFuncGetName...), through the REAL
  * cuGetProcAddress_v2 (then legacy cuGetProcAddress, then dlsym on the driver); NULL if absent. */
 void *ash_hook_driver_proc(const char *name, int cuda_version);
+/* The real driver's exported symbol NAME (exact name, real dlsym); NULL when absent. Init only. */
+void *ash_hook_driver_export(const char *name);
+/* Fill the collectives' driver table from the real driver and hand it to the sync engine
+ * (intercept/coll_driver.c). Init only. */
+void ash_hook_give_sync_driver(void);
 
 /* A hook whose real symbol is missing: warn (capped) and answer CUDA_ERROR_NOT_SUPPORTED. */
 CUresult ash_hook_missing(const char *name);

@@ -155,6 +155,7 @@ static void ash_hook_do_init(void)
     }
     qsort(ash_by_hook, ASH_HOOK_COUNT_, sizeof ash_by_hook[0], ash_map_cmp);
     ash_hook_load_driver();
+    ash_hook_give_sync_driver();
     ash_kernels_init();
     atomic_store_explicit(&ash_hook_ready, 1, memory_order_release);
     ash_hook_depth--;
@@ -204,6 +205,11 @@ CUresult ash_hook_missing(const char *name)
 {
     ASH_WARN_CAPPED("intercept", "%s: the driver does not export it; returning CUDA_ERROR_NOT_SUPPORTED", name);
     return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+void *ash_hook_driver_export(const char *name)
+{
+    return ash_driver != NULL ? ash_hook_real_dlsym(ash_driver, name) : NULL;
 }
 
 void *ash_hook_driver_proc(const char *name, int cuda_version)

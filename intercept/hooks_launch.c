@@ -30,10 +30,15 @@ static __attribute__((noinline, cold)) ash_kentry_t *ash_launch_slow(const void 
  * relaxed counter bump and ONE tail call whose target is the real twin, or the cold slow twin
  * (first launch, a matched rule, a missing real symbol), so the arguments are never touched —
  * and that slow twin, which learns / prepares, then calls the real twin itself. */
-#define ASH_LAUNCH_PAIR(name, PARAMS, STREAM, KPARAMS, EXTRA, args)                        \
+/* PTSZ: the _ptsz twin, where stream 0 means the calling thread's default stream; the engine
+ * (which calls the legacy-named real functions) is handed CU_STREAM_PER_THREAD for it. */
+#define ASH_LAUNCH_PAIR(name, PTSZ, PARAMS, STREAM, KPARAMS, EXTRA, args)                  \
     static __attribute__((noinline, cold)) CUresult name##_slow PARAMS                     \
     {                                                                                      \
-        ash_kentry_t *k = ash_launch_slow((const void *)f, (STREAM), (KPARAMS), (EXTRA));  \
+        CUstream ash__s = (STREAM);                                                        \
+        if ((PTSZ) && ash__s == NULL)                                                      \
+            ash__s = CU_STREAM_PER_THREAD;                                                 \
+        ash_kentry_t *k = ash_launch_slow((const void *)f, ash__s, (KPARAMS), (EXTRA));    \
         __typeof__(ash_real.name) real = ash_real.name;                                    \
         if (ASH_UNLIKELY(real == NULL))                                                    \
             return ash_hook_missing(#name);                                                \
@@ -56,22 +61,22 @@ static __attribute__((noinline, cold)) ash_kentry_t *ash_launch_slow(const void 
     (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by, \
      unsigned int bz, unsigned int shmem, CUstream s, void **params, void **extra)
 #define ASH_LAUNCH_ARGS (f, gx, gy, gz, bx, by, bz, shmem, s, params, extra)
-ASH_LAUNCH_PAIR(cuLaunchKernel, ASH_LAUNCH_PARAMS, s, params, extra, ASH_LAUNCH_ARGS)
-ASH_LAUNCH_PAIR(cuLaunchKernel_ptsz, ASH_LAUNCH_PARAMS, s, params, extra, ASH_LAUNCH_ARGS)
+ASH_LAUNCH_PAIR(cuLaunchKernel, 0, ASH_LAUNCH_PARAMS, s, params, extra, ASH_LAUNCH_ARGS)
+ASH_LAUNCH_PAIR(cuLaunchKernel_ptsz, 1, ASH_LAUNCH_PARAMS, s, params, extra, ASH_LAUNCH_ARGS)
 
 #define ASH_LAUNCH_EX_PARAMS (const CUlaunchConfig *config, CUfunction f, void **params, void **extra)
 #define ASH_LAUNCH_EX_ARGS (config, f, params, extra)
-ASH_LAUNCH_PAIR(cuLaunchKernelEx, ASH_LAUNCH_EX_PARAMS, config ? config->hStream : NULL, params, extra,
+ASH_LAUNCH_PAIR(cuLaunchKernelEx, 0, ASH_LAUNCH_EX_PARAMS, config ? config->hStream : NULL, params, extra,
                 ASH_LAUNCH_EX_ARGS)
-ASH_LAUNCH_PAIR(cuLaunchKernelEx_ptsz, ASH_LAUNCH_EX_PARAMS, config ? config->hStream : NULL, params, extra,
+ASH_LAUNCH_PAIR(cuLaunchKernelEx_ptsz, 1, ASH_LAUNCH_EX_PARAMS, config ? config->hStream : NULL, params, extra,
                 ASH_LAUNCH_EX_ARGS)
 
 #define ASH_LAUNCH_COOP_PARAMS                                                             \
     (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by, \
      unsigned int bz, unsigned int shmem, CUstream s, void **params)
 #define ASH_LAUNCH_COOP_ARGS (f, gx, gy, gz, bx, by, bz, shmem, s, params)
-ASH_LAUNCH_PAIR(cuLaunchCooperativeKernel, ASH_LAUNCH_COOP_PARAMS, s, params, NULL, ASH_LAUNCH_COOP_ARGS)
-ASH_LAUNCH_PAIR(cuLaunchCooperativeKernel_ptsz, ASH_LAUNCH_COOP_PARAMS, s, params, NULL, ASH_LAUNCH_COOP_ARGS)
+ASH_LAUNCH_PAIR(cuLaunchCooperativeKernel, 0, ASH_LAUNCH_COOP_PARAMS, s, params, NULL, ASH_LAUNCH_COOP_ARGS)
+ASH_LAUNCH_PAIR(cuLaunchCooperativeKernel_ptsz, 1, ASH_LAUNCH_COOP_PARAMS, s, params, NULL, ASH_LAUNCH_COOP_ARGS)
 
 /* ---- names ---- */
 

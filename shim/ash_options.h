@@ -21,6 +21,11 @@
       "comma list of physical device ordinals; device = list[local_rank % len]; default all")       \
     X(ASH_OPT_DRIVER_PATH, "ACCELSHIM_DRIVER_PATH", "libcuda.so.1", 0, "the real driver to dlopen") \
     X(ASH_OPT_POLICY, "ACCELSHIM_POLICY", NULL, 0, "YAML policy file")                              \
+    X(ASH_OPT_BACKEND, "ACCELSHIM_BACKEND", "auto", 0, "collectives: auto|nccl|mpi")                \
+    X(ASH_OPT_WIRE_OVERRIDE, "ACCELSHIM_WIRE_OVERRIDE", NULL, 0,                                    \
+      "wire dtype for every f32 gradient rule: bf16|f16|no (accelerate-run --mixed-precision)")     \
+    X(ASH_OPT_TIMEOUT_S, "ACCELSHIM_TIMEOUT_S", NULL, 0,                                            \
+      "seconds a collective may wait before the job is aborted (overrides debug.timeout_s)")        \
     X(ASH_OPT_OMPI_RANK, "OMPI_COMM_WORLD_RANK", NULL, 0, "Open MPI: rank")                         \
     X(ASH_OPT_OMPI_LOCAL_RANK, "OMPI_COMM_WORLD_LOCAL_RANK", NULL, 0, "Open MPI: local rank")       \
     X(ASH_OPT_OMPI_SIZE, "OMPI_COMM_WORLD_SIZE", NULL, 0, "Open MPI: world size")                   \

@@ -2,15 +2,16 @@
  *
  * What intercept/kernels.c tells the engine about a kernel (ash_kernel_info_t: immutable once
  * published), the matcher it asks once per distinct kernel (ash_sync_matcher), and the single
- * hook point before a launch whose kernel matched a rule (ash_launch_prepare). TODAY THE ENGINE
- * IS A PLACEHOLDER (shim/sync.c): no matcher, and ash_launch_prepare does nothing; issue 4
- * replaces sync.c. Threading: the matcher runs under the kernel cache's insert lock; prepare runs
- * on the launching thread, concurrently from any thread.
+ * hook point before a launch whose kernel matched a rule (ash_launch_prepare), plus the engine's
+ * init (policy load) and the real-driver table intercept/ hands it for the collectives.
+ * Threading: the matcher runs under the kernel cache's insert lock; prepare runs on the
+ * launching thread, concurrently from any thread (the engine serialises collectives).
  */
 #ifndef ASH_SYNC_H
 #define ASH_SYNC_H
 
 #include "ash_status.h"
+#include "ash_coll.h"
 
 #include <cuda.h>
 #include <stdint.h>
@@ -36,5 +37,13 @@ ash_kernel_match_fn ash_sync_matcher(void);
  * launch's kernelParams / extra. ASH_OK = go on with the real launch. A failure is logged by the
  * caller and the launch proceeds (the engine decides what is fatal). */
 ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **params, void **extra);
+
+/* Load the policy (ACCELSHIM_POLICY) and read the engine's options; called once from
+ * ash_shim_init. An invalid policy ends the program here: "file:line:col: message", exit 2. */
+ash_status_t ash_sync_init(void);
+
+/* intercept/ hands over the REAL driver's entry points the collectives need (never hooks);
+ * called once during init, before any launch. Without it multi-rank sync points fail. */
+void ash_sync_set_driver(const ash_coll_driver_t *drv);
 
 #endif /* ASH_SYNC_H */

@@ -10,6 +10,7 @@
 #include "ash_alloc.h"
 #include "ash_log.h"
 #include "ash_options.h"
+#include "ash_sync.h"
 #include "ash_world.h"
 
 #include <pthread.h>
@@ -44,6 +45,7 @@ static void ash_shim_do_init(void)
 {
     ash_opt_init();
     ash_world_init();
+    ash_sync_init(); /* loads the policy: an invalid one ends the program here, exit 2 */
     if (atexit(ash_shim_exit_report) != 0)
         ash_warn("shim", "atexit failed: no exit report");
     ash_info("shim", "accelshim %s initialised", ACCELSHIM_VERSION_STRING);

@@ -63,7 +63,8 @@ $(ITEST_TSAN_DIR)/%.o: %.c $(ASH_LIB_HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ASH_LIB_CPPFLAGS) $(ITEST_TSAN_FLAGS) -fsanitize=thread $(PTHREAD) -c -o $@ $<
 
-$(ITEST_TSAN_DIR)/libaccelshim.so: $(ITEST_TSAN_OBJS) intercept/exports.map
+$(ITEST_TSAN_DIR)/libaccelshim.so: $(ITEST_TSAN_OBJS) intercept/exports.map \
+    $(BUILD)/policy/libash_policy.a $(BUILD)/collectives/libash_coll.a
 	$(CC) -shared -fsanitize=thread $(PTHREAD) -o $@ $(ITEST_TSAN_OBJS) \
 	    -Wl,--version-script=intercept/exports.map -Wl,--no-undefined $(ASH_LIB_EXTRA_LIBS) -ldl
 
