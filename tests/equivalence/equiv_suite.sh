@@ -10,6 +10,7 @@
 set -u
 backend=$1
 . "$(dirname "$0")/lib.sh"
+export ACCELSHIM_LOG=info   # rank logs name the collectives backend that ran
 eq_preconditions
 [ "$backend" = nccl ] && [ ! -e "$EQ_BUILD/tests/hostnccl/libnccl.so.2" ] && { echo "1..0 # SKIP hostnccl not built"; exit 77; }
 
@@ -59,6 +60,10 @@ for np in 2 4; do
                 echo "# reference failed:"; eq_show "$d/ref.log"; tap_case 1 "$desc"; continue
             fi
             ok=0
+            # the backend asked for is the one that ran (no silent fallback)
+            if ! grep -q "collectives backend: $backend\$" "$d/rank.0.log"; then
+                ok=1; echo "# rank 0 did not run on backend $backend:"; grep -i 'backend\|warn' "$d/rank.0.log" | sed 's/^/# /' | head -5
+            fi
             for ((r = 1; r < np; r++)); do
                 out=$("$EQ_CMP" "$d/rank.$r" "$d/rank.0" --identical) || { ok=1; echo "# rank $r vs rank 0: $out"; }
             done

@@ -1,0 +1,166 @@
+/* ash_coll.h — accelshim collectives: one ops table, a static registry of backends (mpi, nccl).
+ *
+ * What: all-reduce / broadcast / barrier of device buffers across the ranks of a job, with an
+ * optional downcast on the wire (fp32 -> bf16/fp16). Backends: "nccl" (libnccl.so.2, dlopen'ed,
+ * unique id broadcast over MPI, ops on the caller's stream, no host sync) and "mpi" (host-staged
+ * through pinned buffers, private MPI communicator). "auto" = nccl if it loads and initialises on
+ * every rank, else mpi with one warning saying why.
+ * Invariant: depends on nothing of accelshim's; CUDA is reached only through the driver table the
+ * caller fills with the REAL driver's entry points (never the shim's hooks). All ranks end with
+ * bit-identical results. Threading: one ash_coll_t is used by one thread at a time (the caller
+ * serialises); MPI is initialised with MPI_THREAD_MULTIPLE requested. Callers: shim/sync, tests.
+ */
+#ifndef ASH_COLL_H
+#define ASH_COLL_H
+
+#include <stddef.h>
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Linked statically into the shim: symbols stay hidden (the shim's version script exports none). */
+#define ASH_COLL_API
+
+/* Results: one X-macro generates the enum and ash_coll_status_name(). */
+#define ASH_COLL_STATUS_MAP(X)                                                                  \
+    X(ASH_COLL_OK, "ok")                                                                       \
+    X(ASH_COLL_EINVAL, "invalid argument")                                                      \
+    X(ASH_COLL_EUNSUPPORTED, "unsupported by this backend or dtype/wire combination")          \
+    X(ASH_COLL_ENOMEM, "out of memory")                                                         \
+    X(ASH_COLL_ECUDA, "CUDA driver call failed")                                                \
+    X(ASH_COLL_EMPI, "MPI call failed")                                                         \
+    X(ASH_COLL_ENCCL, "NCCL call failed")                                                       \
+    X(ASH_COLL_EUNAVAILABLE, "backend not available (library missing or failed to initialise)") \
+    X(ASH_COLL_ETIMEDOUT, "collective timed out")                                               \
+    X(ASH_COLL_ESTATE, "communicator unusable after an earlier failure")
+
+typedef enum ash_coll_status {
+#define ASH_COLL__ENUM(sym, text) sym,
+    ASH_COLL_STATUS_MAP(ASH_COLL__ENUM)
+#undef ASH_COLL__ENUM
+    ASH_COLL_STATUS_COUNT
+} ash_coll_status_t;
+
+ASH_COLL_API const char *ash_coll_status_name(ash_coll_status_t st);   /* "ASH_COLL_EINVAL" */
+ASH_COLL_API const char *ash_coll_status_text(ash_coll_status_t st);   /* "invalid argument" */
+
+/* Element types. ASH_COLL_SAME is valid only as a wire dtype: "send as stored". */
+typedef enum ash_coll_dtype {
+    ASH_COLL_SAME = -1,
+    ASH_COLL_F32 = 0,
+    ASH_COLL_F16 = 1,
+    ASH_COLL_BF16 = 2,
+} ash_coll_dtype_t;
+
+typedef enum ash_coll_redop {
+    ASH_COLL_SUM = 0,
+    ASH_COLL_MEAN = 1,   /* sum / world size; fp16 wire divides before the sum, others after */
+} ash_coll_redop_t;
+
+ASH_COLL_API const char *ash_coll_dtype_name(ash_coll_dtype_t d);    /* "f32", "same", ... */
+ASH_COLL_API size_t ash_coll_dtype_size(ash_coll_dtype_t d);         /* 4, 2, 2; 0 if invalid */
+
+/* Log levels passed to the caller's log callback (the caller owns formatting and output). */
+enum { ASH_COLL_LOG_ERROR = 0, ASH_COLL_LOG_WARN = 1, ASH_COLL_LOG_INFO = 2, ASH_COLL_LOG_DEBUG = 3 };
+
+/* The REAL CUDA driver's entry points. One list: field = exported symbol name, its cudaTypedefs.h
+ * type, required (1) or optional (0). Without the optional event calls every host-staged op ends
+ * with a stream synchronise and scratch reuse across streams waits on the host. */
+#define ASH_COLL_DRIVER_ENTRIES(X)                                                               \
+    X(cuCtxGetCurrent, PFN_cuCtxGetCurrent_v4000, 1)                                           \
+    X(cuMemAlloc_v2, PFN_cuMemAlloc_v3020, 1)                                                  \
+    X(cuMemFree_v2, PFN_cuMemFree_v3020, 1)                                                    \
+    X(cuMemAllocHost_v2, PFN_cuMemAllocHost_v3020, 1)                                          \
+    X(cuMemFreeHost, PFN_cuMemFreeHost_v2000, 1)                                               \
+    X(cuMemcpyDtoHAsync_v2, PFN_cuMemcpyDtoHAsync_v3020, 1)                                    \
+    X(cuMemcpyHtoDAsync_v2, PFN_cuMemcpyHtoDAsync_v3020, 1)                                    \
+    X(cuStreamSynchronize, PFN_cuStreamSynchronize_v2000, 1)                                   \
+    X(cuModuleLoadData, PFN_cuModuleLoadData_v2000, 1)                                         \
+    X(cuModuleGetFunction, PFN_cuModuleGetFunction_v2000, 1)                                   \
+    X(cuModuleUnload, PFN_cuModuleUnload_v2000, 1)                                             \
+    X(cuLaunchKernel, PFN_cuLaunchKernel_v4000, 1)                                             \
+    X(cuEventCreate, PFN_cuEventCreate_v2000, 0)                                               \
+    X(cuEventRecord, PFN_cuEventRecord_v2000, 0)                                               \
+    X(cuEventSynchronize, PFN_cuEventSynchronize_v2000, 0)                                     \
+    X(cuEventDestroy_v2, PFN_cuEventDestroy_v4000, 0)                                          \
+    X(cuStreamWaitEvent, PFN_cuStreamWaitEvent_v3020, 0)                                       \
+    X(cuGetErrorName, PFN_cuGetErrorName_v6000, 0)
+
+typedef struct ash_coll_driver {
+#define ASH_COLL__DRIVER_FIELD(name, type, required) type name;
+    ASH_COLL_DRIVER_ENTRIES(ASH_COLL__DRIVER_FIELD)
+#undef ASH_COLL__DRIVER_FIELD
+} ash_coll_driver_t;
+
+/* Fill `d` by symbol name through the caller's resolver (e.g. dlsym on the real libcuda.so.1
+ * handle); returns the name of the first REQUIRED symbol left NULL, or NULL when complete. */
+ASH_COLL_API const char *ash_coll_driver_fill(ash_coll_driver_t *d,
+                                              void *(*resolve)(void *ctx, const char *name),
+                                              void *ctx);
+/* Name of the first required field that is NULL, or NULL when complete. */
+ASH_COLL_API const char *ash_coll_driver_missing(const ash_coll_driver_t *d);
+
+typedef struct ash_coll_config {
+    int rank;                            /* 0 .. world_size-1 */
+    int world_size;                      /* >= 1; 1 = no MPI, no NCCL communication */
+    int local_rank;                      /* rank on this node (informational; device is the caller's) */
+    const ash_coll_driver_t *driver;     /* required; copied at open */
+    const void *mpi_comm;                /* pointer to an MPI_Comm to dup; NULL = MPI_COMM_WORLD */
+    double timeout_s;                    /* > 0: an MPI wait longer than this fails ETIMEDOUT */
+    void (*log)(int level, const char *msg);   /* may be NULL (silent); msg has no newline */
+    const char *nccl_library;            /* NULL = "libnccl.so.2" (tests point it elsewhere) */
+    size_t staging_bytes;                /* mpi: pinned staging per chunk; 0 = 64 MiB (min 64) */
+} ash_coll_config_t;
+
+typedef struct ash_coll ash_coll_t;
+
+/* One backend. Every slot is non-NULL (unsupported ones point at an explicit function that
+ * returns ASH_COLL_EUNSUPPORTED). init fills c's backend state; fini releases it. */
+typedef struct ash_coll_ops {
+    const char *name;
+    ash_coll_status_t (*init)(ash_coll_t *c, const ash_coll_config_t *cfg);
+    ash_coll_status_t (*allreduce)(ash_coll_t *c, CUdeviceptr buf, size_t count,
+                                   ash_coll_dtype_t dtype, ash_coll_dtype_t wire,
+                                   ash_coll_redop_t op, CUstream stream);
+    ash_coll_status_t (*broadcast)(ash_coll_t *c, CUdeviceptr buf, size_t bytes, int root,
+                                   CUstream stream);
+    ash_coll_status_t (*barrier)(ash_coll_t *c);
+    void (*fini)(ash_coll_t *c);
+} ash_coll_ops_t;
+
+/* The registry: NULL-terminated, in auto-selection order of preference. */
+ASH_COLL_API const ash_coll_ops_t *const *ash_coll_backends(void);
+ASH_COLL_API const ash_coll_ops_t *ash_coll_backend(const char *name);   /* NULL if unknown */
+
+/* Open a communicator. backend: "auto", "nccl" or "mpi" (NULL = "auto"). Collective: every
+ * rank calls it with the same backend. "nccl" that cannot load/initialise falls back to "mpi"
+ * with one warning (as "auto" does). Initialises MPI (world_size > 1) unless the program did. */
+ASH_COLL_API ash_coll_status_t ash_coll_open(const char *backend, const ash_coll_config_t *cfg,
+                                             ash_coll_t **out);
+/* Release everything; finalises MPI only if ash_coll_open initialised it and this is the last
+ * open communicator. Collective. NULL is a no-op. */
+ASH_COLL_API void ash_coll_close(ash_coll_t *c);
+
+ASH_COLL_API const ash_coll_ops_t *ash_coll_ops(const ash_coll_t *c);
+ASH_COLL_API const char *ash_coll_backend_name(const ash_coll_t *c);   /* "nccl" | "mpi" */
+
+/* In-place all-reduce of `count` elements of `dtype` at device address `buf`, ordered on
+ * `stream`: work the app queued on `stream` before is seen, and work it queues after sees the
+ * result. Wire: ASH_COLL_SAME, or F32 (16-bit buffers upcast), or BF16/F16 (f32 buffers only).
+ * Supported: f32 x {same,f32,bf16,f16}; bf16 x {same,bf16,f32}; f16 x {same,f16,f32}. */
+ASH_COLL_API ash_coll_status_t ash_coll_allreduce(ash_coll_t *c, CUdeviceptr buf, size_t count,
+                                                  ash_coll_dtype_t dtype, ash_coll_dtype_t wire,
+                                                  ash_coll_redop_t op, CUstream stream);
+/* Root's `bytes` at `buf` replace every other rank's, ordered on `stream` as above. */
+ASH_COLL_API ash_coll_status_t ash_coll_broadcast(ash_coll_t *c, CUdeviceptr buf, size_t bytes,
+                                                  int root, CUstream stream);
+/* Host-side barrier across ranks (does not synchronise any stream). */
+ASH_COLL_API ash_coll_status_t ash_coll_barrier(ash_coll_t *c);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ASH_COLL_H */

@@ -1,0 +1,77 @@
+/* ash_coll_int.h — private to collectives/: the communicator struct, backend tables, helpers.
+ *
+ * What: state shared by coll.c (registry, open/close, MPI bootstrap, logging, waits) and the
+ * backends coll_mpi.c / coll_nccl.c. Invariant: every CUDA call goes through c->drv (the real
+ * driver); every MPI collective runs on c->comm (a private dup) and completes through
+ * ash_coll__mpi_wait (timeout). Threading: see ash_coll.h (one thread per ash_coll_t at a time).
+ */
+#ifndef ASH_COLL_INT_H
+#define ASH_COLL_INT_H
+
+#include <mpi.h>
+#include "ash_coll.h"
+
+struct ash_coll {
+    const ash_coll_ops_t *ops;
+    ash_coll_driver_t drv;
+    int rank, world, local_rank;
+    double timeout_s;
+    void (*log)(int level, const char *msg);
+    const char *nccl_library;
+    size_t staging_bytes;   /* mpi backend chunk size (bytes of pinned staging) */
+    MPI_Comm comm;          /* private dup of the caller's communicator; MPI_COMM_NULL if world 1 */
+    int mpi_acquired;       /* ash_coll__mpi_acquire succeeded (release owed) */
+    int broken;             /* a collective failed mid-way: later calls answer ESTATE */
+    char why[384];          /* why the last backend init failed (for the fallback warning) */
+    void *impl;             /* backend state */
+};
+
+extern const ash_coll_ops_t ash_coll_mpi_ops;
+extern const ash_coll_ops_t ash_coll_nccl_ops;
+
+/* explicit "unsupported" slots for backends that lack an operation */
+ash_coll_status_t ash_coll__unsupported_allreduce(ash_coll_t *c, CUdeviceptr buf, size_t count,
+                                                  ash_coll_dtype_t dtype, ash_coll_dtype_t wire,
+                                                  ash_coll_redop_t op, CUstream stream);
+ash_coll_status_t ash_coll__unsupported_broadcast(ash_coll_t *c, CUdeviceptr buf, size_t bytes,
+                                                  int root, CUstream stream);
+ash_coll_status_t ash_coll__unsupported_barrier(ash_coll_t *c);
+/* host barrier on c->comm (both backends); world 1: no-op */
+ash_coll_status_t ash_coll__barrier_mpi(ash_coll_t *c);
+
+void ash_coll__log(const ash_coll_t *c, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* MPI: init if needed (world > 1), dup the caller's communicator into c->comm; and back. */
+ash_coll_status_t ash_coll__mpi_acquire(ash_coll_t *c, const ash_coll_config_t *cfg);
+void ash_coll__mpi_release(ash_coll_t *c);
+/* Wait for a nonblocking collective, bounded by c->timeout_s; marks c broken on failure. */
+ash_coll_status_t ash_coll__mpi_wait(ash_coll_t *c, MPI_Request *req, const char *what);
+ash_coll_status_t ash_coll__mpi_fail(ash_coll_t *c, int rc, const char *call);
+ash_coll_status_t ash_coll__cu_fail(const ash_coll_t *c, CUresult r, const char *call);
+
+/* Validate an allreduce request (shared by the backends). */
+ash_coll_status_t ash_coll__check_allreduce(const ash_coll_t *c, CUdeviceptr buf, size_t count,
+                                            ash_coll_dtype_t dtype, ash_coll_dtype_t *wire,
+                                            ash_coll_redop_t op);
+
+/* A driver call: on failure log "call failed: NAME" and return ASH_COLL_ECUDA. */
+#define ASH_COLL_CU(c, call)                                                                  \
+    do {                                                                                      \
+        CUresult ash_coll__r = (call);                                                        \
+        if (ash_coll__r != CUDA_SUCCESS)                                                      \
+            return ash_coll__cu_fail((c), ash_coll__r, #call);                                \
+    } while (0)
+
+/* Propagate a failure, leaving a debug breadcrumb (reads like a backtrace at debug level). */
+#define ASH_COLL_CHECK(c, expr)                                                               \
+    do {                                                                                      \
+        ash_coll_status_t ash_coll__st = (expr);                                              \
+        if (ash_coll__st != ASH_COLL_OK) {                                                    \
+            ash_coll__log((c), ASH_COLL_LOG_DEBUG, "%s:%d: %s <- %s", __FILE__, __LINE__,     \
+                          ash_coll_status_name(ash_coll__st), #expr);                         \
+            return ash_coll__st;                                                              \
+        }                                                                                     \
+    } while (0)
+
+#endif /* ASH_COLL_INT_H */

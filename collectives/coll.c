@@ -1,0 +1,444 @@
+/* coll.c — collectives front door: backend registry, open/close with auto selection, MPI
+ * bootstrap (init once, private dup, finalise only what we initialised), bounded waits, names.
+ *
+ * Invariant: MPI is touched only when world_size > 1; MPI_Init_thread is called only if the
+ * program has not initialised MPI itself, and MPI_Finalize only by the last ash_coll_close of a
+ * process that initialised it. Backend choice is collective: "auto"/"nccl" either succeed on
+ * every rank or every rank falls back to "mpi" (the nccl backend agrees over MPI first).
+ * Threading: open/close from one thread; the process-wide MPI bookkeeping is mutex-guarded.
+ * Callers: the shim (shim/sync), tests/collectives.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ash_coll_int.h"
+
+/* ---- names ------------------------------------------------------------------------------ */
+
+const char *ash_coll_status_name(ash_coll_status_t st)
+{
+    switch (st) {
+#define ASH_COLL__NAME(sym, text) case sym: return #sym;
+        ASH_COLL_STATUS_MAP(ASH_COLL__NAME)
+#undef ASH_COLL__NAME
+    default: return "ASH_COLL_E?";
+    }
+}
+
+const char *ash_coll_status_text(ash_coll_status_t st)
+{
+    switch (st) {
+#define ASH_COLL__TEXT(sym, text) case sym: return text;
+        ASH_COLL_STATUS_MAP(ASH_COLL__TEXT)
+#undef ASH_COLL__TEXT
+    default: return "unknown status";
+    }
+}
+
+const char *ash_coll_dtype_name(ash_coll_dtype_t d)
+{
+    switch (d) {
+    case ASH_COLL_SAME: return "same";
+    case ASH_COLL_F32: return "f32";
+    case ASH_COLL_F16: return "f16";
+    case ASH_COLL_BF16: return "bf16";
+    }
+    return "?";
+}
+
+size_t ash_coll_dtype_size(ash_coll_dtype_t d)
+{
+    switch (d) {
+    case ASH_COLL_F32: return 4;
+    case ASH_COLL_F16:
+    case ASH_COLL_BF16: return 2;
+    case ASH_COLL_SAME: break;
+    }
+    return 0;
+}
+
+/* ---- registry --------------------------------------------------------------------------- */
+
+static const ash_coll_ops_t *const ash_coll__registry[] = {
+    &ash_coll_nccl_ops,   /* preferred by "auto" */
+    &ash_coll_mpi_ops,    /* the fallback: correct everywhere */
+    NULL,
+};
+
+const ash_coll_ops_t *const *ash_coll_backends(void) { return ash_coll__registry; }
+
+const ash_coll_ops_t *ash_coll_backend(const char *name)
+{
+    for (size_t i = 0; name && ash_coll__registry[i]; i++)
+        if (strcmp(ash_coll__registry[i]->name, name) == 0)
+            return ash_coll__registry[i];
+    return NULL;
+}
+
+ash_coll_status_t ash_coll__unsupported_allreduce(ash_coll_t *c, CUdeviceptr buf, size_t count,
+                                                  ash_coll_dtype_t dtype, ash_coll_dtype_t wire,
+                                                  ash_coll_redop_t op, CUstream stream)
+{
+    (void)buf, (void)count, (void)dtype, (void)wire, (void)op, (void)stream;
+    ash_coll__log(c, ASH_COLL_LOG_DEBUG, "%s: allreduce unsupported", c->ops->name);
+    return ASH_COLL_EUNSUPPORTED;
+}
+
+ash_coll_status_t ash_coll__unsupported_broadcast(ash_coll_t *c, CUdeviceptr buf, size_t bytes,
+                                                  int root, CUstream stream)
+{
+    (void)buf, (void)bytes, (void)root, (void)stream;
+    ash_coll__log(c, ASH_COLL_LOG_DEBUG, "%s: broadcast unsupported", c->ops->name);
+    return ASH_COLL_EUNSUPPORTED;
+}
+
+ash_coll_status_t ash_coll__unsupported_barrier(ash_coll_t *c)
+{
+    ash_coll__log(c, ASH_COLL_LOG_DEBUG, "%s: barrier unsupported", c->ops->name);
+    return ASH_COLL_EUNSUPPORTED;
+}
+
+/* ---- logging and error boundaries ------------------------------------------------------- */
+
+void ash_coll__log(const ash_coll_t *c, int level, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+
+    if (!c || !c->log)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    c->log(level, msg);
+}
+
+ash_coll_status_t ash_coll__cu_fail(const ash_coll_t *c, CUresult r, const char *call)
+{
+    const char *name = NULL;
+
+    if (c->drv.cuGetErrorName == NULL || c->drv.cuGetErrorName(r, &name) != CUDA_SUCCESS)
+        name = NULL;
+    ash_coll__log(c, ASH_COLL_LOG_ERROR, "collectives: %s failed: %s (%d)", call,
+                  name ? name : "CUDA error", (int)r);
+    return ASH_COLL_ECUDA;
+}
+
+ash_coll_status_t ash_coll__mpi_fail(ash_coll_t *c, int rc, const char *call)
+{
+    char text[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+
+    MPI_Error_string(rc, text, &len);
+    ash_coll__log(c, ASH_COLL_LOG_ERROR, "collectives: %s failed on rank %d: %s", call, c->rank,
+                  text);
+    c->broken = 1;
+    return ASH_COLL_EMPI;
+}
+
+static double ash_coll__now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+ash_coll_status_t ash_coll__mpi_wait(ash_coll_t *c, MPI_Request *req, const char *what)
+{
+    double deadline;
+    unsigned spins = 0;
+    int done = 0, rc;
+
+    if (c->timeout_s <= 0) {
+        rc = MPI_Wait(req, MPI_STATUS_IGNORE);
+        return rc == MPI_SUCCESS ? ASH_COLL_OK : ash_coll__mpi_fail(c, rc, what);
+    }
+    deadline = ash_coll__now() + c->timeout_s;
+    for (;;) {
+        rc = MPI_Test(req, &done, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS)
+            return ash_coll__mpi_fail(c, rc, what);
+        if (done)
+            return ASH_COLL_OK;
+        if (++spins > 64) {     /* be kind to oversubscribed cores; MPI_Test drives progress */
+            struct timespec nap = {0, 50 * 1000};
+            nanosleep(&nap, NULL);
+            if ((spins & 63) == 0 && ash_coll__now() > deadline)
+                break;
+        }
+    }
+    c->broken = 1;
+    ash_coll__log(c, ASH_COLL_LOG_ERROR,
+                  "collectives: %s did not complete within %.0f s on rank %d of %d "
+                  "(a peer is missing, stuck, or called a different collective)",
+                  what, c->timeout_s, c->rank, c->world);
+    return ASH_COLL_ETIMEDOUT;
+}
+
+/* ---- MPI bootstrap ---------------------------------------------------------------------- */
+
+static pthread_mutex_t ash_coll__mpi_mutex = PTHREAD_MUTEX_INITIALIZER;
+static int ash_coll__mpi_users;     /* open communicators holding an MPI dup */
+static int ash_coll__mpi_owned;     /* we called MPI_Init_thread, so we finalise */
+
+static ash_coll_status_t ash_coll__mpi_init_locked(ash_coll_t *c)
+{
+    int inited = 0, finalized = 0, provided = MPI_THREAD_SINGLE, rc;
+
+    MPI_Finalized(&finalized);
+    if (finalized) {
+        ash_coll__log(c, ASH_COLL_LOG_ERROR, "collectives: MPI was already finalised");
+        return ASH_COLL_EMPI;
+    }
+    MPI_Initialized(&inited);
+    if (!inited) {
+        rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided);
+        if (rc != MPI_SUCCESS)
+            return ash_coll__mpi_fail(c, rc, "MPI_Init_thread");
+        ash_coll__mpi_owned = 1;
+        ash_coll__log(c, ASH_COLL_LOG_DEBUG, "collectives: MPI initialised (thread level %d)",
+                      provided);
+    } else {
+        MPI_Query_thread(&provided);
+    }
+    if (provided < MPI_THREAD_SERIALIZED)
+        ash_coll__log(c, ASH_COLL_LOG_WARN,
+                      "collectives: MPI provides thread level %d (< SERIALIZED); collectives "
+                      "must then be called from the thread that initialised MPI", provided);
+    else if (provided < MPI_THREAD_MULTIPLE)
+        ash_coll__log(c, ASH_COLL_LOG_INFO,
+                      "collectives: MPI provides MPI_THREAD_SERIALIZED, not MULTIPLE; "
+                      "calls stay serialised per communicator");
+    return ASH_COLL_OK;
+}
+
+ash_coll_status_t ash_coll__mpi_acquire(ash_coll_t *c, const ash_coll_config_t *cfg)
+{
+    MPI_Comm base = cfg->mpi_comm ? *(const MPI_Comm *)cfg->mpi_comm : MPI_COMM_WORLD;
+    int size = 0, rank = -1, rc;
+    ash_coll_status_t st;
+
+    c->comm = MPI_COMM_NULL;
+    if (c->world == 1)
+        return ASH_COLL_OK;
+    pthread_mutex_lock(&ash_coll__mpi_mutex);
+    st = ash_coll__mpi_init_locked(c);
+    if (st == ASH_COLL_OK) {
+        MPI_Comm_size(base, &size);
+        MPI_Comm_rank(base, &rank);
+        if (size != c->world || rank != c->rank) {
+            ash_coll__log(c, ASH_COLL_LOG_ERROR,
+                          "collectives: world mismatch: configured rank %d of %d, but the MPI "
+                          "communicator says rank %d of %d (launcher environment?)",
+                          c->rank, c->world, rank, size);
+            st = ASH_COLL_EINVAL;
+        } else if ((rc = MPI_Comm_dup(base, &c->comm)) != MPI_SUCCESS) {
+            st = ash_coll__mpi_fail(c, rc, "MPI_Comm_dup");
+            c->comm = MPI_COMM_NULL;
+        } else {
+            MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
+            MPI_Comm_set_name(c->comm, "accelshim");
+            ash_coll__mpi_users++;
+            c->mpi_acquired = 1;
+        }
+    }
+    /* never initialised for nothing: if the first user failed, undo our own init */
+    if (st != ASH_COLL_OK && ash_coll__mpi_users == 0 && ash_coll__mpi_owned) {
+        MPI_Finalize();
+        ash_coll__mpi_owned = 0;
+    }
+    pthread_mutex_unlock(&ash_coll__mpi_mutex);
+    return st;
+}
+
+void ash_coll__mpi_release(ash_coll_t *c)
+{
+    if (!c->mpi_acquired)
+        return;
+    pthread_mutex_lock(&ash_coll__mpi_mutex);
+    if (c->comm != MPI_COMM_NULL && !c->broken)
+        MPI_Comm_free(&c->comm);   /* collective; skipped if a peer may be gone */
+    c->comm = MPI_COMM_NULL;
+    c->mpi_acquired = 0;
+    if (--ash_coll__mpi_users == 0 && ash_coll__mpi_owned) {
+        MPI_Finalize();
+        ash_coll__mpi_owned = 0;
+        ash_coll__log(c, ASH_COLL_LOG_DEBUG, "collectives: MPI finalised");
+    }
+    pthread_mutex_unlock(&ash_coll__mpi_mutex);
+}
+
+/* ---- validation shared by the backends -------------------------------------------------- */
+
+ash_coll_status_t ash_coll__check_allreduce(const ash_coll_t *c, CUdeviceptr buf, size_t count,
+                                            ash_coll_dtype_t dtype, ash_coll_dtype_t *wire,
+                                            ash_coll_redop_t op)
+{
+    ash_coll_dtype_t w = *wire == ASH_COLL_SAME ? dtype : *wire;
+
+    if (ash_coll_dtype_size(dtype) == 0 || (op != ASH_COLL_SUM && op != ASH_COLL_MEAN) ||
+        (*wire != ASH_COLL_SAME && ash_coll_dtype_size(*wire) == 0) || (count && !buf)) {
+        ash_coll__log(c, ASH_COLL_LOG_ERROR,
+                      "collectives: allreduce: invalid arguments (buf 0x%llx, count %zu, "
+                      "dtype %d, wire %d, op %d)", (unsigned long long)buf, count, (int)dtype,
+                      (int)*wire, (int)op);
+        return ASH_COLL_EINVAL;
+    }
+    /* 16-bit buffers may go up to f32 on the wire; f32 may go down to either 16-bit type */
+    if (w != dtype && dtype != ASH_COLL_F32 && w != ASH_COLL_F32) {
+        ash_coll__log(c, ASH_COLL_LOG_ERROR, "collectives: allreduce: %s data on a %s wire is "
+                      "not supported (use same or f32)", ash_coll_dtype_name(dtype),
+                      ash_coll_dtype_name(w));
+        return ASH_COLL_EUNSUPPORTED;
+    }
+    *wire = w;
+    return ASH_COLL_OK;
+}
+
+/* ---- open / close / calls --------------------------------------------------------------- */
+
+const char *ash_coll_driver_missing(const ash_coll_driver_t *d)
+{
+#define ASH_COLL__MISSING(name, type, required)                                               \
+    if ((required) && !d->name)                                                               \
+        return #name;
+    ASH_COLL_DRIVER_ENTRIES(ASH_COLL__MISSING)
+#undef ASH_COLL__MISSING
+    return NULL;
+}
+
+const char *ash_coll_driver_fill(ash_coll_driver_t *d,
+                                 void *(*resolve)(void *ctx, const char *name), void *ctx)
+{
+#define ASH_COLL__FILL(name, type, required) *(void **)&d->name = resolve(ctx, #name);
+    ASH_COLL_DRIVER_ENTRIES(ASH_COLL__FILL)
+#undef ASH_COLL__FILL
+    return ash_coll_driver_missing(d);
+}
+
+ash_coll_status_t ash_coll_open(const char *backend, const ash_coll_config_t *cfg,
+                                ash_coll_t **out)
+{
+    ash_coll_t *c;
+    ash_coll_status_t st;
+    int want_nccl;
+
+    if (!out)
+        return ASH_COLL_EINVAL;
+    *out = NULL;
+    if (!backend)
+        backend = "auto";
+    if (!cfg || !cfg->driver || ash_coll_driver_missing(cfg->driver) ||
+        cfg->world_size < 1 || cfg->rank < 0 || cfg->rank >= cfg->world_size ||
+        cfg->local_rank < 0 || (strcmp(backend, "auto") != 0 && !ash_coll_backend(backend))) {
+        if (cfg && cfg->log) {
+            char msg[256];
+            snprintf(msg, sizeof msg, "collectives: ash_coll_open: invalid configuration "
+                     "(backend \"%s\", rank %d of %d, local rank %d, driver table %s%s)",
+                     backend, cfg->rank, cfg->world_size, cfg->local_rank,
+                     !cfg->driver ? "missing" : ash_coll_driver_missing(cfg->driver) ? "lacks "
+                                                                                       : "ok",
+                     cfg->driver && ash_coll_driver_missing(cfg->driver)
+                         ? ash_coll_driver_missing(cfg->driver) : "");
+            cfg->log(ASH_COLL_LOG_ERROR, msg);
+        }
+        return ASH_COLL_EINVAL;
+    }
+    c = calloc(1, sizeof *c);
+    if (!c)
+        return ASH_COLL_ENOMEM;
+    c->drv = *cfg->driver;
+    c->rank = cfg->rank;
+    c->world = cfg->world_size;
+    c->local_rank = cfg->local_rank;
+    c->timeout_s = cfg->timeout_s;
+    c->log = cfg->log;
+    c->nccl_library = cfg->nccl_library ? cfg->nccl_library : "libnccl.so.2";
+    c->staging_bytes = cfg->staging_bytes == 0 ? (size_t)64 << 20
+                     : cfg->staging_bytes < 64 ? 64 : cfg->staging_bytes;
+    c->comm = MPI_COMM_NULL;
+
+    st = ash_coll__mpi_acquire(c, cfg);
+    if (st != ASH_COLL_OK) {
+        free(c);
+        return st;
+    }
+    want_nccl = strcmp(backend, "mpi") != 0;
+    if (want_nccl) {
+        c->ops = &ash_coll_nccl_ops;
+        st = c->ops->init(c, cfg);
+        if (st == ASH_COLL_OK)
+            goto out;
+        c->impl = NULL;
+        if (st != ASH_COLL_EUNAVAILABLE && st != ASH_COLL_ENCCL && st != ASH_COLL_ECUDA)
+            goto fail;
+        ash_coll__log(c, ASH_COLL_LOG_WARN,
+                      "collectives: NCCL backend unavailable (%s); using the mpi backend "
+                      "(host-staged, slower)", c->why[0] ? c->why : ash_coll_status_text(st));
+    }
+    c->ops = &ash_coll_mpi_ops;
+    st = c->ops->init(c, cfg);
+    if (st != ASH_COLL_OK)
+        goto fail;
+out:
+    ash_coll__log(c, ASH_COLL_LOG_INFO, "collectives: %s backend, rank %d of %d",
+                  c->ops->name, c->rank, c->world);
+    *out = c;
+    return ASH_COLL_OK;
+fail:
+    ash_coll__mpi_release(c);
+    free(c);
+    return st;
+}
+
+void ash_coll_close(ash_coll_t *c)
+{
+    if (!c)
+        return;
+    if (c->ops)
+        c->ops->fini(c);
+    ash_coll__mpi_release(c);
+    free(c);
+}
+
+const ash_coll_ops_t *ash_coll_ops(const ash_coll_t *c) { return c ? c->ops : NULL; }
+
+const char *ash_coll_backend_name(const ash_coll_t *c)
+{
+    return c && c->ops ? c->ops->name : "none";
+}
+
+ash_coll_status_t ash_coll_allreduce(ash_coll_t *c, CUdeviceptr buf, size_t count,
+                                     ash_coll_dtype_t dtype, ash_coll_dtype_t wire,
+                                     ash_coll_redop_t op, CUstream stream)
+{
+    if (!c)
+        return ASH_COLL_EINVAL;
+    if (c->broken)
+        return ASH_COLL_ESTATE;
+    return c->ops->allreduce(c, buf, count, dtype, wire, op, stream);
+}
+
+ash_coll_status_t ash_coll_broadcast(ash_coll_t *c, CUdeviceptr buf, size_t bytes, int root,
+                                     CUstream stream)
+{
+    if (!c || root < 0 || root >= c->world || (bytes && !buf))
+        return ASH_COLL_EINVAL;
+    if (c->broken)
+        return ASH_COLL_ESTATE;
+    return c->ops->broadcast(c, buf, bytes, root, stream);
+}
+
+ash_coll_status_t ash_coll_barrier(ash_coll_t *c)
+{
+    if (!c)
+        return ASH_COLL_EINVAL;
+    if (c->broken)
+        return ASH_COLL_ESTATE;
+    return c->ops->barrier(c);
+}

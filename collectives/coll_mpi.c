@@ -1,0 +1,306 @@
+/* coll_mpi.c — the "mpi" backend: host-staged all-reduce / broadcast over a private MPI comm.
+ *
+ * Per chunk (<= cfg staging_bytes, default 64 MiB): DtoH into a pinned buffer on the app's stream, stream-synchronise
+ * (so the app's earlier work is included), cast on the CPU if the wire differs, MPI_Iallreduce,
+ * cast back, HtoD queued on the same stream. The last HtoD is NOT waited for: the app's next
+ * launch on that stream is ordered after it; an event recorded after it guards the pinned
+ * buffer, and the next operation synchronises on that event before touching the buffer.
+ * Bit-identity: MPI requires every process of MPI_Allreduce to receive identical results (MPI-1.1
+ * §4.9.5 onward, user-defined ops included), and our 16-bit ops are exactly commutative (f32 add
+ * of two values, one rounding), so every rank ends with the same bits. Threading: one caller at
+ * a time per communicator. Callers: coll.c through ash_coll_mpi_ops.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "ash_coll_cast.h"
+#include "ash_coll_int.h"
+
+typedef struct ash_coll_mpi {
+    void *host;             /* pinned staging buffer (real cuMemAllocHost), grown and reused */
+    size_t host_bytes;
+    CUevent done;           /* recorded after the last HtoD that read `host` */
+    int pending;            /* `done` recorded and not yet waited for */
+    int have_ops;
+    MPI_Op op_bf16, op_f16; /* user ops on MPI_UINT16_T: add in f32, round to nearest even */
+} ash_coll_mpi_t;
+
+/* ---- user-defined reductions (commutative: a+b and b+a are the same f32, one rounding) ---- */
+
+static void ash_coll__sum_bf16(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    const uint16_t *a = in;
+    uint16_t *b = inout;
+    (void)dt;
+    for (int i = 0; i < *len; i++)
+        b[i] = ash_coll_f32_to_bf16_rn(ash_coll_bf16_to_f32(a[i]) + ash_coll_bf16_to_f32(b[i]));
+}
+
+static void ash_coll__sum_f16(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    const uint16_t *a = in;
+    uint16_t *b = inout;
+    (void)dt;
+    for (int i = 0; i < *len; i++)
+        b[i] = ash_coll_f32_to_f16_rn(ash_coll_f16_to_f32(a[i]) + ash_coll_f16_to_f32(b[i]));
+}
+
+/* ---- host casts, in place in the staging buffer ------------------------------------------ */
+
+/* f32 -> 16 bit, forward: element i (bytes 2i..2i+1) never overlaps an unread f32 (4j, j > i). */
+static void ash_coll__down(void *buf, size_t n, ash_coll_dtype_t to, float scale)
+{
+    const float *f = buf;
+    uint16_t *h = buf;
+    if (to == ASH_COLL_BF16)
+        for (size_t i = 0; i < n; i++)
+            h[i] = ash_coll_f32_to_bf16_rn(f[i] * scale);
+    else
+        for (size_t i = 0; i < n; i++)
+            h[i] = ash_coll_f32_to_f16_rn(f[i] * scale);
+}
+
+/* 16 bit -> f32, backward: writing f32 i clobbers 16-bit 2i, 2i+1 (> i, already read) or i. */
+static void ash_coll__up(void *buf, size_t n, ash_coll_dtype_t from, float scale)
+{
+    const uint16_t *h = buf;
+    float *f = buf;
+    if (scale == 1.0f) {   /* no arithmetic: NaN payloads pass through as in the GPU kernels */
+        if (from == ASH_COLL_BF16)
+            for (size_t i = n; i-- > 0;)
+                f[i] = ash_coll_bf16_to_f32(h[i]);
+        else
+            for (size_t i = n; i-- > 0;)
+                f[i] = ash_coll_f16_to_f32(h[i]);
+        return;
+    }
+    if (from == ASH_COLL_BF16)
+        for (size_t i = n; i-- > 0;)
+            f[i] = ash_coll_bf16_to_f32(h[i]) * scale;
+    else
+        for (size_t i = n; i-- > 0;)
+            f[i] = ash_coll_f16_to_f32(h[i]) * scale;
+}
+
+/* 16 bit in place: x = rn(x * scale) */
+static void ash_coll__scale16(void *buf, size_t n, ash_coll_dtype_t t, float scale)
+{
+    uint16_t *h = buf;
+    if (t == ASH_COLL_BF16)
+        for (size_t i = 0; i < n; i++)
+            h[i] = ash_coll_f32_to_bf16_rn(ash_coll_bf16_to_f32(h[i]) * scale);
+    else
+        for (size_t i = 0; i < n; i++)
+            h[i] = ash_coll_f32_to_f16_rn(ash_coll_f16_to_f32(h[i]) * scale);
+}
+
+/* ---- staging ----------------------------------------------------------------------------- */
+
+static ash_coll_status_t ash_coll__stage_idle(ash_coll_t *c, ash_coll_mpi_t *m)
+{
+    if (m->pending) {
+        m->pending = 0;
+        ASH_COLL_CU(c, c->drv.cuEventSynchronize(m->done));
+    }
+    return ASH_COLL_OK;
+}
+
+static ash_coll_status_t ash_coll__stage_reserve(ash_coll_t *c, ash_coll_mpi_t *m, size_t bytes)
+{
+    size_t want;
+
+    ASH_COLL_CHECK(c, ash_coll__stage_idle(c, m));
+    if (m->host_bytes >= bytes)
+        return ASH_COLL_OK;
+    want = m->host_bytes * 2 > bytes ? m->host_bytes * 2 : bytes;
+    if (want > c->staging_bytes && bytes <= c->staging_bytes)
+        want = c->staging_bytes;
+    if (m->host) {
+        c->drv.cuMemFreeHost(m->host);
+        m->host = NULL;
+        m->host_bytes = 0;
+    }
+    ASH_COLL_CU(c, c->drv.cuMemAllocHost_v2(&m->host, want));
+    m->host_bytes = want;
+    return ASH_COLL_OK;
+}
+
+/* After the last HtoD on `stream`: guard the staging buffer with an event, or wait outright. */
+static ash_coll_status_t ash_coll__stage_done(ash_coll_t *c, ash_coll_mpi_t *m, CUstream stream)
+{
+    if (c->drv.cuEventCreate && c->drv.cuEventRecord && c->drv.cuEventSynchronize) {
+        if (!m->done)
+            ASH_COLL_CU(c, c->drv.cuEventCreate(&m->done, CU_EVENT_DISABLE_TIMING));
+        ASH_COLL_CU(c, c->drv.cuEventRecord(m->done, stream));
+        m->pending = 1;
+        return ASH_COLL_OK;
+    }
+    ASH_COLL_CU(c, c->drv.cuStreamSynchronize(stream));
+    return ASH_COLL_OK;
+}
+
+/* ---- the host-side reduction of one staged chunk ----------------------------------------- */
+
+static ash_coll_status_t ash_coll__iallreduce(ash_coll_t *c, void *buf, size_t n, MPI_Datatype dt,
+                                              MPI_Op op)
+{
+    MPI_Request req;
+    int rc;
+
+    if (c->comm == MPI_COMM_NULL)
+        return ASH_COLL_OK;   /* world 1: the sum of one contribution is itself */
+    rc = MPI_Iallreduce(MPI_IN_PLACE, buf, (int)n, dt, op, c->comm, &req);
+    if (rc != MPI_SUCCESS)
+        return ash_coll__mpi_fail(c, rc, "MPI_Iallreduce");
+    return ash_coll__mpi_wait(c, &req, "MPI_Iallreduce");
+}
+
+static ash_coll_status_t ash_coll__reduce_host(ash_coll_t *c, ash_coll_mpi_t *m, size_t n,
+                                               ash_coll_dtype_t dtype, ash_coll_dtype_t wire,
+                                               ash_coll_redop_t op)
+{
+    float inv = 1.0f / (float)c->world;
+    int mean = op == ASH_COLL_MEAN;
+    void *b = m->host;
+    MPI_Op op16 = wire == ASH_COLL_BF16 ? m->op_bf16 : m->op_f16;
+
+    if (dtype == ASH_COLL_F32 && wire == ASH_COLL_F32) {
+        ASH_COLL_CHECK(c, ash_coll__iallreduce(c, b, n, MPI_FLOAT, MPI_SUM));
+        if (mean)
+            for (size_t i = 0; i < n; i++)
+                ((float *)b)[i] *= inv;
+    } else if (dtype == ASH_COLL_F32) {
+        /* fp16 wire divides before the sum (no overflow), bf16 after */
+        ash_coll__down(b, n, wire, mean && wire == ASH_COLL_F16 ? inv : 1.0f);
+        ASH_COLL_CHECK(c, ash_coll__iallreduce(c, b, n, MPI_UINT16_T, op16));
+        ash_coll__up(b, n, wire, mean && wire == ASH_COLL_BF16 ? inv : 1.0f);
+    } else if (wire == dtype) {
+        if (mean && dtype == ASH_COLL_F16)
+            ash_coll__scale16(b, n, dtype, inv);
+        ASH_COLL_CHECK(c, ash_coll__iallreduce(c, b, n, MPI_UINT16_T,
+                                               dtype == ASH_COLL_BF16 ? m->op_bf16 : m->op_f16));
+        if (mean && dtype == ASH_COLL_BF16)
+            ash_coll__scale16(b, n, dtype, inv);
+    } else {   /* 16-bit data, f32 wire: upcast, reduce in f32, downcast (scale in f32) */
+        ash_coll__up(b, n, dtype, 1.0f);
+        ASH_COLL_CHECK(c, ash_coll__iallreduce(c, b, n, MPI_FLOAT, MPI_SUM));
+        ash_coll__down(b, n, dtype, mean ? inv : 1.0f);
+    }
+    return ASH_COLL_OK;
+}
+
+/* ---- ops --------------------------------------------------------------------------------- */
+
+static ash_coll_status_t ash_coll__mpi_init(ash_coll_t *c, const ash_coll_config_t *cfg)
+{
+    ash_coll_mpi_t *m = calloc(1, sizeof *m);
+    (void)cfg;
+    if (!m)
+        return ASH_COLL_ENOMEM;
+    if (c->comm != MPI_COMM_NULL) {
+        if (MPI_Op_create(ash_coll__sum_bf16, 1, &m->op_bf16) != MPI_SUCCESS ||
+            MPI_Op_create(ash_coll__sum_f16, 1, &m->op_f16) != MPI_SUCCESS) {
+            free(m);
+            return ASH_COLL_EMPI;
+        }
+        m->have_ops = 1;
+    }
+    c->impl = m;
+    return ASH_COLL_OK;
+}
+
+static ash_coll_status_t ash_coll__mpi_allreduce(ash_coll_t *c, CUdeviceptr buf, size_t count,
+                                                 ash_coll_dtype_t dtype, ash_coll_dtype_t wire,
+                                                 ash_coll_redop_t op, CUstream stream)
+{
+    ash_coll_mpi_t *m = c->impl;
+    size_t es, unit, chunk, n;
+
+    ASH_COLL_CHECK(c, ash_coll__check_allreduce(c, buf, count, dtype, &wire, op));
+    if (count == 0)
+        return ASH_COLL_OK;
+    es = ash_coll_dtype_size(dtype);
+    unit = es > ash_coll_dtype_size(wire) ? es : ash_coll_dtype_size(wire);
+    chunk = c->staging_bytes / unit;
+    if (chunk > count)
+        chunk = count;
+    ASH_COLL_CHECK(c, ash_coll__stage_reserve(c, m, chunk * unit));
+    for (size_t off = 0; off < count; off += n) {
+        CUdeviceptr d = buf + off * es;
+        n = count - off < chunk ? count - off : chunk;
+        /* same stream: this DtoH also runs after the previous chunk's HtoD read the buffer */
+        ASH_COLL_CU(c, c->drv.cuMemcpyDtoHAsync_v2(m->host, d, n * es, stream));
+        ASH_COLL_CU(c, c->drv.cuStreamSynchronize(stream));
+        ASH_COLL_CHECK(c, ash_coll__reduce_host(c, m, n, dtype, wire, op));
+        ASH_COLL_CU(c, c->drv.cuMemcpyHtoDAsync_v2(d, m->host, n * es, stream));
+    }
+    return ash_coll__stage_done(c, m, stream);
+}
+
+static ash_coll_status_t ash_coll__mpi_broadcast(ash_coll_t *c, CUdeviceptr buf, size_t bytes,
+                                                 int root, CUstream stream)
+{
+    ash_coll_mpi_t *m = c->impl;
+    size_t chunk = bytes < c->staging_bytes ? bytes : c->staging_bytes, n;
+    MPI_Request req;
+    int rc;
+
+    if (bytes == 0 || c->comm == MPI_COMM_NULL)
+        return ASH_COLL_OK;   /* world 1: root's bytes are already everyone's */
+    ASH_COLL_CHECK(c, ash_coll__stage_reserve(c, m, chunk));
+    for (size_t off = 0; off < bytes; off += n) {
+        n = bytes - off < chunk ? bytes - off : chunk;
+        if (c->rank == root)
+            ASH_COLL_CU(c, c->drv.cuMemcpyDtoHAsync_v2(m->host, buf + off, n, stream));
+        ASH_COLL_CU(c, c->drv.cuStreamSynchronize(stream));
+        rc = MPI_Ibcast(m->host, (int)n, MPI_BYTE, root, c->comm, &req);
+        if (rc != MPI_SUCCESS)
+            return ash_coll__mpi_fail(c, rc, "MPI_Ibcast");
+        ASH_COLL_CHECK(c, ash_coll__mpi_wait(c, &req, "MPI_Ibcast"));
+        if (c->rank != root)
+            ASH_COLL_CU(c, c->drv.cuMemcpyHtoDAsync_v2(buf + off, m->host, n, stream));
+    }
+    return c->rank != root ? ash_coll__stage_done(c, m, stream) : ASH_COLL_OK;
+}
+
+ash_coll_status_t ash_coll__barrier_mpi(ash_coll_t *c)
+{
+    MPI_Request req;
+    int rc;
+
+    if (c->comm == MPI_COMM_NULL)
+        return ASH_COLL_OK;
+    rc = MPI_Ibarrier(c->comm, &req);
+    if (rc != MPI_SUCCESS)
+        return ash_coll__mpi_fail(c, rc, "MPI_Ibarrier");
+    return ash_coll__mpi_wait(c, &req, "MPI_Ibarrier");
+}
+
+static void ash_coll__mpi_fini(ash_coll_t *c)
+{
+    ash_coll_mpi_t *m = c->impl;
+
+    if (!m)
+        return;
+    if (m->pending)
+        c->drv.cuEventSynchronize(m->done);   /* errors ignored: the context may be gone */
+    if (m->done && c->drv.cuEventDestroy_v2)
+        c->drv.cuEventDestroy_v2(m->done);
+    if (m->host)
+        c->drv.cuMemFreeHost(m->host);
+    if (m->have_ops) {
+        MPI_Op_free(&m->op_bf16);
+        MPI_Op_free(&m->op_f16);
+    }
+    free(m);
+    c->impl = NULL;
+}
+
+const ash_coll_ops_t ash_coll_mpi_ops = {
+    .name = "mpi",
+    .init = ash_coll__mpi_init,
+    .allreduce = ash_coll__mpi_allreduce,
+    .broadcast = ash_coll__mpi_broadcast,
+    .barrier = ash_coll__barrier_mpi,
+    .fini = ash_coll__mpi_fini,
+};
