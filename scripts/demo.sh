@@ -15,11 +15,11 @@ if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then 
 where=${cpu:+"hostcuda (no GPU here)"}; where=${where:-"GPU"}
 
 echo "== accelshim demo: $np ranks of an unmodified single-GPU trainer, on $where"
-echo "   policy: examples/mlp.yaml (average gradients before the clip-norm kernel;"
+echo "   policy: examples/mlp-clip.yaml (average gradients before the clip-norm kernel;"
 echo "           broadcast rank 0's per-process initial weights at the first forward kernel)"
 echo
 set -x
-"$top/scripts/accelerate-run" "${cpu[@]}" -n "$np" --policy "$top/examples/mlp.yaml" \
+"$top/scripts/accelerate-run" "${cpu[@]}" -n "$np" --policy "$top/examples/mlp-clip.yaml" \
     --log-dir "$out/logs" --tee -- \
     "$b/tests/trainers/mlp" --shard-rank "{rank}" --shard-count "{world_size}" \
     --batch "$batch" "${train[@]}" --save "$out/rank{rank}.bin" \

@@ -1,0 +1,310 @@
+# commands.bash — the subcommands of accelerate-run: config, env, test (sourced by the launcher,
+# which has already set the layout variables L_* and the helpers die/warn/quote_cmd/gpu_count).
+# config writes a commented starter policy and checks it; env prints what a bug report needs;
+# test runs the bundled trainer as 1 rank with batch N*B and as N ranks with batch B on sharded
+# data and says whether they agree (or exactly what differed). Not executable on its own.
+# shellcheck shell=bash
+
+# ---------------------------------------------------------------------------------------------
+config_usage() {
+  cat <<'EOF'
+usage: accelerate-run config [--force] [FILE]
+Write a commented starter policy to FILE (default ./accelshim.yaml; '-' = standard output) and
+check it with accelshim-policy. An existing FILE is kept unless --force is given.
+EOF
+}
+
+starter_policy() {
+  cat <<'EOF'
+# accelshim policy (version 1) — what the shim does to an unmodified single-GPU trainer.
+# Check it:  accelshim-policy check accelshim.yaml        Use it:  accelerate-run --policy accelshim.yaml ...
+# Kernel names are fnmatch globs matched against the mangled and the demangled name; find them
+# with ACCELSHIM_LOG=debug (every launched kernel is logged) or `cuobjdump -symbols`.
+version: 1
+
+# Gradients: averaged across ranks just BEFORE each launch of a kernel whose name matches `at`.
+# Pick the first kernel that READS the complete gradients (the norm for clipping, else the optimizer).
+gradients:
+#  - at: "adamw_kernel2*"             # llm.c train_gpt2_fp32.cu: one launch per step
+#    buffer: { arg: 1, count_arg: 4 } # pointer = kernel argument 1, element count = argument 4
+#    dtype: f32                       # f32 | f16 | bf16: element type in memory
+#    reduce: mean                     # mean | sum
+#    wire: same                       # same | f16 | bf16: downcast f32 on the wire (or --mixed-precision)
+# Other buffer forms: { arg: 1, count: 4096 }  or  { arg: 1, region: allocation }
+
+# Parameters: made identical on every rank (rank 0's values), once per buffer, before the first
+# launch of a kernel that READS them (the forward pass), e.g. when weights come from rand().
+parameters:
+#  - at: "matmul_a_b_kernel*"
+#    buffer: { arg: 1, region: allocation }
+#    dtype: f32
+#    broadcast: once
+
+# Outputs only rank 0 writes (other ranks' writes to matching paths go nowhere).
+outputs:
+  main_process_only:
+#    - "*.ckpt"
+#    - "out/*"
+
+debug:
+  check_collectives: false   # exchange a fingerprint (rule, count, dtype, sequence) before each collective
+  timeout_s: 600             # a collective stuck longer aborts the job with a report (0 = never)
+EOF
+}
+
+cmd_config() {
+  local file='' force=0 tmp
+  while [ $# -gt 0 ]; do
+    case $1 in
+      -h|--help) config_usage; return 0 ;;
+      -f|--force) force=1 ;;
+      --config-file=*|--config_file=*) file=${1#*=} ;;
+      -) file=- ;;
+      -*) config_usage >&2; die "config: unknown option '$1'" ;;
+      *) [ -z "$file" ] || die "config: one FILE only"; file=$1 ;;
+    esac
+    shift
+  done
+  file=${file:-./accelshim.yaml}
+  if [ "$file" = - ]; then starter_policy; return 0; fi
+  if [ -e "$file" ] && [ $force = 0 ]; then
+    die "config: '$file' exists; not overwriting it (use --force)"
+  fi
+  tmp=$(mktemp "${TMPDIR:-/tmp}/accelshim-policy.XXXXXX.yaml") || die "config: cannot create a temporary file"
+  starter_policy >"$tmp"
+  if [ -x "$L_POLICY_TOOL" ]; then
+    if ! "$L_POLICY_TOOL" check "$tmp" >/dev/null; then
+      rm -f "$tmp"
+      die "config: internal error: the starter policy does not pass accelshim-policy check"
+    fi
+  else
+    warn "config: accelshim-policy not found at $L_POLICY_TOOL; the policy was not checked"
+  fi
+  if ! { mkdir -p "$(dirname "$file")" && cat "$tmp" >"$file"; }; then rm -f "$tmp"; die "config: cannot write '$file'"; fi
+  rm -f "$tmp"
+  echo "$ASR_NAME: wrote a starter policy to $file; edit the commented rules, then: accelerate-run --policy $file -- PROGRAM"
+}
+
+# ---------------------------------------------------------------------------------------------
+env_usage() {
+  cat <<'EOF'
+usage: accelerate-run env [--policy FILE]
+Print what a bug report needs: accelshim version and files, OS, driver and toolkit, NCCL, MPI,
+Slurm, GPUs, container limits, ACCELSHIM_* variables, and the policy in effect (normalised).
+EOF
+}
+
+# The library's own version string (accelshim_version()), when python3 can call it.
+lib_version() {
+  [ -f "$L_LIB" ] && command -v python3 >/dev/null 2>&1 || return 1
+  ASR_LIB=$L_LIB timeout 10 python3 - <<'EOF' 2>/dev/null
+import ctypes, os
+lib = ctypes.CDLL(os.environ["ASR_LIB"])
+f = lib.accelshim_version
+f.restype = ctypes.c_char_p
+print(f().decode())
+EOF
+}
+
+nccl_header_version() {
+  local h
+  for h in "${CUDA_HOME:-/usr/local/cuda}/include/nccl.h" /usr/include/nccl.h; do
+    [ -f "$h" ] || continue
+    awk '/#define NCCL_MAJOR/ {M=$3} /#define NCCL_MINOR/ {m=$3} /#define NCCL_PATCH/ {p=$3}
+         END { if (M != "") printf "%s.%s.%s", M, m, p }' "$h"
+    printf ' (%s)\n' "$h"
+    return 0
+  done
+  return 1
+}
+
+cmd_env() {
+  local policy='' v out
+  while [ $# -gt 0 ]; do
+    case $1 in
+      -h|--help) env_usage; return 0 ;;
+      --policy) [ $# -ge 2 ] || die "env: --policy needs a FILE"; policy=$2; shift ;;
+      --policy=*) policy=${1#*=} ;;
+      *) env_usage >&2; die "env: unknown argument '$1'" ;;
+    esac
+    shift
+  done
+  echo "accelshim environment"
+  echo "- accelshim version:  $(asr_version)"
+  v=$(lib_version) && echo "- accelshim_version(): $v"
+  echo "- layout:             $L_MODE ($L_TOP)"
+  echo "- launcher:           $ASR_SELF"
+  printf -- '- library:            %s%s\n' "$L_LIB" "$([ -f "$L_LIB" ] || echo ' (MISSING)')"
+  printf -- '- accelshim-policy:   %s%s\n' "$L_POLICY_TOOL" "$([ -x "$L_POLICY_TOOL" ] || echo ' (MISSING)')"
+  printf -- '- hostcuda (--cpu):   %s%s\n' "$L_HOSTCUDA/libcuda.so.1" "$([ -f "$L_HOSTCUDA/libcuda.so.1" ] || echo ' (missing)')"
+  echo "- OS:                 $(uname -srmo 2>/dev/null)$( [ -r /etc/os-release ] && . /etc/os-release && printf ', %s' "${PRETTY_NAME:-}")"
+  echo "- bash:               $BASH_VERSION"
+  if command -v nvidia-smi >/dev/null 2>&1; then
+    echo "- NVIDIA driver:      $(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -n1)"
+    echo "- GPUs:"
+    nvidia-smi -L 2>&1 | sed 's/^/    /'
+  else
+    echo "- NVIDIA driver:      none (nvidia-smi not found)"
+    echo "- GPUs:               none visible"
+  fi
+  echo "- CUDA_VISIBLE_DEVICES: ${CUDA_VISIBLE_DEVICES-(not set)}"
+  if command -v nvcc >/dev/null 2>&1 || [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" ]; then
+    local nvcc=nvcc
+    command -v nvcc >/dev/null 2>&1 || nvcc=${CUDA_HOME:-/usr/local/cuda}/bin/nvcc
+    v=$("$nvcc" --version 2>/dev/null | grep -E 'release' | head -n1)
+    echo "- CUDA toolkit:       ${v:-unknown}"
+  else
+    echo "- CUDA toolkit:       nvcc not found"
+  fi
+  v=$(nccl_header_version) || v='nccl.h not found'
+  echo "- NCCL header:        $v"
+  v=$(ldconfig -p 2>/dev/null | awk '/libnccl\.so\.2 / {print $NF; exit}')
+  echo "- NCCL library:       ${v:-libnccl.so.2 not in the loader cache}"
+  if command -v mpirun >/dev/null 2>&1; then
+    echo "- MPI:                $(mpirun --version 2>&1 | head -n1)"
+  else
+    echo "- MPI:                mpirun not found"
+  fi
+  if command -v srun >/dev/null 2>&1; then echo "- Slurm:              $(srun --version 2>&1 | head -n1) (job: ${SLURM_JOB_ID:-none})"; fi
+  v=$(cma_blocker)
+  echo "- container/CMA:      ${v:-none detected} (yama ptrace_scope: $(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo n/a))"
+  echo "- CPUs:               $(nproc 2>/dev/null) usable"
+  echo "- ACCELSHIM_* variables:"
+  out=$(compgen -e | grep -E '^(ACCELSHIM|HOSTCUDA)_' | while read -r v; do printf '    %s=%s\n' "$v" "${!v}"; done)
+  printf '%s\n' "${out:-    (none set)}"
+  policy=${policy:-${ACCELSHIM_POLICY:-}}
+  [ -z "$policy" ] && [ -f ./accelshim.yaml ] && policy=./accelshim.yaml
+  if [ -z "$policy" ]; then
+    echo "- policy in effect:   none (no --policy, no ACCELSHIM_POLICY, no ./accelshim.yaml)"
+  elif [ -x "$L_POLICY_TOOL" ]; then
+    echo "- policy in effect:   $policy, normalised:"
+    "$L_POLICY_TOOL" check "$policy" 2>&1 | sed 's/^/    /'
+  else
+    echo "- policy in effect:   $policy (not checked: accelshim-policy missing)"
+  fi
+  return 0
+}
+
+# ---------------------------------------------------------------------------------------------
+test_usage() {
+  cat <<'EOF'
+usage: accelerate-run test [-n N] [--batch B] [--steps S] [--optimizer sgd|adam] [--cpu]
+                           [--init seed|per-process] [--policy FILE] [--keep]
+Equivalence check with the bundled trainer: 1 rank with batch N*B against N ranks with batch B
+on disjoint shards. Passes when every rank ends with bit-identical parameters and the N-rank
+parameters equal the 1-rank ones (|n - 1| <= 1e-8 + 1e-5 |1| per parameter); otherwise prints
+exactly what differed.
+--init per-process: every rank starts from different weights (like a trainer seeded by rand());
+the policy's parameter broadcast must make them rank 0's, and the 1-rank run then starts from
+rank 0's initial weights (its printed init_seed).
+Uses hostcuda (--cpu) when no GPU is visible. Defaults: -n 2, --batch 4, --steps 10, sgd, seed.
+EOF
+}
+
+# A policy for the bundled trainer: --policy, else the one installed/checked in next to it.
+trainer_policy() {
+  local f
+  for f in "$L_EXAMPLES/mlp.yaml" "$L_TOP/tests/trainers/mlp.yaml" "$L_TOP/lib/accelshim/tests/mlp.yaml"; do
+    [ -f "$f" ] && { printf '%s\n' "$f"; return 0; }
+  done
+  return 1
+}
+
+# rank_values FILE KEY: "rank value" per rank for lines "[rank R] KEY VALUE" (last one wins).
+rank_values() {
+  awk -v k="$2" '$1 == "[rank" && $3 == k { sub(/\]$/, "", $2); v[$2] = $4 } END { for (r in v) print r, v[r] }' "$1" | sort -n
+}
+
+cmd_test() {
+  local n=2 b=4 steps=10 opt=sgd cpu='' policy='' keep=0 init=seed tmp rc1 rc2 ok=1 ref r v
+  while [ $# -gt 0 ]; do
+    case $1 in
+      -h|--help) test_usage; return 0 ;;
+      -n|--num-processes|--num_processes) n=${2:-}; shift ;;
+      --batch) b=${2:-}; shift ;;
+      --steps) steps=${2:-}; shift ;;
+      --optimizer) opt=${2:-}; shift ;;
+      --init) init=${2:-}; shift ;;
+      --policy) policy=${2:-}; shift ;;
+      --cpu) cpu=--cpu ;;
+      --keep) keep=1 ;;
+      *) test_usage >&2; die "test: unknown argument '$1'" ;;
+    esac
+    shift
+  done
+  for v in "$n" "$b" "$steps"; do pos_int "$v" || die "test: '$v' is not a positive integer"; done
+  case $init in seed|per-process) ;; *) die "test: --init '$init' is not seed or per-process" ;; esac
+  [ -x "$L_TRAINER" ] || die "test: the bundled trainer is missing at $L_TRAINER (build it: make)"
+  if [ -z "$cpu" ] && [ "$(gpu_count)" -lt "$n" ]; then
+    cpu=--cpu
+    echo "test: fewer than $n GPUs visible: running on hostcuda (--cpu)"
+  fi
+  if [ -z "$policy" ]; then policy=$(trainer_policy) || die "test: no policy for the bundled trainer found (give --policy FILE)"; fi
+  tmp=$(mktemp -d "${TMPDIR:-/tmp}/accelshim-test.XXXXXX") || die "test: cannot create a temporary directory"
+  [ $keep = 1 ] || trap 'rm -rf "$tmp"' RETURN
+
+  local common=(--steps "$steps" --seed 1234 --optimizer "$opt") init1=()
+  echo "test: 1 rank, batch $((n * b)), $steps steps ($opt, init $init)  vs  $n ranks, batch $b each, sharded; policy $policy"
+  # shellcheck disable=SC2086  # $cpu is empty or one word
+  "$ASR_SELF" $cpu -n "$n" --policy "$policy" -- "$L_TRAINER" "${common[@]}" --batch "$b" --init "$init" \
+    --shard-rank '{rank}' --shard-count '{world_size}' --save "$tmp/params-rank{rank}.out" >"$tmp/dp.log" 2>&1
+  rc2=$?
+  if [ "$init" = per-process ]; then   # the reference starts from rank 0's initial weights
+    v=$(sed -n 's/^\[rank 0\] .*init_seed=\([0-9]*\).*/\1/p' "$tmp/dp.log" | head -n1)
+    [ -n "$v" ] && init1=(--init-seed "$v")
+  fi
+  # shellcheck disable=SC2086
+  "$ASR_SELF" $cpu -n 1 --policy "$policy" -- "$L_TRAINER" "${common[@]}" --batch $((n * b)) "${init1[@]}" \
+    --save "$tmp/params-1rank.out" >"$tmp/one.log" 2>&1
+  rc1=$?
+  if [ $rc1 -ne 0 ]; then echo "test: FAILED: the 1-rank run exited with status $rc1; its output:"; sed 's/^/    /' "$tmp/one.log"; return 1; fi
+  if [ $rc2 -ne 0 ]; then echo "test: FAILED: the $n-rank run exited with status $rc2; its output:"; tail -n 40 "$tmp/dp.log" | sed 's/^/    /'; return 1; fi
+
+  ref=$(rank_values "$tmp/one.log" checksum | awk '$1 == 0 {print $2}')
+  [ -n "$ref" ] || { echo "test: FAILED: the 1-rank run printed no checksum"; sed 's/^/    /' "$tmp/one.log"; return 1; }
+  local got
+  got=$(rank_values "$tmp/dp.log" checksum)
+  if [ "$(wc -l <<<"$got")" -ne "$n" ] || [ -z "$got" ]; then
+    echo "test: FAILED: expected a checksum from each of $n ranks, got:"; printf '%s\n' "${got:-    (none)}"; return 1
+  fi
+  # 1. Every rank holds the same parameters, bit for bit.
+  if [ "$(awk '{print $2}' <<<"$got" | sort -u | wc -l)" -ne 1 ]; then
+    ok=0; echo "test: DIFFERS: ranks ended with different parameters (checksums):"; while read -r r v; do echo "    rank $r: $v"; done <<<"$got"
+  fi
+  for ((r = 1; r < n; r++)); do
+    if [ -f "$tmp/params-rank0.out" ] && [ -f "$tmp/params-rank$r.out" ] && ! cmp -s "$tmp/params-rank0.out" "$tmp/params-rank$r.out"; then
+      ok=0; echo "test: DIFFERS: saved parameters of rank $r differ from rank 0: $(cmp "$tmp/params-rank0.out" "$tmp/params-rank$r.out" 2>&1)"
+    fi
+  done
+  # 2. N ranks equal 1 rank with the N-times batch: elementwise on the saved parameters (raw
+  #    float32) when both files exist, |n - 1| <= atol + rtol * |1| with rtol 1e-5, atol 1e-8
+  #    (numpy.allclose's rule: the sum order differs, so values near 0 need the atol); else the
+  #    checksums to rtol 1e-5.
+  v=$(awk '$1 == 0 {print $2}' <<<"$got")
+  if [ -s "$tmp/params-1rank.out" ] && [ -s "$tmp/params-rank0.out" ]; then
+    local diff
+    diff=$(paste <(od -An -v -tf4 -w4 "$tmp/params-1rank.out") <(od -An -v -tf4 -w4 "$tmp/params-rank0.out") | awk '
+      { a = $1 + 0; b = $2 + 0; d = a - b; if (d < 0) d = -d; m = (a < 0 ? -a : a)
+        if (NF != 2) { odd = 1 }
+        if (d > 1e-8 + 1e-5 * m) { bad++; if (bad == 1) first = sprintf("first at parameter %d: 1 rank %s, %s ranks %s", NR - 1, $1, n, $2) }
+        if (d > maxd) maxd = d; r = (m > 0 ? d / m : 0); if (r > maxr) maxr = r }
+      END { if (odd) print "the saved parameter files differ in length"
+            else if (bad) printf "%d of %d parameters differ beyond rtol 1e-5 + atol 1e-8 (max abs difference %.3g, max relative %.3g); %s\n", bad, NR, maxd, maxr, first }' n="$n")
+    if [ -n "$diff" ]; then ok=0; echo "test: DIFFERS: $diff"; fi
+  elif ! awk -v a="$ref" -v b="$v" 'BEGIN { d = a - b; if (d < 0) d = -d; m = (a < 0 ? -a : a); mb = (b < 0 ? -b : b); if (mb > m) m = mb
+                                         exit !(d <= 1e-5 * m || d == 0) }'; then
+    ok=0; echo "test: DIFFERS: checksum 1 rank (batch $((n * b))) = $ref, $n ranks (batch $b) = $v (rtol 1e-5)"
+  fi
+  if [ $ok = 0 ]; then
+    echo "    checksum: 1 rank $ref, rank 0 $v"
+    echo "    1 rank, last losses:  $(grep -E 'step [0-9]+ loss' "$tmp/one.log" | tail -n 3 | awk '{print $NF}' | paste -sd' ' -)"
+    echo "    rank 0, last losses:  $(grep -E '^\[rank 0\] step [0-9]+ loss' "$tmp/dp.log" | tail -n 3 | awk '{print $NF}' | paste -sd' ' -)"
+  fi
+  if [ $ok = 1 ]; then
+    echo "test: OK: $n ranks x batch $b == 1 rank x batch $((n * b)) (checksum $ref; ranks bit-identical)"
+    return 0
+  fi
+  echo "test: FAILED (logs: $tmp)"
+  [ $keep = 1 ] || { keep=1; trap - RETURN; echo "test: kept $tmp for inspection"; }
+  return 1
+}
