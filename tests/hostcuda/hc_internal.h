@@ -1,0 +1,197 @@
+/* hc_internal.h — private to hostcuda (not for tests: they use hostcuda.h).
+ *
+ * hostcuda is a CUDA 13 Driver API on host memory. This header owns the shared state: devices
+ * and their memory arenas, contexts, streams (queues run by worker threads), marks (completion
+ * flags that ops, events and cross-stream waits share), handle registry and call counters.
+ * Threading: one global mutex (hc_mu) guards every mutable structure below; one condition
+ * variable (hc_cv) is broadcast whenever an op completes or a queue changes. Arena bases and
+ * sizes are written once at cuInit and read without the lock afterwards.
+ * Every exported function counts itself with HC_COUNT(name) first (see hc_api.def).
+ */
+#ifndef HC_INTERNAL_H
+#define HC_INTERNAL_H
+
+#include <cuda.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ash_kernel.h"
+
+/* ---- call counters, driven by hc_api.def ---- */
+enum hc_api_idx {
+#define X(name, base, ver, kind) HC_IDX_##name,
+#include "hc_api.def"
+#undef X
+    HC_API_COUNT
+};
+extern _Atomic unsigned long long hc_calls[HC_API_COUNT];
+#define HC_COUNT(name) atomic_fetch_add_explicit(&hc_calls[HC_IDX_##name], 1, memory_order_relaxed)
+
+#define HC_INTERNAL __attribute__((visibility("hidden")))
+#define HC_MAX_DEVICES 64
+#define HC_ALIGN 256
+
+/* ---- options (read once at cuInit) ---- */
+typedef struct hc_options {
+    int devices;          /* HOSTCUDA_DEVICES, default 8 */
+    size_t mem_bytes;     /* HOSTCUDA_MEM_BYTES, default 1 GiB per device */
+    int strict;           /* HOSTCUDA_STRICT, default 1: device view is PROT_NONE */
+    int ptds_default;     /* CUDA_API_PER_THREAD_DEFAULT_STREAM=1: DEFAULT proc lookups get _ptsz/_ptds */
+    const char *kernel_libs;  /* HOSTCUDA_KERNEL_LIBS: colon-separated libraries with host kernels */
+} hc_options;
+extern hc_options hc_opt;
+void hc_options_load(void);   /* idempotent; cuInit and cuGetProcAddress call it */
+extern atomic_int hc_initialized;
+extern pthread_mutex_t hc_mu;
+extern pthread_cond_t hc_cv;
+
+#define HC_CHECK_INIT()                                                                         \
+    do {                                                                                       \
+        if (!atomic_load_explicit(&hc_initialized, memory_order_acquire))                      \
+            return CUDA_ERROR_NOT_INITIALIZED;                                                 \
+    } while (0)
+
+/* ---- handle registry: is this pointer a live handle of this kind? (no dereference) ---- */
+enum hc_kind {
+    HC_K_NONE = 0,
+    HC_K_CTX = 0x43545821,   /* also the magic tag stored first in each handle struct */
+    HC_K_STREAM = 0x53545221,
+    HC_K_EVENT = 0x45564e21,
+    HC_K_MODULE = 0x4d4f4421,
+    HC_K_FUNC = 0x46554e21,
+    HC_K_LIBRARY = 0x4c494221,
+    HC_K_KERNEL = 0x4b524e21,
+    HC_K_POOL = 0x504f4c21,
+    HC_K_DEAD_CTX = 0x44454421,   /* destroyed context: kept (never freed) so stale uses are told so */
+};
+void hc_reg_add(const void *h, enum hc_kind k);        /* hc_mu held */
+void hc_reg_del(const void *h);                       /* hc_mu held */
+enum hc_kind hc_reg_kind(const void *h);              /* hc_mu held */
+
+/* ---- marks: a completion flag shared by an op, the stream tail, events and waiters ---- */
+typedef struct hc_mark {
+    int refs;
+    int done;
+    uint64_t time_ns;   /* CLOCK_MONOTONIC at completion */
+} hc_mark;
+hc_mark *hc_mark_new(void);                  /* hc_mu held; refs = 1 */
+hc_mark *hc_mark_ref(hc_mark *m);            /* hc_mu held; NULL-safe */
+void hc_mark_unref(hc_mark *m);              /* hc_mu held; NULL-safe */
+void hc_mark_wait(hc_mark *m);               /* hc_mu held, caller holds a ref; waits until done */
+
+/* ---- ops queued on a stream; run() is called by the worker without hc_mu ---- */
+typedef struct hc_op hc_op;
+struct hc_op {
+    hc_op *next;
+    hc_mark *mark;          /* completion of this op */
+    hc_mark **deps;         /* must all be done before run() */
+    int ndeps, cap_deps;
+    void (*run)(hc_op *op);
+    void (*fini)(hc_op *op);  /* frees payload; optional; called without hc_mu */
+    void *payload;
+};
+
+enum hc_stream_kind { HC_S_USER, HC_S_LEGACY, HC_S_PTDS };
+
+struct CUstream_st {
+    uint32_t magic;
+    struct CUctx_st *ctx;
+    enum hc_stream_kind kind;
+    unsigned int flags;
+    int priority;
+    unsigned long long id;
+    pthread_t owner;            /* HC_S_PTDS: the host thread it belongs to */
+    hc_op *head, *tail;
+    hc_mark *last;              /* mark of the last enqueued op, or NULL */
+    int worker_started, dying;
+    pthread_t worker;
+    struct CUstream_st *next;   /* in ctx->streams */
+};
+
+struct CUevent_st {
+    uint32_t magic;
+    struct CUctx_st *ctx;
+    unsigned int flags;
+    hc_mark *mark;              /* last record, NULL if never recorded */
+    struct CUevent_st *next;    /* in ctx->events */
+};
+
+struct CUctx_st {
+    uint32_t magic;
+    int dev;
+    unsigned int flags;
+    int is_primary;
+    int active;                 /* primary: retained at least once since last release to 0 */
+    int prim_refs;
+    unsigned long long id;
+    struct CUstream_st *legacy;
+    struct CUstream_st *streams;  /* user and per-thread streams */
+    struct CUevent_st *events;
+    struct CUmod_st *modules;
+};
+
+struct CUmemPoolHandle_st {
+    uint32_t magic;
+    int dev;
+};
+
+/* ---- devices and arenas ---- */
+typedef struct hc_block hc_block;
+struct hc_block {
+    size_t off, size;
+    int used;
+    struct CUctx_st *ctx;        /* owner; NULL for stream-ordered (pool) allocations */
+    struct CUmemPoolHandle_st *pool;  /* pool of a stream-ordered allocation, else NULL */
+    hc_block *prev, *next;
+};
+
+typedef struct hc_dev {
+    int fd;
+    char *dev_base;            /* handed out as CUdeviceptr; PROT_NONE in strict mode */
+    char *rw_base;             /* hostcuda's own read-write view of the same pages */
+    size_t size, used;
+    hc_block *blocks;          /* address-sorted, covering the whole arena */
+    struct CUctx_st *primary;
+    struct CUmemPoolHandle_st default_pool;
+    struct CUmemPoolHandle_st *cur_pool;
+} hc_dev;
+extern hc_dev hc_devs[HC_MAX_DEVICES];
+extern int hc_ndev;
+
+/* ---- hc_core.c ---- */
+/* hc_mu held; INVALID_CONTEXT if none, CONTEXT_IS_DESTROYED if another thread destroyed it */
+CUresult hc_current_ctx(struct CUctx_st **out);
+int hc_ctx_valid(struct CUctx_st *c);                /* hc_mu held; live and active */
+void hc_ctx_teardown(struct CUctx_st *c);            /* hc_mu held; frees everything it owns */
+
+/* ---- hc_mem.c ---- */
+CUresult hc_mem_init(void);                          /* at cuInit */
+/* Resolve [p, p+n) to a host address hostcuda may touch. kind: 0 unknown host memory (pageable),
+ * 1 device arena, 2 pinned/registered host, 3 managed. Returns NULL if n bytes do not fit the
+ * allocation that holds p (for device/registered memory). Takes hc_mu itself. */
+enum { HC_MEM_PAGEABLE = 0, HC_MEM_DEVICE = 1, HC_MEM_PINNED = 2, HC_MEM_MANAGED = 3 };
+void *hc_mem_resolve(CUdeviceptr p, size_t n, int *kind, int *dev);
+void *hc_dev_rw(uintptr_t v);                         /* lock-free: arena address -> rw, else NULL */
+/* hc_mu held; pool != NULL: stream-ordered allocation, owned by no context */
+CUresult hc_mem_alloc(struct CUctx_st *c, size_t n, struct CUmemPoolHandle_st *pool, CUdeviceptr *out);
+CUresult hc_mem_free(CUdeviceptr p);                                     /* hc_mu held */
+void hc_mem_free_ctx(struct CUctx_st *c);                                /* hc_mu held */
+
+/* ---- hc_stream.c ---- */
+/* Resolve a stream handle for an API call; per_thread: called through a _ptsz/_ptds variant. */
+CUresult hc_stream_resolve(CUstream h, int per_thread, struct CUstream_st **out);  /* hc_mu held */
+struct CUstream_st *hc_stream_default(struct CUctx_st *c, int per_thread);   /* hc_mu held */
+hc_op *hc_op_new(void (*run)(hc_op *), void (*fini)(hc_op *), void *payload);
+hc_mark *hc_enqueue(struct CUstream_st *s, hc_op *op);   /* hc_mu held; returns op mark, not ref'd */
+void hc_stream_sync(struct CUstream_st *s);              /* hc_mu held */
+void hc_ctx_sync(struct CUctx_st *c);                    /* hc_mu held */
+void hc_stream_destroy_locked(struct CUstream_st *s);    /* hc_mu held */
+void hc_event_destroy_locked(struct CUevent_st *e);      /* hc_mu held */
+uint64_t hc_now_ns(void);
+
+/* ---- hc_module.c ---- */
+void hc_module_unload_locked(struct CUmod_st *m);        /* hc_mu held */
+
+#endif /* HC_INTERNAL_H */

@@ -1,0 +1,953 @@
+/* hc_module.c — hostcuda modules, libraries, functions, kernels and kernel launches.
+ *
+ * A module or library is PTX text scanned by hc_ptx.c. The host implementation of kernel NAME is
+ * `hostcuda_kernel_NAME`, looked up with dlsym in each library of HOSTCUDA_KERNEL_LIBS (opened on
+ * the first load) and then in RTLD_DEFAULT, when the function or kernel handle is requested; a
+ * missing one fails there with CUDA_ERROR_NOT_FOUND and one line on stderr. A launch copies the
+ * parameter values (kernelParams or the `extra` buffer) into a private blob, turns each 8-byte
+ * value that lies in a device arena into hostcuda's read-write address, and queues the call.
+ * Launches accept a CUfunction or a CUkernel (told apart by the handle registry / magic tag).
+ * Invariant: a library's image is shared by the modules it creates (one per context, on demand).
+ * Threading: handle tables under hc_mu; kernels run on the stream's worker without it.
+ */
+#include "hc_internal.h"
+#include "hc_ptx.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef void (*hc_kfn)(const hostcuda_dims *, void **);
+
+typedef struct hc_image {
+    int refs;
+    hc_ptx_image ptx;
+} hc_image;
+
+struct CUfunc_st {
+    uint32_t magic;
+    struct CUmod_st *mod;
+    hc_ptx_entry *e;
+    hc_kfn fn;
+    int max_dyn_shared;
+};
+
+struct CUmod_st {
+    uint32_t magic;
+    struct CUctx_st *ctx;
+    hc_image *img;
+    CUdeviceptr *gaddr;            /* one per PTX variable */
+    struct CUfunc_st **funcs;      /* one per entry, created on demand */
+    struct CUlib_st *lib;          /* set for a library's per-context module */
+    struct CUmod_st *next;         /* in ctx->modules */
+    struct CUmod_st *lib_next;     /* in lib->mods */
+};
+
+struct CUkern_st {
+    uint32_t magic;
+    struct CUlib_st *lib;
+    hc_ptx_entry *e;
+    hc_kfn fn;
+};
+
+struct CUlib_st {
+    uint32_t magic;
+    hc_image *img;
+    struct CUkern_st **kerns;
+    struct CUmod_st *mods;
+};
+
+/* ---------------------------------------------------------------- host kernel lookup */
+#define HC_MAX_KLIBS 32
+static void *klibs[HC_MAX_KLIBS];
+static int nklibs;
+static pthread_once_t klibs_once = PTHREAD_ONCE_INIT;
+
+static void klibs_open(void)
+{
+    const char *v = hc_opt.kernel_libs;
+    if (!v)
+        return;
+    char *copy = strdup(v), *save = NULL;
+    for (char *p = copy ? strtok_r(copy, ":", &save) : NULL; p && nklibs < HC_MAX_KLIBS;
+         p = strtok_r(NULL, ":", &save)) {
+        void *h = dlopen(p, RTLD_NOW | RTLD_LOCAL);
+        if (h)
+            klibs[nklibs++] = h;
+        else
+            fprintf(stderr, "hostcuda: cannot open HOSTCUDA_KERNEL_LIBS entry: %s\n", dlerror());
+    }
+    free(copy);
+}
+
+static hc_kfn host_kernel(const char *name)
+{
+    char sym[512];
+    snprintf(sym, sizeof sym, "hostcuda_kernel_%s", name);
+    for (int i = 0; i < nklibs; i++) {
+        void *f = dlsym(klibs[i], sym);
+        if (f)
+            return (hc_kfn)f;
+    }
+    void *f = dlsym(RTLD_DEFAULT, sym);
+    if (!f) {
+        const char *libs = hc_opt.kernel_libs;
+        fprintf(stderr, "hostcuda: kernel %s has no host implementation: define %s in a library listed in "
+                        "HOSTCUDA_KERNEL_LIBS (now \"%s\")\n", name, sym, libs ? libs : "");
+    }
+    return (hc_kfn)f;
+}
+
+static int entry_index(hc_image *img, const char *name)
+{
+    for (int i = 0; i < img->ptx.nentries; i++)
+        if (!strcmp(img->ptx.entries[i].name, name))
+            return i;
+    return -1;
+}
+
+static int var_index(hc_image *img, const char *name)
+{
+    for (int i = 0; i < img->ptx.nvars; i++)
+        if (!strcmp(img->ptx.vars[i].name, name))
+            return i;
+    return -1;
+}
+
+/* ---------------------------------------------------------------- images */
+static CUresult image_from_text(const char *text, hc_image **out)
+{
+    pthread_once(&klibs_once, klibs_open);
+    static const unsigned char magic[3][4] = {{0x7f, 'E', 'L', 'F'}, {0x50, 0xed, 0x55, 0xba},
+                                              {0xb1, 0x43, 0x62, 0x46}};   /* ELF, fatbin, fatbin wrapper */
+    const unsigned char *u = (const unsigned char *)text;
+    int binary = 0;
+    for (int i = 0; i < 3; i++)   /* byte by byte: a short text stops at its NUL */
+        binary |= u[0] == magic[i][0] && u[1] == magic[i][1] && u[2] == magic[i][2] && u[3] == magic[i][3];
+    if (binary) {
+        /* binary images may not be NUL-terminated: never scan them as text */
+        fprintf(stderr, "hostcuda: only PTX text images can be loaded (got a cubin/fatbin)\n");
+        return CUDA_ERROR_INVALID_IMAGE;
+    }
+    hc_image *img = calloc(1, sizeof *img);
+    if (!img)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    if (hc_ptx_parse(text, &img->ptx) != 0) {
+        free(img);
+        return CUDA_ERROR_INVALID_IMAGE;
+    }
+    img->refs = 1;
+    *out = img;
+    return CUDA_SUCCESS;
+}
+
+static CUresult read_file(const char *path, char **out)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return CUDA_ERROR_FILE_NOT_FOUND;
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (cap - len < 4096) {
+            cap = cap ? cap * 2 : 65536;
+            char *nb = realloc(buf, cap + 1);
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                return CUDA_ERROR_OUT_OF_MEMORY;
+            }
+            buf = nb;
+        }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0)
+            break;
+    }
+    fclose(f);
+    buf[len] = 0;
+    *out = buf;
+    return CUDA_SUCCESS;
+}
+
+static void image_unref(hc_image *img)
+{
+    if (img && --img->refs == 0) {
+        hc_ptx_free(&img->ptx);
+        free(img);
+    }
+}
+
+/* ---------------------------------------------------------------- modules */
+static CUresult module_new(struct CUctx_st *c, hc_image *img, struct CUlib_st *lib, struct CUmod_st **out)
+{
+    struct CUmod_st *m = calloc(1, sizeof *m);
+    if (!m)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    m->gaddr = calloc((size_t)img->ptx.nvars + 1, sizeof *m->gaddr);
+    m->funcs = calloc((size_t)img->ptx.nentries + 1, sizeof *m->funcs);
+    if (!m->gaddr || !m->funcs) {
+        free(m->gaddr);
+        free(m->funcs);
+        free(m);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    for (int i = 0; i < img->ptx.nvars; i++) {
+        hc_ptx_var *v = &img->ptx.vars[i];
+        CUresult rc = hc_mem_alloc(c, v->size ? v->size : 1, NULL, &m->gaddr[i]);
+        if (rc != CUDA_SUCCESS) {
+            for (int j = 0; j < i; j++)
+                hc_mem_free(m->gaddr[j]);
+            free(m->gaddr);
+            free(m->funcs);
+            free(m);
+            return rc;
+        }
+        void *rw = hc_dev_rw((uintptr_t)m->gaddr[i]);
+        if (v->init)
+            memcpy(rw, v->init, v->size);
+        else
+            memset(rw, 0, v->size);
+    }
+    m->magic = HC_K_MODULE;
+    m->ctx = c;
+    m->img = img;
+    img->refs++;
+    m->lib = lib;
+    m->next = c->modules;
+    c->modules = m;
+    if (lib) {
+        m->lib_next = lib->mods;
+        lib->mods = m;
+    }
+    hc_reg_add(m, HC_K_MODULE);
+    *out = m;
+    return CUDA_SUCCESS;
+}
+
+void hc_module_unload_locked(struct CUmod_st *m)
+{
+    for (struct CUmod_st **pp = &m->ctx->modules; *pp; pp = &(*pp)->next)
+        if (*pp == m) {
+            *pp = m->next;
+            break;
+        }
+    if (m->lib)
+        for (struct CUmod_st **pp = &m->lib->mods; *pp; pp = &(*pp)->lib_next)
+            if (*pp == m) {
+                *pp = m->lib_next;
+                break;
+            }
+    for (int i = 0; i < m->img->ptx.nentries; i++)
+        if (m->funcs[i]) {
+            hc_reg_del(m->funcs[i]);
+            free(m->funcs[i]);
+        }
+    for (int i = 0; i < m->img->ptx.nvars; i++)
+        hc_mem_free(m->gaddr[i]);
+    hc_reg_del(m);
+    image_unref(m->img);
+    free(m->gaddr);
+    free(m->funcs);
+    free(m);
+}
+
+static CUresult load_text(CUmodule *module, const char *text)
+{
+    HC_CHECK_INIT();
+    if (!module || !text)
+        return CUDA_ERROR_INVALID_VALUE;
+    hc_image *img;
+    CUresult rc = image_from_text(text, &img);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    pthread_mutex_lock(&hc_mu);
+    struct CUctx_st *c;
+    rc = hc_current_ctx(&c);
+    if (rc == CUDA_SUCCESS)
+        rc = module_new(c, img, NULL, module);
+    image_unref(img);
+    pthread_mutex_unlock(&hc_mu);
+    return rc;
+}
+
+/* JIT options: hostcuda has no log to report; write back empty logs where asked. */
+static void jit_options(unsigned int n, CUjit_option *opts, void **vals)
+{
+    if (!opts || !vals)
+        return;
+    for (unsigned int i = 0; i < n; i++) {
+        if (opts[i] == CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES || opts[i] == CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES) {
+            CUjit_option buf_opt = opts[i] == CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES ? CU_JIT_INFO_LOG_BUFFER
+                                                                               : CU_JIT_ERROR_LOG_BUFFER;
+            size_t sz = (size_t)(uintptr_t)vals[i];
+            for (unsigned int j = 0; j < n; j++)
+                if (opts[j] == buf_opt && vals[j] && sz > 0)
+                    ((char *)vals[j])[0] = 0;
+            vals[i] = (void *)(uintptr_t)0;
+        }
+    }
+}
+
+CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image)
+{
+    HC_COUNT(cuModuleLoadData);
+    return load_text(module, image);
+}
+
+CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions,
+                                    CUjit_option *options, void **optionValues)
+{
+    HC_COUNT(cuModuleLoadDataEx);
+    if (numOptions && (!options || !optionValues))
+        return atomic_load(&hc_initialized) ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_INITIALIZED;
+    CUresult rc = load_text(module, image);
+    if (rc == CUDA_SUCCESS)
+        jit_options(numOptions, options, optionValues);
+    return rc;
+}
+
+CUresult CUDAAPI cuModuleLoad(CUmodule *module, const char *fname)
+{
+    HC_COUNT(cuModuleLoad);
+    HC_CHECK_INIT();
+    if (!module || !fname)
+        return CUDA_ERROR_INVALID_VALUE;
+    char *text;
+    CUresult rc = read_file(fname, &text);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    rc = load_text(module, text);
+    free(text);
+    return rc;
+}
+
+CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
+{
+    HC_COUNT(cuModuleUnload);
+    HC_CHECK_INIT();
+    pthread_mutex_lock(&hc_mu);
+    CUresult rc = CUDA_SUCCESS;
+    if (hc_reg_kind(hmod) != HC_K_MODULE || hmod->lib) {
+        rc = CUDA_ERROR_INVALID_HANDLE;
+    } else {
+        hc_ctx_sync(hmod->ctx);   /* kernels from it may still be queued */
+        if (hc_reg_kind(hmod) == HC_K_MODULE)
+            hc_module_unload_locked(hmod);
+    }
+    pthread_mutex_unlock(&hc_mu);
+    return rc;
+}
+
+/* hc_mu held */
+static CUresult module_function(struct CUmod_st *m, const char *name, struct CUfunc_st **out)
+{
+    int i = entry_index(m->img, name);
+    if (i < 0)
+        return CUDA_ERROR_NOT_FOUND;
+    if (!m->funcs[i]) {
+        hc_kfn fn = host_kernel(m->img->ptx.entries[i].name);
+        if (!fn)
+            return CUDA_ERROR_NOT_FOUND;
+        struct CUfunc_st *f = calloc(1, sizeof *f);
+        if (!f)
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        f->magic = HC_K_FUNC;
+        f->mod = m;
+        f->e = &m->img->ptx.entries[i];
+        f->fn = fn;
+        f->max_dyn_shared = 49152;
+        hc_reg_add(f, HC_K_FUNC);
+        m->funcs[i] = f;
+    }
+    *out = m->funcs[i];
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
+{
+    HC_COUNT(cuModuleGetFunction);
+    HC_CHECK_INIT();
+    if (!hfunc || !name)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&hc_mu);
+    CUresult rc = hc_reg_kind(hmod) == HC_K_MODULE ? module_function(hmod, name, hfunc) : CUDA_ERROR_INVALID_HANDLE;
+    pthread_mutex_unlock(&hc_mu);
+    return rc;
+}
+
+static CUresult module_global(CUdeviceptr *dptr, size_t *bytes, struct CUmod_st *m, const char *name)
+{
+    int i = var_index(m->img, name);
+    if (i < 0)
+        return CUDA_ERROR_NOT_FOUND;
+    if (dptr)
+        *dptr = m->gaddr[i];
+    if (bytes)
+        *bytes = m->img->ptx.vars[i].size;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuModuleGetGlobal(CUdeviceptr_v1 *dptr, unsigned int *bytes, CUmodule hmod, const char *name)
+{
+    HC_COUNT(cuModuleGetGlobal);
+    HC_CHECK_INIT();
+    if (!name)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&hc_mu);
+    CUdeviceptr d;
+    size_t b;
+    CUresult rc = hc_reg_kind(hmod) == HC_K_MODULE ? module_global(&d, &b, hmod, name) : CUDA_ERROR_INVALID_HANDLE;
+    pthread_mutex_unlock(&hc_mu);
+    if (rc == CUDA_SUCCESS && dptr && d > 0xffffffffu)
+        return CUDA_ERROR_NOT_SUPPORTED;   /* 32-bit variant cannot hold the address */
+    if (rc == CUDA_SUCCESS) {
+        if (dptr)
+            *dptr = (CUdeviceptr_v1)d;
+        if (bytes)
+            *bytes = (unsigned int)b;
+    }
+    return rc;
+}
+
+CUresult CUDAAPI cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name)
+{
+    HC_COUNT(cuModuleGetGlobal_v2);
+    HC_CHECK_INIT();
+    if (!name)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&hc_mu);
+    CUresult rc = hc_reg_kind(hmod) == HC_K_MODULE ? module_global(dptr, bytes, hmod, name) : CUDA_ERROR_INVALID_HANDLE;
+    pthread_mutex_unlock(&hc_mu);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- libraries and kernels */
+static CUresult library_new(const char *text, CUlibrary *out)
+{
+    hc_image *img;
+    CUresult rc = image_from_text(text, &img);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    struct CUlib_st *l = calloc(1, sizeof *l);
+    if (l)
+        l->kerns = calloc((size_t)img->ptx.nentries + 1, sizeof *l->kerns);
+    if (!l || !l->kerns) {
+        free(l);
+        image_unref(img);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    l->magic = HC_K_LIBRARY;
+    l->img = img;
+    pthread_mutex_lock(&hc_mu);
+    hc_reg_add(l, HC_K_LIBRARY);
+    pthread_mutex_unlock(&hc_mu);
+    *out = l;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *jitOptions,
+                                   void **jitOptionsValues, unsigned int numJitOptions,
+                                   CUlibraryOption *libraryOptions, void **libraryOptionValues,
+                                   unsigned int numLibraryOptions)
+{
+    HC_COUNT(cuLibraryLoadData);
+    HC_CHECK_INIT();
+    if (!library || !code || (numJitOptions && (!jitOptions || !jitOptionsValues)) ||
+        (numLibraryOptions && (!libraryOptions || !libraryOptionValues)))
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = library_new(code, library);
+    if (rc == CUDA_SUCCESS)
+        jit_options(numJitOptions, jitOptions, jitOptionsValues);
+    return rc;
+}
+
+CUresult CUDAAPI cuLibraryLoadFromFile(CUlibrary *library, const char *fileName, CUjit_option *jitOptions,
+                                       void **jitOptionsValues, unsigned int numJitOptions,
+                                       CUlibraryOption *libraryOptions, void **libraryOptionValues,
+                                       unsigned int numLibraryOptions)
+{
+    HC_COUNT(cuLibraryLoadFromFile);
+    HC_CHECK_INIT();
+    if (!library || !fileName || (numJitOptions && (!jitOptions || !jitOptionsValues)) ||
+        (numLibraryOptions && (!libraryOptions || !libraryOptionValues)))
+        return CUDA_ERROR_INVALID_VALUE;
+    char *text;
+    CUresult rc = read_file(fileName, &text);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    rc = library_new(text, library);
+    free(text);
+    if (rc == CUDA_SUCCESS)
+        jit_options(numJitOptions, jitOptions, jitOptionsValues);
+    return rc;
+}
+
+CUresult CUDAAPI cuLibraryUnload(CUlibrary library)
+{
+    HC_COUNT(cuLibraryUnload);
+    HC_CHECK_INIT();
+    pthread_mutex_lock(&hc_mu);
+    if (hc_reg_kind(library) != HC_K_LIBRARY) {
+        pthread_mutex_unlock(&hc_mu);
+        return CUDA_ERROR_INVALID_HANDLE;
+    }
+    hc_reg_del(library);
+    for (struct CUmod_st *m = library->mods; m; m = m->lib_next)
+        hc_ctx_sync(m->ctx);
+    while (library->mods)
+        hc_module_unload_locked(library->mods);
+    for (int i = 0; i < library->img->ptx.nentries; i++)
+        if (library->kerns[i]) {
+            hc_reg_del(library->kerns[i]);
+            free(library->kerns[i]);
+        }
+    image_unref(library->img);
+    pthread_mutex_unlock(&hc_mu);
+    free(library->kerns);
+    free(library);
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const char *name)
+{
+    HC_COUNT(cuLibraryGetKernel);
+    HC_CHECK_INIT();
+    if (!pKernel || !name)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&hc_mu);
+    CUresult rc = CUDA_SUCCESS;
+    int i = -1;
+    if (hc_reg_kind(library) != HC_K_LIBRARY)
+        rc = CUDA_ERROR_INVALID_HANDLE;
+    else if ((i = entry_index(library->img, name)) < 0)
+        rc = CUDA_ERROR_NOT_FOUND;
+    if (rc == CUDA_SUCCESS && !library->kerns[i]) {
+        hc_kfn fn = host_kernel(library->img->ptx.entries[i].name);
+        struct CUkern_st *k = fn ? calloc(1, sizeof *k) : NULL;
+        if (!fn) {
+            rc = CUDA_ERROR_NOT_FOUND;
+        } else if (!k) {
+            rc = CUDA_ERROR_OUT_OF_MEMORY;
+        } else {
+            k->magic = HC_K_KERNEL;
+            k->lib = library;
+            k->e = &library->img->ptx.entries[i];
+            k->fn = fn;
+            hc_reg_add(k, HC_K_KERNEL);
+            library->kerns[i] = k;
+        }
+    }
+    if (rc == CUDA_SUCCESS)
+        *pKernel = library->kerns[i];
+    pthread_mutex_unlock(&hc_mu);
+    return rc;
+}
+
+/* the library's module in the current context, created on first use (hc_mu held) */
+static CUresult lib_module(struct CUlib_st *l, struct CUmod_st **out)
+{
+    struct CUctx_st *c;
+    CUresult rc = hc_current_ctx(&c);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    for (struct CUmod_st *m = l->mods; m; m = m->lib_next)
+        if (m->ctx == c) {
+            *out = m;
+            return CUDA_SUCCESS;
+        }
+    return module_new(c, l->img, l, out);
+}
+
+CUresult CUDAAPI cuLibraryGetModule(CUmodule *pMod, CUlibrary library)
+{
+    HC_COUNT(cuLibraryGetModule);
+    HC_CHECK_INIT();
+    if (!pMod)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&hc_mu);
+    CUresult rc = hc_reg_kind(library) == HC_K_LIBRARY ? lib_module(library, pMod) : CUDA_ERROR_INVALID_HANDLE;
+    pthread_mutex_unlock(&hc_mu);
+    return rc;
+}
+
+CUresult CUDAAPI cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)
+{
+    HC_COUNT(cuLibraryGetGlobal);
+    HC_CHECK_INIT();
+    if (!name)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&hc_mu);
+    struct CUmod_st *m;
+    CUresult rc = hc_reg_kind(library) == HC_K_LIBRARY ? lib_module(library, &m) : CUDA_ERROR_INVALID_HANDLE;
+    if (rc == CUDA_SUCCESS)
+        rc = module_global(dptr, bytes, m, name);
+    pthread_mutex_unlock(&hc_mu);
+    return rc;
+}
+
+CUresult CUDAAPI cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
+{
+    HC_COUNT(cuKernelGetFunction);
+    HC_CHECK_INIT();
+    if (!pFunc)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&hc_mu);
+    struct CUmod_st *m;
+    CUresult rc = hc_reg_kind(kernel) == HC_K_KERNEL ? lib_module(kernel->lib, &m) : CUDA_ERROR_INVALID_HANDLE;
+    if (rc == CUDA_SUCCESS)
+        rc = module_function(m, kernel->e->name, pFunc);
+    pthread_mutex_unlock(&hc_mu);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- names, params, attributes */
+/* Look up a CUfunction or CUkernel handle (hc_mu held). */
+static CUresult callee(const void *h, hc_ptx_entry **e, hc_kfn *fn, int *max_dyn)
+{
+    switch (hc_reg_kind(h)) {
+    case HC_K_FUNC: {
+        const struct CUfunc_st *f = h;
+        *e = f->e;
+        if (fn) *fn = f->fn;
+        if (max_dyn) *max_dyn = f->max_dyn_shared;
+        return CUDA_SUCCESS;
+    }
+    case HC_K_KERNEL: {
+        const struct CUkern_st *k = h;
+        *e = k->e;
+        if (fn) *fn = k->fn;
+        if (max_dyn) *max_dyn = 49152;
+        return CUDA_SUCCESS;
+    }
+    default:
+        return CUDA_ERROR_INVALID_HANDLE;
+    }
+}
+
+static CUresult get_name(const char **name, const void *h, enum hc_kind want)
+{
+    HC_CHECK_INIT();
+    if (!name)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&hc_mu);
+    hc_ptx_entry *e;
+    CUresult rc = hc_reg_kind(h) == want ? callee(h, &e, NULL, NULL) : CUDA_ERROR_INVALID_HANDLE;
+    if (rc == CUDA_SUCCESS)
+        *name = e->name;
+    pthread_mutex_unlock(&hc_mu);
+    return rc;
+}
+
+CUresult CUDAAPI cuFuncGetName(const char **name, CUfunction hfunc)
+{
+    HC_COUNT(cuFuncGetName);
+    return get_name(name, hfunc, HC_K_FUNC);
+}
+
+CUresult CUDAAPI cuKernelGetName(const char **name, CUkernel hfunc)
+{
+    HC_COUNT(cuKernelGetName);
+    return get_name(name, hfunc, HC_K_KERNEL);
+}
+
+static CUresult param_info(const void *h, enum hc_kind want, size_t idx, size_t *off, size_t *size)
+{
+    HC_CHECK_INIT();
+    pthread_mutex_lock(&hc_mu);
+    hc_ptx_entry *e;
+    CUresult rc = hc_reg_kind(h) == want ? callee(h, &e, NULL, NULL) : CUDA_ERROR_INVALID_HANDLE;
+    if (rc == CUDA_SUCCESS && idx >= (size_t)e->nparams)
+        rc = CUDA_ERROR_INVALID_VALUE;
+    if (rc == CUDA_SUCCESS) {
+        if (off)
+            *off = e->params[idx].offset;
+        if (size)
+            *size = e->params[idx].size;
+    }
+    pthread_mutex_unlock(&hc_mu);
+    return rc;
+}
+
+CUresult CUDAAPI cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
+{
+    HC_COUNT(cuFuncGetParamInfo);
+    return param_info(func, HC_K_FUNC, paramIndex, paramOffset, paramSize);
+}
+
+CUresult CUDAAPI cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
+{
+    HC_COUNT(cuKernelGetParamInfo);
+    return param_info(kernel, HC_K_KERNEL, paramIndex, paramOffset, paramSize);
+}
+
+static CUresult func_attr(int *pi, CUfunction_attribute a, int max_dyn)
+{
+    switch (a) {
+    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *pi = 1024; break;
+    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *pi = 0; break;
+    case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES: *pi = 0; break;
+    case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: *pi = 0; break;
+    case CU_FUNC_ATTRIBUTE_NUM_REGS: *pi = 32; break;
+    case CU_FUNC_ATTRIBUTE_PTX_VERSION: *pi = 80; break;
+    case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *pi = 90; break;
+    case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA: *pi = 0; break;
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *pi = max_dyn; break;
+    case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: *pi = -1; break;
+    default:
+        if ((int)a < 0 || a >= CU_FUNC_ATTRIBUTE_MAX)
+            return CUDA_ERROR_INVALID_VALUE;
+        *pi = 0;
+    }
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)
+{
+    HC_COUNT(cuFuncGetAttribute);
+    HC_CHECK_INIT();
+    if (!pi)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&hc_mu);
+    hc_ptx_entry *e;
+    int md = 0;
+    CUresult rc = hc_reg_kind(hfunc) == HC_K_FUNC ? callee(hfunc, &e, NULL, &md) : CUDA_ERROR_INVALID_HANDLE;
+    pthread_mutex_unlock(&hc_mu);
+    return rc == CUDA_SUCCESS ? func_attr(pi, attrib, md) : rc;
+}
+
+CUresult CUDAAPI cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev)
+{
+    HC_COUNT(cuKernelGetAttribute);
+    HC_CHECK_INIT();
+    if (!pi)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (dev < 0 || dev >= hc_ndev)
+        return CUDA_ERROR_INVALID_DEVICE;
+    pthread_mutex_lock(&hc_mu);
+    hc_ptx_entry *e;
+    int md = 0;
+    CUresult rc = hc_reg_kind(kernel) == HC_K_KERNEL ? callee(kernel, &e, NULL, &md) : CUDA_ERROR_INVALID_HANDLE;
+    pthread_mutex_unlock(&hc_mu);
+    return rc == CUDA_SUCCESS ? func_attr(pi, attrib, md) : rc;
+}
+
+CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)
+{
+    HC_COUNT(cuFuncSetAttribute);
+    HC_CHECK_INIT();
+    pthread_mutex_lock(&hc_mu);
+    CUresult rc = CUDA_SUCCESS;
+    if (hc_reg_kind(hfunc) != HC_K_FUNC)
+        rc = CUDA_ERROR_INVALID_HANDLE;
+    else if (attrib == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
+        rc = value < 0 || value > 232448 ? CUDA_ERROR_INVALID_VALUE : ((hfunc->max_dyn_shared = value), CUDA_SUCCESS);
+    else if (attrib == CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT)
+        rc = value < -1 || value > 100 ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+    else if ((int)attrib < 0 || attrib >= CU_FUNC_ATTRIBUTE_MAX)
+        rc = CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_unlock(&hc_mu);
+    return rc;
+}
+
+CUresult CUDAAPI cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
+{
+    HC_COUNT(cuFuncSetCacheConfig);
+    HC_CHECK_INIT();
+    if ((int)config < 0 || config > CU_FUNC_CACHE_PREFER_EQUAL)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&hc_mu);
+    CUresult rc = hc_reg_kind(hfunc) == HC_K_FUNC ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+    pthread_mutex_unlock(&hc_mu);
+    return rc;
+}
+
+CUresult CUDAAPI cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
+{
+    HC_COUNT(cuFuncGetModule);
+    HC_CHECK_INIT();
+    if (!hmod)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&hc_mu);
+    CUresult rc = hc_reg_kind(hfunc) == HC_K_FUNC ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+    if (rc == CUDA_SUCCESS)
+        *hmod = hfunc->mod;
+    pthread_mutex_unlock(&hc_mu);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- launch */
+typedef struct {
+    hc_kfn fn;
+    hostcuda_dims dims;
+    void **args;        /* nparams pointers into blob */
+    unsigned char *blob;
+} launch_payload;
+
+static void run_launch(hc_op *op)
+{
+    launch_payload *p = op->payload;
+    p->fn(&p->dims, p->args);
+}
+
+static void fini_launch(hc_op *op)
+{
+    launch_payload *p = op->payload;
+    free(p->args);
+    free(p->blob);
+    free(p);
+}
+
+/* values of the parameters: from kernelParams, or the CU_LAUNCH_PARAM_BUFFER_POINTER of `extra` */
+static CUresult gather_params(const hc_ptx_entry *e, void **params, void **extra, launch_payload *p)
+{
+    if (params && extra)
+        return CUDA_ERROR_INVALID_VALUE;
+    const unsigned char *buf = NULL;
+    size_t bufsize = 0;
+    if (extra) {
+        int have_size = 0;
+        for (size_t i = 0; extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
+            if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER) {
+                buf = extra[i + 1];
+            } else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE) {
+                if (!extra[i + 1])
+                    return CUDA_ERROR_INVALID_VALUE;
+                bufsize = *(size_t *)extra[i + 1];
+                have_size = 1;
+            } else {
+                return CUDA_ERROR_INVALID_VALUE;
+            }
+        }
+        if ((e->nparams && !buf) || (buf && !have_size) || bufsize < e->argsize)
+            return CUDA_ERROR_INVALID_VALUE;
+    } else if (e->nparams && !params) {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    p->blob = calloc(1, e->argsize + 8);
+    p->args = calloc((size_t)e->nparams + 1, sizeof *p->args);
+    if (!p->blob || !p->args)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    for (int i = 0; i < e->nparams; i++) {
+        const hc_ptx_param *pp = &e->params[i];
+        unsigned char *dst = p->blob + pp->offset;
+        const void *src = buf ? buf + pp->offset : params[i];
+        if (!src)
+            return CUDA_ERROR_INVALID_VALUE;
+        memcpy(dst, src, pp->size);
+        if (pp->size == 8) {
+            uint64_t v;
+            memcpy(&v, dst, 8);
+            void *rw = hc_dev_rw((uintptr_t)v);
+            if (rw) {
+                v = (uint64_t)(uintptr_t)rw;
+                memcpy(dst, &v, 8);
+            }
+        }
+        p->args[i] = dst;
+    }
+    return CUDA_SUCCESS;
+}
+
+static CUresult launch(const void *f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
+                       unsigned int by, unsigned int bz, unsigned int shmem, CUstream h, void **params,
+                       void **extra, int pt)
+{
+    HC_CHECK_INIT();
+    if (!f)
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (!gx || !gy || !gz || !bx || !by || !bz || bx > 1024 || by > 1024 || bz > 64 ||
+        (unsigned long long)bx * by * bz > 1024 || gy > 65535 || gz > 65535 || gx > 2147483647u)
+        return CUDA_ERROR_INVALID_VALUE;
+    launch_payload *p = calloc(1, sizeof *p);
+    if (!p)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    pthread_mutex_lock(&hc_mu);
+    hc_ptx_entry *e;
+    int max_dyn = 0;
+    struct CUstream_st *s = NULL;
+    CUresult rc = callee(f, &e, &p->fn, &max_dyn);
+    if (rc == CUDA_SUCCESS && shmem > (unsigned int)max_dyn)
+        rc = CUDA_ERROR_INVALID_VALUE;
+    if (rc == CUDA_SUCCESS)
+        rc = hc_stream_resolve(h, pt, &s);
+    if (rc == CUDA_SUCCESS)
+        rc = gather_params(e, params, extra, p);
+    hc_op *op = NULL;
+    if (rc == CUDA_SUCCESS && !(op = hc_op_new(run_launch, fini_launch, p)))
+        rc = CUDA_ERROR_OUT_OF_MEMORY;
+    if (rc == CUDA_SUCCESS) {
+        p->dims = (hostcuda_dims){{gx, gy, gz}, {bx, by, bz}, shmem};
+        hc_enqueue(s, op);
+    }
+    pthread_mutex_unlock(&hc_mu);
+    if (rc != CUDA_SUCCESS) {
+        free(p->args);
+        free(p->blob);
+        free(p);
+    }
+    return rc;
+}
+
+CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
+                                unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,
+                                unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)
+{
+    HC_COUNT(cuLaunchKernel);
+    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream,
+                  kernelParams, extra, 0);
+}
+
+CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+                                     unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
+                                     unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
+                                     void **kernelParams, void **extra)
+{
+    HC_COUNT(cuLaunchKernel_ptsz);
+    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream,
+                  kernelParams, extra, 1);
+}
+
+static CUresult launch_ex(const CUlaunchConfig *c, CUfunction f, void **params, void **extra, int pt)
+{
+    if (!c)
+        return atomic_load(&hc_initialized) ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_INITIALIZED;
+    if (c->numAttrs && !c->attrs)
+        return CUDA_ERROR_INVALID_VALUE;
+    return launch(f, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX, c->blockDimY, c->blockDimZ,
+                  c->sharedMemBytes, c->hStream, params, extra, pt);
+}
+
+CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)
+{
+    HC_COUNT(cuLaunchKernelEx);
+    return launch_ex(config, f, kernelParams, extra, 0);
+}
+
+CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f, void **kernelParams,
+                                       void **extra)
+{
+    HC_COUNT(cuLaunchKernelEx_ptsz);
+    return launch_ex(config, f, kernelParams, extra, 1);
+}
+
+CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+                                           unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
+                                           unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
+                                           void **kernelParams)
+{
+    HC_COUNT(cuLaunchCooperativeKernel);
+    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream,
+                  kernelParams, NULL, 0);
+}
+
+CUresult CUDAAPI cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+                                                unsigned int gridDimZ, unsigned int blockDimX,
+                                                unsigned int blockDimY, unsigned int blockDimZ,
+                                                unsigned int sharedMemBytes, CUstream hStream, void **kernelParams)
+{
+    HC_COUNT(cuLaunchCooperativeKernel_ptsz);
+    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream,
+                  kernelParams, NULL, 1);
+}

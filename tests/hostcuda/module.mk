@@ -1,0 +1,44 @@
+# tests/hostcuda/module.mk — hostcuda: the CUDA 13 Driver API on host memory (DESIGN.md §6).
+# Builds $(HOSTCUDA_DIR)/libcuda.so.1 (soname libcuda.so.1) + libcuda.so symlink, the test kernels
+# (PTX via nvcc, host implementations via cc) and the cmocka tests test_hc_*.
+
+HOSTCUDA_SRC_DIR := tests/hostcuda
+HOSTCUDA_SRCS := $(addprefix $(HOSTCUDA_SRC_DIR)/,hc_core.c hc_mem.c hc_copy.c hc_stream.c hc_ptx.c \
+                   hc_module.c hc_errors.c hc_procaddr.c)
+HOSTCUDA_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(HOSTCUDA_SRCS))
+HOSTCUDA_HDRS := $(addprefix $(HOSTCUDA_SRC_DIR)/,hc_internal.h hc_ptx.h hc_api.def hostcuda.h)
+# __CUDA_API_VERSION_INTERNAL: cuda.h then declares every variant (legacy, _v2, _ptds, _ptsz) under
+# its own name, as NVIDIA's own driver build sees it. -fno-ipa-icf: twins must stay distinct functions.
+HOSTCUDA_CFLAGS := -D__CUDA_API_VERSION_INTERNAL -D__CUDA_API_PUSH_VISIBILITY_DEFAULT -fno-ipa-icf \
+                   -I$(HOSTCUDA_SRC_DIR)
+HOSTCUDA_LIB := $(HOSTCUDA_DIR)/libcuda.so.1
+
+$(BUILD)/$(HOSTCUDA_SRC_DIR)/%.o: $(HOSTCUDA_SRC_DIR)/%.c $(HOSTCUDA_HDRS) include/ash_kernel.h | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CPPFLAGS) $(HOSTCUDA_CFLAGS) -c -o $@ $<
+
+$(HOSTCUDA_LIB): $(HOSTCUDA_OBJS) $(HOSTCUDA_SRC_DIR)/libcuda.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,libcuda.so.1 -Wl,--version-script=$(HOSTCUDA_SRC_DIR)/libcuda.map \
+	    -Wl,--no-undefined -o $@ $(HOSTCUDA_OBJS) $(PTHREAD) -ldl
+	ln -sf libcuda.so.1 $(HOSTCUDA_DIR)/libcuda.so
+
+# test kernels: written once (ASH_KERNEL), PTX for the module loader, host .so for the launches
+HOSTCUDA_TKERN_PTX := $(HOSTCUDA_DIR)/test_kernels.ptx
+HOSTCUDA_TKERN_SO := $(HOSTCUDA_DIR)/libtest_kernels_host.so
+$(HOSTCUDA_TKERN_SO): $(HOSTCUDA_DIR)/test_kernels.host.o
+	$(CC) -shared -o $@ $<
+
+HOSTCUDA_TESTS := $(addprefix $(HOSTCUDA_DIR)/,test_hc_basic test_hc_memory test_hc_streams test_hc_kernels)
+HOSTCUDA_TEST_LDFLAGS := -L$(HOSTCUDA_DIR) -Wl,-rpath,$(abspath $(HOSTCUDA_DIR))
+$(HOSTCUDA_DIR)/test_hc_%: $(HOSTCUDA_SRC_DIR)/test_hc_%.c $(HOSTCUDA_SRC_DIR)/test_hc_util.h \
+                           $(HOSTCUDA_SRC_DIR)/hostcuda.h $(HOSTCUDA_LIB) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -I$(HOSTCUDA_SRC_DIR) -rdynamic -o $@ $< $(HOSTCUDA_TEST_LDFLAGS) \
+	    -lcuda -lcmocka $(PTHREAD) -ldl
+
+# the kernel test reads the PTX and opens the host .so at run time
+$(HOSTCUDA_DIR)/test_hc_kernels: $(HOSTCUDA_TKERN_PTX) $(HOSTCUDA_TKERN_SO)
+
+ALL += $(HOSTCUDA_LIB) $(HOSTCUDA_TKERN_PTX) $(HOSTCUDA_TKERN_SO) $(HOSTCUDA_TESTS)
+TESTS += $(HOSTCUDA_TESTS) $(HOSTCUDA_SRC_DIR)/test_hc_exports.sh $(HOSTCUDA_SRC_DIR)/test_hc_valgrind.sh
