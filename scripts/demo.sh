@@ -24,8 +24,7 @@ set -x
     "$b/tests/trainers/mlp" --shard-rank "{rank}" --shard-count "{world_size}" \
     --batch "$batch" "${train[@]}" --save "$out/rank{rank}.bin" \
     | grep -E '^\[rank [0-9]+\] (step (0|10|20|30|39) |checksum)'
-rc=${PIPESTATUS[0]}
-{ set +x; } 2>/dev/null
+{ rc=${PIPESTATUS[0]}; set +x; } 2>/dev/null
 [ "$rc" -eq 0 ] || { echo "demo: the $np-rank run failed (status $rc); logs in $out/logs"; exit 1; }
 
 # the reference: one process, batch np*batch, starting from rank 0's initial weights
