@@ -32,6 +32,7 @@ static const char *const wire_names[] = {"same", "f32", "f16", "bf16"};
 static const char *const reduce_names[] = {"mean", "sum"};
 static const char *const broadcast_names[] = {"once"};
 static const char *const region_names[] = {"allocation"};
+static const char *const matmul_names[] = {"default", "tf32", "bf16", "f16"};
 
 const char *ash_policy_dtype_name(ash_policy_dtype_t d)
 {
@@ -48,6 +49,20 @@ const char *ash_policy_wire_name(ash_policy_wire_t w)
 const char *ash_policy_reduce_name(ash_policy_reduce_t r)
 {
     return (unsigned)r < 2 ? reduce_names[r] : "?";
+}
+const char *ash_policy_matmul_name(ash_policy_matmul_t m)
+{
+    return (unsigned)m < 4 ? matmul_names[m] : "?";
+}
+bool ash_policy_matmul_parse(const char *text, ash_policy_matmul_t *out)
+{
+    for (int i = 0; text && i < 4; i++) {
+        if (!strcmp(text, matmul_names[i])) {
+            *out = (ash_policy_matmul_t)i;
+            return true;
+        }
+    }
+    return false;
 }
 
 /* ---------- describing what was found ---------- */
@@ -184,6 +199,25 @@ static ash_policy_result_t get_glob(diag_t *d, const node_t *n, const char *key,
     if ((why = ash_policy__glob_problem(n->str, &at)))
         return ash_policy__fail(d, n->line, n->col, "bad glob \"%s\" in '%s' (character %zu): %s",
                                 clip(n->str, n->len, b, 48), key, at + 1, why);
+    if (!(*out = strdup(n->str)))
+        return ash_policy__oom(d);
+    return ASH_POLICY_OK;
+}
+
+/* A file path (plain or quoted scalar), non-empty, no NUL; *OUT is a copy. */
+static ash_policy_result_t get_path(diag_t *d, const node_t *n, const char *key,
+                                    const char *example, char **out)
+{
+    char b[96];
+    if (n->type != ASH_POLICY__SCALAR || is_null(n))
+        return ash_policy__fail(d, n->line, n->col, "'%s' must be a file path such as %s, found %s",
+                                key, example, found(n, b, sizeof b));
+    if (n->len == 0)
+        return ash_policy__fail(d, n->line, n->col, "'%s' is empty: expected a file path such as %s",
+                                key, example);
+    if (strlen(n->str) != n->len)
+        return ash_policy__fail(d, n->line, n->col, "'%s' contains a NUL character", key);
+    free(*out);
     if (!(*out = strdup(n->str)))
         return ash_policy__oom(d);
     return ASH_POLICY_OK;
@@ -412,13 +446,14 @@ static ash_policy_result_t parse_buffer(diag_t *d, const node_t *n, ash_policy_b
 
 /* ---------- rules ---------- */
 
-enum { R_AT, R_BUFFER, R_DTYPE, R_REDUCE, R_WIRE, R_BROADCAST, R_N };
-static const char *const grad_keys[] = {"at", "buffer", "dtype", "reduce", "wire"};
+enum { R_AT, R_BUFFER, R_DTYPE, R_REDUCE, R_WIRE, R_FUSE, R_FUSE_CAP, R_BROADCAST, R_N };
+static const char *const grad_keys[] = {"at", "buffer", "dtype", "reduce", "wire", "fuse",
+                                        "fuse_cap_bytes"};
 static const char *const param_keys[] = {"at", "buffer", "dtype", "broadcast"};
-static const schema_t grad_schema = {grad_keys, 5, " (broadcast applies to parameters only)",
+static const schema_t grad_schema = {grad_keys, 7, " (broadcast applies to parameters only)",
                                      true};
-static const schema_t param_schema = {param_keys, 4, " (reduce and wire apply to gradients only)",
-                                      true};
+static const schema_t param_schema = {param_keys, 4,
+                                      " (reduce, wire and fuse apply to gradients only)", true};
 
 typedef struct {
     diag_t *d;
@@ -430,6 +465,7 @@ static ash_policy_result_t rule_pair(void *vc, size_t k, const node_t *key, cons
 {
     rule_ctx_t *c = vc;
     int e = 0;
+    long long x = 0;
     ash_policy_result_t r = ASH_POLICY_OK;
     (void)key;
     if (c->rule->kind == ASH_POLICY_RULE_PARAMETER && k == 3)
@@ -450,6 +486,13 @@ static ash_policy_result_t rule_pair(void *vc, size_t k, const node_t *key, cons
     case R_WIRE:
         r = get_enum(c->d, v, "wire", wire_names, 4, "the type sent between ranks", &e);
         c->rule->wire = (ash_policy_wire_t)e;
+        return r;
+    case R_FUSE:
+        return get_bool(c->d, v, "fuse", &c->rule->fuse);
+    case R_FUSE_CAP:
+        r = get_int(c->d, v, "fuse_cap_bytes", 1, (long long)ASH_POLICY_MAX_FUSE_CAP_BYTES,
+                    "a number of bytes 1..2^62", &x);
+        c->rule->fuse_cap_bytes = (uint64_t)x;
         return r;
     default:
         r = get_enum(c->d, v, "broadcast", broadcast_names, 1,
@@ -489,14 +532,14 @@ static ash_policy_result_t parse_rule(diag_t *d, const node_t *n, ash_policy_rul
         {"dtype", "f32, f16 or bf16: the element type in memory"}};
     const schema_t *s = kind == ASH_POLICY_RULE_GRADIENT ? &grad_schema : &param_schema;
     const char *list = kind == ASH_POLICY_RULE_GRADIENT ? "gradients" : "parameters";
-    const node_t *seen[5];
+    const node_t *seen[R_N];
     char where[48], *at = NULL;
     rule_ctx_t c = {d, rule, &at};
     ash_policy_result_t r;
 
     snprintf(where, sizeof where, "%s[%zu]", list, index);
     *rule = (ash_policy_rule_t){.kind = kind, .index = (unsigned)index, .line = n->line,
-                                .col = n->col};
+                                .col = n->col, .fuse_cap_bytes = ASH_POLICY_DEFAULT_FUSE_CAP_BYTES};
     if ((r = expect_map(d, n, where, "{ at: \"name*\", buffer: " BUFFER_EXAMPLE ", dtype: f32 }")))
         return r;
     r = walk_map(d, n, where, s, seen, &c, rule_pair);
@@ -506,6 +549,9 @@ static ash_policy_result_t parse_rule(diag_t *d, const node_t *n, ash_policy_rul
                                  required[k][0], required[k][1]);
     if (r == ASH_POLICY_OK && kind == ASH_POLICY_RULE_GRADIENT)
         r = check_wire(d, rule, seen[R_WIRE] ? seen[R_WIRE] : n);
+    if (r == ASH_POLICY_OK && kind == ASH_POLICY_RULE_GRADIENT && seen[R_FUSE_CAP] && !rule->fuse)
+        r = ash_policy__fail(d, seen[R_FUSE_CAP]->line, seen[R_FUSE_CAP]->col,
+                             "'fuse_cap_bytes' applies only with 'fuse: true' in %s", where);
     if (r != ASH_POLICY_OK) {
         free(at);
         rule->at = NULL;
@@ -544,10 +590,13 @@ static ash_policy_result_t parse_rules(diag_t *d, const node_t *n, ash_policy_ru
 
 static const char *const outputs_keys[] = {"main_process_only"};
 static const schema_t outputs_schema = {outputs_keys, 1, NULL, false};
-static const char *const debug_keys[] = {"check_collectives", "timeout_s"};
-static const schema_t debug_schema = {debug_keys, 2, NULL, false};
-enum { T_VERSION, T_GRADIENTS, T_PARAMETERS, T_OUTPUTS, T_DEBUG, T_N };
-static const char *const top_keys[] = {"version", "gradients", "parameters", "outputs", "debug"};
+static const char *const debug_keys[] = {"check_collectives", "timeout_s", "nan_check", "trace"};
+static const schema_t debug_schema = {debug_keys, 4, NULL, false};
+static const char *const precision_keys[] = {"matmul", "matmul_exclude"};
+static const schema_t precision_schema = {precision_keys, 2, NULL, false};
+enum { T_VERSION, T_GRADIENTS, T_PARAMETERS, T_OUTPUTS, T_DEBUG, T_PRECISION, T_N };
+static const char *const top_keys[] = {"version", "gradients", "parameters", "outputs", "debug",
+                                       "precision"};
 static const schema_t top_schema = {top_keys, T_N, NULL, false};
 
 typedef struct {
@@ -587,16 +636,51 @@ static ash_policy_result_t debug_pair(void *vc, size_t k, const node_t *key, con
     (void)key;
     if (k == 0)
         return get_bool(c->d, v, "check_collectives", &c->p->check_collectives);
+    if (k == 2)
+        return get_bool(c->d, v, "nan_check", &c->p->nan_check);
+    if (k == 3)
+        return get_path(c->d, v, "trace", "\"trace-{rank}.json\"", &c->p->trace);
     r = get_int(c->d, v, "timeout_s", 0, INT_MAX, "a number of seconds 0..2147483647 (0: never)",
                 &x);
     c->p->timeout_s = (unsigned)x;
     return r;
 }
 
+static ash_policy_result_t precision_pair(void *vc, size_t k, const node_t *key, const node_t *v)
+{
+    top_ctx_t *c = vc;
+    char b[96];
+    int e = 0;
+    ash_policy_result_t r;
+    (void)key;
+    if (k == 0) {
+        r = get_enum(c->d, v, "matmul", matmul_names, 4,
+                     "the compute type for fp32 GEMMs in cuBLAS", &e);
+        c->p->matmul = (ash_policy_matmul_t)e;
+        return r;
+    }
+    if (is_null(v))
+        return ASH_POLICY_OK;
+    if (v->type != ASH_POLICY__SEQ)
+        return ash_policy__fail(c->d, v->line, v->col,
+                                "'matmul_exclude' must be a list of caller-function globs such as "
+                                "[\"*loss*\", \"lm_head_forward\"], found %s",
+                                found(v, b, sizeof b));
+    if (v->n && !(c->p->matmul_exclude = calloc(v->n, sizeof *c->p->matmul_exclude)))
+        return ash_policy__oom(c->d);
+    for (size_t i = 0; i < v->n; i++) {
+        r = get_glob(c->d, v->items[i], "matmul_exclude", "\"*loss*\"", &c->p->matmul_exclude[i]);
+        if (r)
+            return r;
+        c->p->nmatmul_exclude = i + 1;
+    }
+    return ASH_POLICY_OK;
+}
+
 static ash_policy_result_t section(diag_t *d, const node_t *v, const char *name,
                                    const schema_t *s, const char *example, void *ctx, pair_fn fn)
 {
-    const node_t *seen[2];
+    const node_t *seen[8]; /* >= the largest section schema's key count */
     char what[48];
     ash_policy_result_t r;
     if (is_null(v))
@@ -621,9 +705,12 @@ static ash_policy_result_t top_pair(void *vc, size_t k, const node_t *key, const
     case T_OUTPUTS:
         return section(c->d, v, "outputs", &outputs_schema,
                        "{ main_process_only: [\"*.ckpt\"] }", c, outputs_pair);
-    default:
+    case T_DEBUG:
         return section(c->d, v, "debug", &debug_schema, "{ check_collectives: false }", c,
                        debug_pair);
+    default:
+        return section(c->d, v, "precision", &precision_schema, "{ matmul: bf16 }", c,
+                       precision_pair);
     }
 }
 
@@ -685,6 +772,10 @@ void ash_policy_free(ash_policy_t *p)
     for (size_t i = 0; i < p->noutputs; i++)
         free(p->outputs[i]);
     free(p->outputs);
+    for (size_t i = 0; i < p->nmatmul_exclude; i++)
+        free(p->matmul_exclude[i]);
+    free(p->matmul_exclude);
+    free(p->trace);
     free(p->source);
     free(p);
 }
@@ -802,7 +893,32 @@ bool ash_policy_check_collectives(const ash_policy_t *p)
     return p && p->check_collectives;
 }
 
+const char *ash_policy_trace(const ash_policy_t *p)
+{
+    return p ? p->trace : NULL;
+}
+
+bool ash_policy_nan_check(const ash_policy_t *p)
+{
+    return p && p->nan_check;
+}
+
 unsigned ash_policy_timeout_s(const ash_policy_t *p)
 {
     return p ? p->timeout_s : ASH_POLICY_DEFAULT_TIMEOUT_S;
+}
+
+ash_policy_matmul_t ash_policy_matmul(const ash_policy_t *p)
+{
+    return p ? p->matmul : ASH_POLICY_MATMUL_DEFAULT;
+}
+
+size_t ash_policy_matmul_exclude_count(const ash_policy_t *p)
+{
+    return p ? p->nmatmul_exclude : 0;
+}
+
+const char *ash_policy_matmul_exclude(const ash_policy_t *p, size_t index)
+{
+    return p && index < p->nmatmul_exclude ? p->matmul_exclude[index] : NULL;
 }

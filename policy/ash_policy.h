@@ -22,6 +22,15 @@
  *             f16/bf16 need dtype f32 (downcast); wire equal to dtype is normalised to `same`;
  *             f32 on an f16/bf16 buffer upcasts (reduce in f32, round back); f16 on bf16
  *             (or bf16 on f16) is an error.
+ *       fuse: true | false = false  (added in 1.x; opt-in) one collective per step for all of
+ *             the rule's buffers: the first step's launches are learned, then the first matching
+ *             launch of each later step reduces them all at once and the rest of the step's
+ *             launches are not synced again. ASSUMES every buffer of the rule is final before
+ *             the rule's first launch in a step (e.g. all backward kernels run before the first
+ *             per-tensor update); any change of pattern falls back to per-launch reduction with
+ *             one warning.
+ *       fuse_cap_bytes: 1..2^62 = 67108864   needs fuse: true; the fusion buffer's size limit
+ *             (a step whose buffers need more falls back to per-launch reduction)
  *   parameters:  [rule...] = []     broadcast from rank 0 before the matching launch
  *     - at*, buffer*, dtype*        as above (reduce/wire are gradient-only keys)
  *       broadcast: once = once      once per distinct buffer (pointer, count)
@@ -30,6 +39,16 @@
  *   debug:
  *     check_collectives: true|false = false
  *     timeout_s: 0..2147483647 = 600      0 = never time out
+ *     trace: "PATH"                        (added in 1.x; not set = no trace) Chrome trace event
+ *             JSON of sync points, casts and collectives; {rank} is replaced by the rank
+ *     nan_check: true|false = false     stop the job when a synced buffer holds NaN/Inf
+ *                                       (before the collective: the rank and step it appeared)
+ *   precision:                      fp32 GEMMs in cuBLAS / cuBLASLt (intercept/cublas.c)
+ *     matmul: default | tf32 | bf16 | f16 = default
+ *             default: untouched; otherwise every fp32 GEMM runs with the FAST compute type
+ *             (CUBLAS_COMPUTE_32F_FAST_TF32 / _FAST_16BF / _FAST_16F: inputs rounded, fp32 sums)
+ *     matmul_exclude: [GLOB...] = []   caller function names (symbols on the call stack) whose
+ *             GEMMs stay in full fp32, e.g. ["*loss*", "lm_head_forward"]
  * An empty value (`gradients:` with nothing after it) means "not given" for the optional
  * sections and lists. Integers are plain decimal scalars; quoted scalars are strings.
  * Anchors, aliases, tags and multiple documents are rejected. Unknown keys are errors.
@@ -54,6 +73,8 @@ extern "C" {
 #define ASH_POLICY_VERSION 1
 #define ASH_POLICY_MAX_ARG 31                /* kernel argument indices are 0..31 */
 #define ASH_POLICY_DEFAULT_TIMEOUT_S 600
+#define ASH_POLICY_DEFAULT_FUSE_CAP_BYTES (64ull << 20) /* gradients[].fuse_cap_bytes */
+#define ASH_POLICY_MAX_FUSE_CAP_BYTES (1ull << 62)
 #define ASH_POLICY_MAX_FILE_BYTES (1u << 20) /* larger policy files are rejected */
 
 /* X(enum, value, text): the module's results; ash_policy_result_name() gives the text. */
@@ -79,6 +100,12 @@ typedef enum {
     ASH_POLICY_WIRE_BF16  /* f32 buffer only */
 } ash_policy_wire_t;
 typedef enum { ASH_POLICY_REDUCE_MEAN, ASH_POLICY_REDUCE_SUM } ash_policy_reduce_t;
+typedef enum {
+    ASH_POLICY_MATMUL_DEFAULT, /* fp32 GEMMs untouched */
+    ASH_POLICY_MATMUL_TF32,    /* CUBLAS_COMPUTE_32F_FAST_TF32 */
+    ASH_POLICY_MATMUL_BF16,    /* CUBLAS_COMPUTE_32F_FAST_16BF */
+    ASH_POLICY_MATMUL_F16      /* CUBLAS_COMPUTE_32F_FAST_16F */
+} ash_policy_matmul_t;
 typedef enum { ASH_POLICY_BROADCAST_ONCE } ash_policy_broadcast_t;
 typedef enum { ASH_POLICY_RULE_GRADIENT, ASH_POLICY_RULE_PARAMETER } ash_policy_rule_kind_t;
 
@@ -105,6 +132,8 @@ typedef struct {
     ash_policy_wire_t wire;           /* gradients; SAME for parameters */
     ash_policy_broadcast_t broadcast; /* parameters; ONCE for gradients (unused) */
     unsigned line, col;   /* where the rule starts in its file (1-based), for messages */
+    bool fuse;                /* gradients: one fused collective per step (false for parameters) */
+    uint64_t fuse_cap_bytes;  /* gradients: fusion buffer limit (default for parameters too) */
 } ash_policy_rule_t;
 
 typedef struct ash_policy ash_policy_t; /* opaque, immutable once returned */
@@ -131,6 +160,13 @@ size_t ash_policy_output_count(const ash_policy_t *p);
 const char *ash_policy_output(const ash_policy_t *p, size_t index); /* main_process_only[i] */
 bool ash_policy_check_collectives(const ash_policy_t *p);
 unsigned ash_policy_timeout_s(const ash_policy_t *p);
+/* debug.trace: the trace path template as written ("{rank}" not replaced), or NULL when unset. */
+const char *ash_policy_trace(const ash_policy_t *p);
+bool ash_policy_nan_check(const ash_policy_t *p); /* debug.nan_check (false for a NULL policy) */
+/* precision: matmul (DEFAULT for a NULL policy) and the matmul_exclude caller globs. */
+ash_policy_matmul_t ash_policy_matmul(const ash_policy_t *p);
+size_t ash_policy_matmul_exclude_count(const ash_policy_t *p);
+const char *ash_policy_matmul_exclude(const ash_policy_t *p, size_t index);
 
 /* Rules whose `at` glob matches a kernel name: fnmatch(at, name, 0) == 0 for the MANGLED name,
  * the DEMANGLED name, or the demangled name's base (without its parameter list "(...)" and a
@@ -157,6 +193,9 @@ const char *ash_policy_dtype_name(ash_policy_dtype_t d);   /* "f32" "f16" "bf16"
 size_t ash_policy_dtype_size(ash_policy_dtype_t d);        /* 4, 2, 2 */
 const char *ash_policy_wire_name(ash_policy_wire_t w);     /* "same" "f32" "f16" "bf16" */
 const char *ash_policy_reduce_name(ash_policy_reduce_t r); /* "mean" "sum" */
+const char *ash_policy_matmul_name(ash_policy_matmul_t m); /* "default" "tf32" "bf16" "f16" */
+/* TEXT ("default", "tf32", "bf16", "f16") -> *OUT; false (OUT untouched) for anything else. */
+bool ash_policy_matmul_parse(const char *text, ash_policy_matmul_t *out);
 
 #ifdef __cplusplus
 }

@@ -43,6 +43,11 @@ struct ash_policy {
     size_t noutputs;
     bool check_collectives;
     unsigned timeout_s;
+    char *trace;                 /* debug.trace, or NULL */
+    bool nan_check;
+    ash_policy_matmul_t matmul;
+    char **matmul_exclude;
+    size_t nmatmul_exclude;
 };
 
 /* Record "NAME:LINE:COL: message" (LINE == 0: "NAME: message") as the error, if none yet.

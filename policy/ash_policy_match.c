@@ -125,11 +125,14 @@ static void print_rule(FILE *f, const ash_policy_rule_t *r)
     else
         fputs("region: allocation }\n", f);
     fprintf(f, "    dtype: %s\n", ash_policy_dtype_name(r->dtype));
-    if (r->kind == ASH_POLICY_RULE_GRADIENT)
-        fprintf(f, "    reduce: %s\n    wire: %s\n", ash_policy_reduce_name(r->reduce),
-                ash_policy_wire_name(r->wire));
-    else
+    if (r->kind == ASH_POLICY_RULE_GRADIENT) {
+        fprintf(f, "    reduce: %s\n    wire: %s\n    fuse: %s\n", ash_policy_reduce_name(r->reduce),
+                ash_policy_wire_name(r->wire), r->fuse ? "true" : "false");
+        if (r->fuse)
+            fprintf(f, "    fuse_cap_bytes: %llu\n", (unsigned long long)r->fuse_cap_bytes);
+    } else {
         fputs("    broadcast: once\n", f);
+    }
 }
 
 int ash_policy_print(const ash_policy_t *p, FILE *f)
@@ -149,8 +152,20 @@ int ash_policy_print(const ash_policy_t *p, FILE *f)
             fputs(", ", f);
         put_quoted(f, p->outputs[i]);
     }
-    fprintf(f, "]\ndebug:\n  check_collectives: %s\n  timeout_s: %u\n",
-            p->check_collectives ? "true" : "false", p->timeout_s);
+    fprintf(f, "]\ndebug:\n  check_collectives: %s\n  timeout_s: %u\n  nan_check: %s\n",
+            p->check_collectives ? "true" : "false", p->timeout_s, p->nan_check ? "true" : "false");
+    if (p->trace) {
+        fputs("  trace: ", f);
+        put_quoted(f, p->trace);
+        fputc('\n', f);
+    }
+    fprintf(f, "precision:\n  matmul: %s\n  matmul_exclude: [", ash_policy_matmul_name(p->matmul));
+    for (size_t i = 0; i < p->nmatmul_exclude; i++) {
+        if (i)
+            fputs(", ", f);
+        put_quoted(f, p->matmul_exclude[i]);
+    }
+    fputs("]\n", f);
     return ferror(f) || fflush(f) ? -1 : 0;
 }
 
@@ -160,7 +175,8 @@ static bool rule_equal(const ash_policy_rule_t *a, const ash_policy_rule_t *b)
            a->buffer.kind == b->buffer.kind && a->buffer.arg == b->buffer.arg &&
            a->buffer.count_arg == b->buffer.count_arg && a->buffer.count == b->buffer.count &&
            a->dtype == b->dtype && a->reduce == b->reduce && a->wire == b->wire &&
-           a->broadcast == b->broadcast;
+           a->broadcast == b->broadcast && a->fuse == b->fuse &&
+           a->fuse_cap_bytes == b->fuse_cap_bytes;
 }
 
 bool ash_policy_equal(const ash_policy_t *a, const ash_policy_t *b)
@@ -168,8 +184,14 @@ bool ash_policy_equal(const ash_policy_t *a, const ash_policy_t *b)
     if (!a || !b)
         return a == b;
     if (a->check_collectives != b->check_collectives || a->timeout_s != b->timeout_s ||
-        a->noutputs != b->noutputs)
+        a->nan_check != b->nan_check ||
+        (a->trace || b->trace ? !a->trace || !b->trace || strcmp(a->trace, b->trace) : 0) ||
+        a->noutputs != b->noutputs || a->matmul != b->matmul ||
+        a->nmatmul_exclude != b->nmatmul_exclude)
         return false;
+    for (size_t i = 0; i < a->nmatmul_exclude; i++)
+        if (strcmp(a->matmul_exclude[i], b->matmul_exclude[i]))
+            return false;
     for (int k = 0; k < 2; k++) {
         if (a->nrules[k] != b->nrules[k])
             return false;

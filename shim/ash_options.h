@@ -26,6 +26,21 @@
       "wire dtype for every f32 gradient rule: bf16|f16|no (accelerate-run --mixed-precision)")     \
     X(ASH_OPT_TIMEOUT_S, "ACCELSHIM_TIMEOUT_S", NULL, 0,                                            \
       "seconds a collective may wait before the job is aborted (overrides debug.timeout_s)")        \
+    X(ASH_OPT_MATMUL, "ACCELSHIM_MATMUL", NULL, 0,                                                  \
+      "fp32 cuBLAS GEMMs: default|tf32|bf16|f16 (overrides precision.matmul; --mixed-precision)")    \
+    X(ASH_OPT_CHECK_COLLECTIVES, "ACCELSHIM_CHECK_COLLECTIVES", NULL, 0,                            \
+      "1: fingerprint every collective first (rule, count, dtype, seq); 0: off; overrides "         \
+      "debug.check_collectives (accelerate-run --debug sets 1)")                                    \
+    X(ASH_OPT_CRASH_HANDLER, "ACCELSHIM_CRASH_HANDLER", "1", 0,                                     \
+      "1: print a backtrace on SIGSEGV/SIGBUS/SIGFPE/SIGILL/SIGABRT; 0: leave signals alone")      \
+    X(ASH_OPT_RECORD, "ACCELSHIM_RECORD", NULL, 0,                                                  \
+      "JSON Lines file ({rank} = the rank; a directory or a path ending in / = DIR/rank-R.jsonl) " \
+      "recording each sync point's buffers (accelerate-run --record DIR)")                          \
+    X(ASH_OPT_RECORD_EVERY, "ACCELSHIM_RECORD_EVERY", "1", 0,                                       \
+      "record every Nth sync point of each rule (seq % N == 0)")                                    \
+    X(ASH_OPT_NAN_CHECK, "ACCELSHIM_NAN_CHECK", NULL, 0,                                            \
+      "1: stop the job when a synced buffer holds NaN/Inf (before the collective); 0: off; "        \
+      "overrides debug.nan_check (accelerate-run --nan-check)")                                     \
     X(ASH_OPT_OMPI_RANK, "OMPI_COMM_WORLD_RANK", NULL, 0, "Open MPI: rank")                         \
     X(ASH_OPT_OMPI_LOCAL_RANK, "OMPI_COMM_WORLD_LOCAL_RANK", NULL, 0, "Open MPI: local rank")       \
     X(ASH_OPT_OMPI_SIZE, "OMPI_COMM_WORLD_SIZE", NULL, 0, "Open MPI: world size")                   \

@@ -61,7 +61,7 @@ static const char forms_yaml[] =
     "parameters:\n"
     "  - { at: \"fwd*\", buffer: { arg: 2, count_arg: 3 }, dtype: bf16 }\n"
     "outputs: { main_process_only: [\"*.ckpt\", \"out/*\", \"log/[0-9]*.txt\"] }\n"
-    "debug: { check_collectives: true, timeout_s: 0 }\n";
+    "debug: { check_collectives: true, timeout_s: 0, nan_check: true }\n";
 
 static ash_policy_t *parse_ok(const char *text)
 {
@@ -159,6 +159,7 @@ static void test_buffer_forms(void **state)
     assert_int_equal(ash_policy_output_count(p), 3);
     assert_true(ash_policy_check_collectives(p));
     assert_int_equal(ash_policy_timeout_s(p), 0);
+    assert_true(ash_policy_nan_check(p));
     ash_policy_free(p);
 }
 
@@ -171,6 +172,8 @@ static void test_defaults(void **state)
     assert_int_equal(ash_policy_output_count(p), 0);
     assert_false(ash_policy_check_collectives(p));
     assert_int_equal(ash_policy_timeout_s(p), ASH_POLICY_DEFAULT_TIMEOUT_S);
+    assert_false(ash_policy_nan_check(p));
+    assert_false(ash_policy_nan_check(NULL));
     ash_policy_free(p);
 
     /* empty values mean "not given" for sections and lists */
@@ -225,6 +228,63 @@ static void test_wire_normalisation(void **state)
     assert_int_equal(ash_policy_dtype_size(ASH_POLICY_DTYPE_BF16), 2);
     assert_string_equal(ash_policy_dtype_name(ASH_POLICY_DTYPE_BF16), "bf16");
     assert_string_equal(ash_policy_reduce_name(ASH_POLICY_REDUCE_SUM), "sum");
+}
+
+static char *print_to_string(const ash_policy_t *p);
+static void check_roundtrip(const char *text);
+
+static void test_precision(void **state)
+{
+    (void)state;
+    ash_policy_t *p = parse_ok("version: 1\n");
+    assert_int_equal(ash_policy_matmul(p), ASH_POLICY_MATMUL_DEFAULT);
+    assert_int_equal(ash_policy_matmul_exclude_count(p), 0);
+    assert_null(ash_policy_matmul_exclude(p, 0));
+    char *s = print_to_string(p);
+    if (!strstr(s, "precision:\n  matmul: default\n  matmul_exclude: []\n"))
+        fail_msg("normalised form lacks the precision defaults:\n%s", s);
+    free(s);
+    ash_policy_free(p);
+
+    static const char *const names[] = {"default", "tf32", "bf16", "f16"};
+    for (int i = 0; i < 4; i++) {
+        char text[128];
+        snprintf(text, sizeof text, "version: 1\nprecision: { matmul: %s }\n", names[i]);
+        p = parse_ok(text);
+        assert_int_equal(ash_policy_matmul(p), i);
+        assert_string_equal(ash_policy_matmul_name(ash_policy_matmul(p)), names[i]);
+        ash_policy_matmul_t m = ASH_POLICY_MATMUL_DEFAULT;
+        assert_true(ash_policy_matmul_parse(names[i], &m));
+        assert_int_equal(m, i);
+        ash_policy_free(p);
+    }
+    ash_policy_matmul_t m = ASH_POLICY_MATMUL_TF32;
+    assert_false(ash_policy_matmul_parse("fp16", &m));
+    assert_false(ash_policy_matmul_parse(NULL, &m));
+    assert_int_equal(m, ASH_POLICY_MATMUL_TF32);
+    assert_null(ash_policy_matmul_exclude(NULL, 0));
+    assert_int_equal(ash_policy_matmul(NULL), ASH_POLICY_MATMUL_DEFAULT);
+
+    const char *text = "version: 1\nprecision:\n  matmul: bf16\n"
+                       "  matmul_exclude: [\"*loss*\", lm_head_forward]\n";
+    p = parse_ok(text);
+    assert_int_equal(ash_policy_matmul(p), ASH_POLICY_MATMUL_BF16);
+    assert_int_equal(ash_policy_matmul_exclude_count(p), 2);
+    assert_string_equal(ash_policy_matmul_exclude(p, 0), "*loss*");
+    assert_string_equal(ash_policy_matmul_exclude(p, 1), "lm_head_forward");
+    check_roundtrip(text);
+    ash_policy_t *q = parse_ok("version: 1\nprecision: { matmul: bf16, matmul_exclude: [\"*loss*\"] }\n");
+    assert_false(ash_policy_equal(p, q));
+    ash_policy_free(q);
+    q = parse_ok("version: 1\nprecision: { matmul: f16, matmul_exclude: [\"*loss*\", lm_head_forward] }\n");
+    assert_false(ash_policy_equal(p, q));
+    ash_policy_free(q);
+    ash_policy_free(p);
+    /* empty values mean "not given" */
+    p = parse_ok("version: 1\nprecision:\n  matmul_exclude:\n");
+    assert_int_equal(ash_policy_matmul(p), ASH_POLICY_MATMUL_DEFAULT);
+    assert_int_equal(ash_policy_matmul_exclude_count(p), 0);
+    ash_policy_free(p);
 }
 
 static void test_match_kernel_names(void **state)
@@ -354,7 +414,7 @@ static void test_print_roundtrip(void **state)
     char *s = print_to_string(p);
     static const char *const want[] = {"version: 1\n", "reduce: mean\n", "wire: same\n",
                                        "parameters: []\n", "main_process_only: []\n",
-                                       "check_collectives: false\n", "timeout_s: 600\n",
+                                       "check_collectives: false\n", "timeout_s: 600\n", "nan_check: false\n",
                                        "buffer: { arg: 0, count_arg: 1 }\n"};
     for (size_t i = 0; i < sizeof want / sizeof *want; i++)
         if (!strstr(s, want[i]))
@@ -579,6 +639,7 @@ int main(void)
         cmocka_unit_test(test_buffer_forms),
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_wire_normalisation),
+        cmocka_unit_test(test_precision),
         cmocka_unit_test(test_match_kernel_names),
         cmocka_unit_test(test_output_globs),
         cmocka_unit_test(test_print_roundtrip),

@@ -10,6 +10,7 @@
  * W = arg 1 (first launch of a step: the start of the parameter allocation); sgd_update grads arg 1,
  * count arg 2; adam_update grads arg 1, count arg 4; grad_norm_squared grads arg 1, count arg 2.
  */
+#include <cublas_v2.h>
 #include <cuda.h>
 #include <errno.h>
 #include <getopt.h>
@@ -21,24 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { MLP_IN = 16, MLP_HID = 32, MLP_OUT = 4, MLP_TEACHER_HID = 8 };
-enum { MLP_ACT_NONE = 0, MLP_ACT_TANH = 1 };
-enum { MLP_EXIT_USAGE = 2 };
-
-/* the tensors, in their order inside the parameter (and gradient) buffer */
-typedef struct mlp_tensor {
-    const char *name;
-    int offset, count, fan_in;
-} mlp_tensor_t;
-
-static const mlp_tensor_t mlp_tensors[] = {
-    {"W1", 0, MLP_HID * MLP_IN, MLP_IN},
-    {"b1", MLP_HID * MLP_IN, MLP_HID, MLP_IN},
-    {"W2", MLP_HID * MLP_IN + MLP_HID, MLP_OUT * MLP_HID, MLP_HID},
-    {"b2", MLP_HID * MLP_IN + MLP_HID + MLP_OUT * MLP_HID, MLP_OUT, MLP_HID},
-};
-#define MLP_NTENSORS ((int)(sizeof mlp_tensors / sizeof mlp_tensors[0]))
-#define MLP_NPARAMS (MLP_HID * MLP_IN + MLP_HID + MLP_OUT * MLP_HID + MLP_OUT)
+#include "mlp_data.h" /* shape, tensor layout, data/teacher/init generator, checksum */
 
 extern const char mlp_kernels_ptx[]; /* mlp_ptx.S: build/tests/trainers/mlp_kernels.ptx + NUL */
 
@@ -50,6 +34,12 @@ typedef struct mlp_opts {
     int adam, per_tensor, init_per_process, init_seed_set;
     uint64_t init_seed;        /* --init-seed: the initial weights' seed (default --seed) */
     const char *save, *dump_samples;
+    int gemm_cublas;           /* --gemm cublas: the linear layers' matmuls via cublasSgemm_v2 */
+    /* fault injection (tests/reliability) and a legacy checkpoint; -1 / NULL / 0 = off */
+    long long stall_rank, stall_at_step, bad_count_rank, segv_rank, segv_at_step, ckpt_every;
+    const char *checkpoint;
+    long long skip_tensor_every; /* --skip-tensor-every: 0 = off */
+    long long nan_rank, nan_at_step; /* --nan-rank: a NaN in gradient 0 after backward; -1 = off */
 } mlp_opts_t;
 
 static const char mlp_usage[] =
@@ -71,6 +61,22 @@ static const char mlp_usage[] =
     "                         init_seed is printed on stderr)\n"
     "  --save FILE            write the final parameters: raw little-endian float32, W1 b1 W2 b2\n"
     "  --dump-samples FILE    write the global sample indices read, one per line, in read order\n"
+    "  --checkpoint FILE      a legacy checkpoint: the parameters as --save writes them, written\n"
+    "                         with fopen/fwrite at the end\n"
+    "  --checkpoint-every N   (N >= 1) also write the checkpoint after steps N-1, 2N-1, ...\n"
+    "Fault injection (for accelshim's reliability tests; R is the --shard-rank):\n"
+    "  --stall-rank R --stall-at-step S  rank R sleeps forever before step S's update (sync point)\n"
+    "  --bad-count-rank R     rank R passes n-64 as the element count to the norm/update kernels\n"
+    "  --segv-rank R --segv-at-step S    rank R writes through NULL in mlp_deliberate_crash()\n"
+    "                         before step S's update\n"
+    "  --nan-rank R --nan-at-step S      rank R sets gradient element 0 to NaN (cuMemsetD32)\n"
+    "                         after step S's backward, before its sync point (default step 0)\n"
+    "  --gemm kernels|cublas  the linear layers' matrix products: the trainer's own kernels\n"
+    "                         (default) or cublasSgemm_v2 (libcublas.so.13, 5 GEMMs per step;\n"
+    "                         bias and activation stay kernels)\n"
+    "  --skip-tensor-every K  (K >= 1; needs --update per-tensor) on steps K-1, 2K-1, ... skip\n"
+    "                         the update of b1 (the 2nd tensor): the launch pattern changes\n"
+    "                         mid-run (accelshim's fused-reduction tests)\n"
     "  --help                 this text\n"
     "Output (stdout): one line per step t = 0..N-1, `step t loss L` (%.9g; mean squared error on\n"
     "this process's batch, before the update), then `checksum SUM HASH`: SUM = sum of all final\n"
@@ -127,7 +133,8 @@ static float mlp_parse_pos_float(const char *opt, const char *s)
 static void mlp_parse_opts(int argc, char **argv, mlp_opts_t *o)
 {
     enum { O_STEPS = 1, O_BATCH, O_LR, O_SEED, O_RANK, O_COUNT, O_OPT, O_UPDATE, O_CLIP, O_INIT,
-           O_SAVE, O_DUMP, O_HELP, O_INIT_SEED };
+           O_SAVE, O_DUMP, O_HELP, O_INIT_SEED, O_STALL_RANK, O_STALL_AT, O_BAD_COUNT,
+           O_SEGV_RANK, O_SEGV_AT, O_CKPT, O_CKPT_EVERY, O_SKIP_TENSOR, O_NAN_RANK, O_NAN_AT };
     static const struct option longopts[] = {
         {"steps", required_argument, NULL, O_STEPS},
         {"batch", required_argument, NULL, O_BATCH},
@@ -143,9 +150,21 @@ static void mlp_parse_opts(int argc, char **argv, mlp_opts_t *o)
         {"save", required_argument, NULL, O_SAVE},
         {"dump-samples", required_argument, NULL, O_DUMP},
         {"help", no_argument, NULL, O_HELP},
+        {"gemm", required_argument, NULL, 'G'},
+        {"stall-rank", required_argument, NULL, O_STALL_RANK},
+        {"stall-at-step", required_argument, NULL, O_STALL_AT},
+        {"bad-count-rank", required_argument, NULL, O_BAD_COUNT},
+        {"segv-rank", required_argument, NULL, O_SEGV_RANK},
+        {"segv-at-step", required_argument, NULL, O_SEGV_AT},
+        {"checkpoint", required_argument, NULL, O_CKPT},
+        {"checkpoint-every", required_argument, NULL, O_CKPT_EVERY},
+        {"skip-tensor-every", required_argument, NULL, O_SKIP_TENSOR},
+        {"nan-rank", required_argument, NULL, O_NAN_RANK},
+        {"nan-at-step", required_argument, NULL, O_NAN_AT},
         {NULL, 0, NULL, 0},
     };
-    *o = (mlp_opts_t){.steps = 100, .batch = 8, .shard_rank = 0, .shard_count = 1, .seed = 1};
+    *o = (mlp_opts_t){.steps = 100, .batch = 8, .shard_rank = 0, .shard_count = 1, .seed = 1,
+                      .stall_rank = -1, .bad_count_rank = -1, .segv_rank = -1, .nan_rank = -1};
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
@@ -182,6 +201,21 @@ static void mlp_parse_opts(int argc, char **argv, mlp_opts_t *o)
             break;
         case O_SAVE: o->save = optarg; break;
         case O_DUMP: o->dump_samples = optarg; break;
+        case O_STALL_RANK: o->stall_rank = mlp_parse_int("--stall-rank", optarg, 0, 1 << 20); break;
+        case O_STALL_AT: o->stall_at_step = mlp_parse_int("--stall-at-step", optarg, 0, 1000000000); break;
+        case O_BAD_COUNT: o->bad_count_rank = mlp_parse_int("--bad-count-rank", optarg, 0, 1 << 20); break;
+        case O_SEGV_RANK: o->segv_rank = mlp_parse_int("--segv-rank", optarg, 0, 1 << 20); break;
+        case O_SEGV_AT: o->segv_at_step = mlp_parse_int("--segv-at-step", optarg, 0, 1000000000); break;
+        case O_CKPT: o->checkpoint = optarg; break;
+        case O_CKPT_EVERY: o->ckpt_every = mlp_parse_int("--checkpoint-every", optarg, 1, 1000000000); break;
+        case O_SKIP_TENSOR: o->skip_tensor_every = mlp_parse_int("--skip-tensor-every", optarg, 1, 1000000000); break;
+        case O_NAN_RANK: o->nan_rank = mlp_parse_int("--nan-rank", optarg, 0, 1 << 20); break;
+        case O_NAN_AT: o->nan_at_step = mlp_parse_int("--nan-at-step", optarg, 0, 1000000000); break;
+        case 'G':
+            if (!strcmp(optarg, "kernels")) o->gemm_cublas = 0;
+            else if (!strcmp(optarg, "cublas")) o->gemm_cublas = 1;
+            else mlp_usage_error("--gemm: invalid value '%s' (kernels or cublas)", optarg);
+            break;
         case O_HELP: fputs(mlp_usage, stdout); exit(0);
         case ':': mlp_usage_error("option '%s' needs a value", argv[optind - 1]); break;
         default: mlp_usage_error("unknown option '%s'", argv[optind - 1]); break;
@@ -194,72 +228,10 @@ static void mlp_parse_opts(int argc, char **argv, mlp_opts_t *o)
                         "Try 'mlp --help'.\n", o->shard_rank, o->shard_count);
         exit(MLP_EXIT_USAGE);
     }
+    if (o->skip_tensor_every > 0 && !o->per_tensor)
+        mlp_usage_error("--skip-tensor-every needs --update per-tensor%s", "");
     if (!o->lr_set)
         o->lr = o->adam ? 0.01f : 0.1f;
-}
-
-/* ---- deterministic, counter-based random numbers (exact IEEE arithmetic only, no libm) ---- */
-
-enum { MLP_DOM_INIT = 1, MLP_DOM_TEACHER, MLP_DOM_X, MLP_DOM_NOISE };
-
-static uint64_t mlp_mix64(uint64_t x)
-{
-    x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27; x *= 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
-static uint64_t mlp_hash4(uint64_t seed, uint64_t dom, uint64_t a, uint64_t b)
-{
-    uint64_t h = mlp_mix64(seed + 0x9e3779b97f4a7c15ull);
-    h = mlp_mix64(h ^ (dom * 0xd6e8feb86659fd93ull));
-    h = mlp_mix64(h ^ a);
-    return mlp_mix64(h ^ (b + 0x632be59bd9b4e019ull));
-}
-
-/* uniform in [-1, 1), a multiple of 2^-23: exact */
-static float mlp_uniform(uint64_t h)
-{
-    return (float)(h >> 40) * 0x1p-23f - 1.0f;
-}
-
-typedef struct mlp_teacher {
-    float w1[MLP_TEACHER_HID][MLP_IN], c1[MLP_TEACHER_HID], w2[MLP_OUT][MLP_TEACHER_HID], c2[MLP_OUT];
-} mlp_teacher_t;
-
-static void mlp_teacher_init(mlp_teacher_t *t, uint64_t seed)
-{
-    uint64_t k = 0;
-    for (int j = 0; j < MLP_TEACHER_HID; j++) {
-        for (int i = 0; i < MLP_IN; i++)
-            t->w1[j][i] = 0.5f * mlp_uniform(mlp_hash4(seed, MLP_DOM_TEACHER, 0, k++));
-        t->c1[j] = 0.5f * mlp_uniform(mlp_hash4(seed, MLP_DOM_TEACHER, 0, k++));
-    }
-    for (int o = 0; o < MLP_OUT; o++) {
-        for (int j = 0; j < MLP_TEACHER_HID; j++)
-            t->w2[o][j] = mlp_uniform(mlp_hash4(seed, MLP_DOM_TEACHER, 0, k++));
-        t->c2[o] = 0.25f * mlp_uniform(mlp_hash4(seed, MLP_DOM_TEACHER, 0, k++));
-    }
-}
-
-/* Global sample `idx`: x uniform in [-1,1)^16; y = teacher(x) + 0.01 * uniform noise. */
-static void mlp_sample(const mlp_teacher_t *t, uint64_t seed, uint64_t idx, float *x, float *y)
-{
-    float h[MLP_TEACHER_HID];
-    for (int i = 0; i < MLP_IN; i++)
-        x[i] = mlp_uniform(mlp_hash4(seed, MLP_DOM_X, idx, (uint64_t)i));
-    for (int j = 0; j < MLP_TEACHER_HID; j++) {
-        float s = t->c1[j];
-        for (int i = 0; i < MLP_IN; i++)
-            s += t->w1[j][i] * x[i];
-        h[j] = s / (1.0f + fabsf(s)); /* softsign: exact-rounded ops only */
-    }
-    for (int o = 0; o < MLP_OUT; o++) {
-        float s = t->c2[o];
-        for (int j = 0; j < MLP_TEACHER_HID; j++)
-            s += t->w2[o][j] * h[j];
-        y[o] = s + 0.01f * mlp_uniform(mlp_hash4(seed, MLP_DOM_NOISE, idx, (uint64_t)o));
-    }
 }
 
 /* ---- CUDA plumbing ---- */
@@ -307,12 +279,128 @@ static CUdeviceptr mlp_alloc_floats(long long n)
     return p;
 }
 
-static void mlp_put_le32(unsigned char *b, float f)
+/* --segv-rank: a deliberate NULL write in a host function with a recognisable name, so a crash
+ * report's backtrace names it (noinline, and volatile so the compiler keeps the store). */
+__attribute__((noinline)) void mlp_deliberate_crash(long long step)
 {
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    b[0] = (unsigned char)u; b[1] = (unsigned char)(u >> 8);
-    b[2] = (unsigned char)(u >> 16); b[3] = (unsigned char)(u >> 24);
+    volatile int *volatile p = NULL;
+    fprintf(stderr, "mlp: --segv-rank: writing through NULL before step %lld\n", step);
+    fflush(stderr);
+    *p = (int)step;
+}
+
+/* --checkpoint: the parameters as --save writes them, with plain fopen/fwrite (legacy style). */
+static int mlp_write_checkpoint(const char *path, CUdeviceptr d_params)
+{
+    static float p[MLP_NPARAMS];
+    static unsigned char b[sizeof p];
+    MLP_CK(cuStreamSynchronize(mlp_stream));
+    MLP_CK(cuMemcpyDtoH(p, d_params, sizeof p));
+    for (int i = 0; i < MLP_NPARAMS; i++)
+        mlp_put_le32(b + 4 * i, p[i]);
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(b, 1, sizeof b, f) != sizeof b || fclose(f) != 0) {
+        fprintf(stderr, "mlp: cannot write %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- --gemm cublas: the linear layers' matmuls through cublasSgemm_v2 (row-major data seen by
+ * column-major cuBLAS as its transpose). Bias, activation and the bias gradient stay the trainer's
+ * own kernels, applied through an identity matrix (adding exact zeros changes nothing), so only
+ * the products move to cuBLAS: 2 GEMMs forward, 3 backward per step. ---- */
+
+typedef struct mlp_gemm {
+    cublasHandle_t h;
+    CUdeviceptr eye_hid, eye_out; /* identity MLP_HID x MLP_HID and MLP_OUT x MLP_OUT */
+    CUdeviceptr z;                /* scratch: B x MLP_HID products */
+} mlp_gemm_t;
+
+static void mlp_blas_fail(const char *call, cublasStatus_t s, int line)
+{
+    fprintf(stderr, "mlp: %s failed: cuBLAS status %d at mlp.c:%d\n", call, (int)s, line);
+    exit(1);
+}
+#define MLP_BK(call)                                                                           \
+    do {                                                                                       \
+        cublasStatus_t mlp_s_ = (call);                                                        \
+        if (mlp_s_ != CUBLAS_STATUS_SUCCESS)                                                   \
+            mlp_blas_fail(#call, mlp_s_, __LINE__);                                            \
+    } while (0)
+#define MLP_DF(p) ((float *)(uintptr_t)(p))
+
+static CUdeviceptr mlp_identity(int n)
+{
+    float *eye = calloc((size_t)n * (size_t)n, sizeof *eye);
+    if (!eye) {
+        fprintf(stderr, "mlp: out of host memory\n");
+        exit(1);
+    }
+    for (int i = 0; i < n; i++)
+        eye[i * n + i] = 1.0f;
+    CUdeviceptr d = mlp_alloc_floats((long long)n * n);
+    MLP_CK(cuMemcpyHtoD(d, eye, sizeof *eye * (size_t)n * (size_t)n));
+    free(eye);
+    return d;
+}
+
+static void mlp_gemm_init(mlp_gemm_t *g, int rows)
+{
+    MLP_BK(cublasCreate_v2(&g->h));
+    MLP_BK(cublasSetStream_v2(g->h, (cudaStream_t)mlp_stream));
+    g->eye_hid = mlp_identity(MLP_HID);
+    g->eye_out = mlp_identity(MLP_OUT);
+    g->z = mlp_alloc_floats((long long)rows * MLP_HID);
+}
+
+static void mlp_gemm_fini(mlp_gemm_t *g)
+{
+    if (!g->h)
+        return;
+    MLP_BK(cublasDestroy_v2(g->h));
+    MLP_CK(cuMemFree(g->eye_hid));
+    MLP_CK(cuMemFree(g->eye_out));
+    MLP_CK(cuMemFree(g->z));
+}
+
+/* out[rows x out_dim] = act(in[rows x in_dim] W^T + b): z = in W^T (cuBLAS), then the forward
+ * kernel on (z, identity) adds the bias and applies the activation. */
+static void mlp_gemm_forward(mlp_gemm_t *g, const mlp_kernels_t *k, CUdeviceptr out, CUdeviceptr W,
+                             CUdeviceptr b, CUdeviceptr in, int rows, int in_dim, int out_dim, int act)
+{
+    const float one = 1.0f, zero = 0.0f;
+    MLP_BK(cublasSgemm_v2(g->h, CUBLAS_OP_T, CUBLAS_OP_N, out_dim, rows, in_dim, &one, MLP_DF(W), in_dim,
+                          MLP_DF(in), in_dim, &zero, MLP_DF(g->z), out_dim));
+    CUdeviceptr eye = out_dim == MLP_HID ? g->eye_hid : g->eye_out;
+    void *a[] = {&out, &eye, &b, &g->z, &rows, &out_dim, &out_dim, &act};
+    mlp_launch(k->forward, (long long)rows * out_dim, a);
+}
+
+/* dW[out_dim x in_dim] += dout^T in (cuBLAS, beta 1); db[o] += sum_r dout[r,o] (the weight-
+ * gradient kernel with in_dim 0 computes only the bias part). */
+static void mlp_gemm_backward_weight(mlp_gemm_t *g, const mlp_kernels_t *k, CUdeviceptr dW, CUdeviceptr db,
+                                     CUdeviceptr dout, CUdeviceptr in, int rows, int in_dim, int out_dim)
+{
+    const float one = 1.0f;
+    MLP_BK(cublasSgemm_v2(g->h, CUBLAS_OP_N, CUBLAS_OP_T, in_dim, out_dim, rows, &one, MLP_DF(in), in_dim,
+                          MLP_DF(dout), out_dim, &one, MLP_DF(dW), in_dim));
+    int no_weights = 0;
+    void *a[] = {&dW, &db, &dout, &in, &rows, &no_weights, &out_dim};
+    mlp_launch(k->bwd_weight, out_dim, a);
+}
+
+/* din[rows x in_dim] = (dout W) * act'(in): z = dout W (cuBLAS), then the input-gradient kernel
+ * on (z, identity) applies the activation's derivative. */
+static void mlp_gemm_backward_input(mlp_gemm_t *g, const mlp_kernels_t *k, CUdeviceptr din, CUdeviceptr dout,
+                                    CUdeviceptr W, CUdeviceptr in, int rows, int in_dim, int out_dim, int act)
+{
+    const float one = 1.0f, zero = 0.0f;
+    MLP_BK(cublasSgemm_v2(g->h, CUBLAS_OP_N, CUBLAS_OP_N, in_dim, rows, out_dim, &one, MLP_DF(W), in_dim,
+                          MLP_DF(dout), out_dim, &zero, MLP_DF(g->z), in_dim));
+    CUdeviceptr eye = in_dim == MLP_HID ? g->eye_hid : g->eye_out;
+    void *a[] = {&din, &g->z, &eye, &in, &rows, &in_dim, &in_dim, &act};
+    mlp_launch(k->bwd_input, (long long)rows * in_dim, a);
 }
 
 int main(int argc, char **argv)
@@ -322,12 +410,8 @@ int main(int argc, char **argv)
     const int B = (int)o.batch;
 
     uint64_t init_seed = o.init_seed_set ? o.init_seed : o.seed;
-    if (o.init_per_process && !o.init_seed_set) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        init_seed = mlp_mix64((uint64_t)getpid()) ^ mlp_mix64((uint64_t)ts.tv_nsec + 1) ^
-                    (uint64_t)ts.tv_sec;
-    }
+    if (o.init_per_process && !o.init_seed_set)
+        init_seed = mlp_per_process_seed();
     fprintf(stderr, "mlp: in=%d hidden=%d out=%d params=%d batch=%d shard=%lld/%lld optimizer=%s "
                     "update=%s lr=%.9g clip=%.9g seed=%llu init_seed=%llu steps=%lld\n",
             MLP_IN, MLP_HID, MLP_OUT, MLP_NPARAMS, B, o.shard_rank, o.shard_count,
@@ -342,12 +426,7 @@ int main(int argc, char **argv)
 
     /* host-side initial parameters: uniform(-1,1)/sqrt(fan_in) (sqrt is exactly rounded) */
     static float params[MLP_NPARAMS];
-    for (int t = 0; t < MLP_NTENSORS; t++) {
-        float s = 1.0f / sqrtf((float)mlp_tensors[t].fan_in);
-        for (int i = 0; i < mlp_tensors[t].count; i++)
-            params[mlp_tensors[t].offset + i] =
-                s * mlp_uniform(mlp_hash4(init_seed, MLP_DOM_INIT, (uint64_t)t, (uint64_t)i));
-    }
+    mlp_init_params(params, init_seed);
     mlp_teacher_t teacher;
     mlp_teacher_init(&teacher, o.seed);
 
@@ -391,6 +470,9 @@ int main(int argc, char **argv)
         MLP_CK(cuMemsetD32Async(d_v, 0, MLP_NPARAMS, mlp_stream));
     }
     MLP_CK(cuMemsetD32Async(d_scale, 0x3f800000u /* 1.0f */, 1, mlp_stream));
+    mlp_gemm_t gm = {0};
+    if (o.gemm_cublas)
+        mlp_gemm_init(&gm, B);
 
     float *hx = malloc(sizeof(float) * (size_t)B * MLP_IN);
     float *hy = malloc(sizeof(float) * (size_t)B * MLP_OUT);
@@ -401,6 +483,8 @@ int main(int argc, char **argv)
 
     int rows = B, act_tanh = MLP_ACT_TANH, act_none = MLP_ACT_NONE;
     int n_in = MLP_IN, n_hid = MLP_HID, n_out = MLP_OUT, n_params = MLP_NPARAMS;
+    if (o.bad_count_rank == o.shard_rank)
+        n_params -= 64; /* --bad-count-rank: the norm kernel too (smaller: memory-safe) */
     int n_yhat = B * MLP_OUT;
     float dy_scale = 2.0f / (float)(B * MLP_OUT);
     float b1 = 0.9f, b2 = 0.999f, eps = 1e-8f;
@@ -427,22 +511,38 @@ int main(int argc, char **argv)
         MLP_CK(cuMemsetD32Async(d_grads, 0, MLP_NPARAMS, mlp_stream));
 
         /* forward: h = tanh(x W1^T + b1); yhat = h W2^T + b2 */
-        void *f1[] = {&d_h, &W1, &bias1, &d_x, &rows, &n_in, &n_hid, &act_tanh};
-        mlp_launch(k.forward, (long long)B * MLP_HID, f1);
-        void *f2[] = {&d_yhat, &W2, &bias2, &d_h, &rows, &n_hid, &n_out, &act_none};
-        mlp_launch(k.forward, (long long)B * MLP_OUT, f2);
+        if (o.gemm_cublas) {
+            mlp_gemm_forward(&gm, &k, d_h, W1, bias1, d_x, B, MLP_IN, MLP_HID, MLP_ACT_TANH);
+            mlp_gemm_forward(&gm, &k, d_yhat, W2, bias2, d_h, B, MLP_HID, MLP_OUT, MLP_ACT_NONE);
+        } else {
+            void *f1[] = {&d_h, &W1, &bias1, &d_x, &rows, &n_in, &n_hid, &act_tanh};
+            mlp_launch(k.forward, (long long)B * MLP_HID, f1);
+            void *f2[] = {&d_yhat, &W2, &bias2, &d_h, &rows, &n_hid, &n_out, &act_none};
+            mlp_launch(k.forward, (long long)B * MLP_OUT, f2);
+        }
         void *l[] = {&d_loss, &d_yhat, &d_y, &rows, &n_out};
         mlp_launch_serial(k.mse_loss, l);
 
         /* backward: mean gradients over the local batch */
         void *g[] = {&d_dy, &d_yhat, &d_y, &n_yhat, &dy_scale};
         mlp_launch(k.mse_grad, n_yhat, g);
-        void *w2g[] = {&dW2, &db2, &d_dy, &d_h, &rows, &n_hid, &n_out};
-        mlp_launch(k.bwd_weight, MLP_OUT * MLP_HID + MLP_OUT, w2g);
-        void *hg[] = {&d_dh, &d_dy, &W2, &d_h, &rows, &n_hid, &n_out, &act_tanh};
-        mlp_launch(k.bwd_input, (long long)B * MLP_HID, hg);
-        void *w1g[] = {&dW1, &db1, &d_dh, &d_x, &rows, &n_in, &n_hid};
-        mlp_launch(k.bwd_weight, MLP_HID * MLP_IN + MLP_HID, w1g);
+        if (o.gemm_cublas) {
+            mlp_gemm_backward_weight(&gm, &k, dW2, db2, d_dy, d_h, B, MLP_HID, MLP_OUT);
+            mlp_gemm_backward_input(&gm, &k, d_dh, d_dy, W2, d_h, B, MLP_HID, MLP_OUT, MLP_ACT_TANH);
+            mlp_gemm_backward_weight(&gm, &k, dW1, db1, d_dh, d_x, B, MLP_IN, MLP_HID);
+        } else {
+            void *w2g[] = {&dW2, &db2, &d_dy, &d_h, &rows, &n_hid, &n_out};
+            mlp_launch(k.bwd_weight, MLP_OUT * MLP_HID + MLP_OUT, w2g);
+            void *hg[] = {&d_dh, &d_dy, &W2, &d_h, &rows, &n_hid, &n_out, &act_tanh};
+            mlp_launch(k.bwd_input, (long long)B * MLP_HID, hg);
+            void *w1g[] = {&dW1, &db1, &d_dh, &d_x, &rows, &n_in, &n_hid};
+            mlp_launch(k.bwd_weight, MLP_HID * MLP_IN + MLP_HID, w1g);
+        }
+        if (o.nan_rank == o.shard_rank && step == o.nan_at_step) {
+            fprintf(stderr, "mlp: --nan-rank: rank %lld sets gradient 0 to NaN at step %lld\n",
+                    o.shard_rank, step);
+            MLP_CK(cuMemsetD32Async(d_grads, 0x7fc00000u /* quiet NaN */, 1, mlp_stream));
+        }
 
         /* optional global-norm clipping: the norm kernel reads ALL gradients */
         if (o.clip > 0.0f) {
@@ -452,11 +552,25 @@ int main(int argc, char **argv)
             mlp_launch_serial(k.clip_scale, cs);
         }
 
+        /* fault injection, right before the update (the sync point) */
+        if (o.stall_rank == o.shard_rank && step == o.stall_at_step) {
+            fprintf(stderr, "mlp: --stall-rank: rank %lld stalls before step %lld's update\n",
+                    o.shard_rank, step);
+            for (;;)
+                pause();
+        }
+        if (o.segv_rank == o.shard_rank && step == o.segv_at_step)
+            mlp_deliberate_crash(step);
+
         /* update: one launch over the whole buffer, or one per tensor */
         int t_adam = (int)(step + 1);
         for (int t = 0; t < (o.per_tensor ? MLP_NTENSORS : 1); t++) {
+            if (t == 1 && o.skip_tensor_every > 0 && (step + 1) % o.skip_tensor_every == 0)
+                continue; /* --skip-tensor-every: b1 keeps its value this step */
             size_t off = o.per_tensor ? (size_t)mlp_tensors[t].offset * sizeof(float) : 0;
             int n = o.per_tensor ? mlp_tensors[t].count : MLP_NPARAMS;
+            if (o.bad_count_rank == o.shard_rank && n > 64)
+                n -= 64; /* a smaller count: wrong, but memory-safe */
             CUdeviceptr p = d_params + off, gr = d_grads + off;
             if (o.adam) {
                 CUdeviceptr m = d_m + off, v = d_v + off;
@@ -472,20 +586,18 @@ int main(int argc, char **argv)
         MLP_CK(cuMemcpyDtoHAsync(&loss, d_loss, sizeof loss, mlp_stream));
         MLP_CK(cuStreamSynchronize(mlp_stream));
         printf("step %lld loss %.9g\n", step, (double)loss);
+        if (o.checkpoint && o.ckpt_every > 0 && (step + 1) % o.ckpt_every == 0 &&
+            mlp_write_checkpoint(o.checkpoint, d_params) != 0)
+            return 1;
     }
 
     MLP_CK(cuStreamSynchronize(mlp_stream));
     MLP_CK(cuMemcpyDtoH(params, d_params, sizeof params));
 
     static unsigned char bytes[sizeof params];
-    double sum = 0.0;
-    uint64_t hash = 0xcbf29ce484222325ull;
-    for (int i = 0; i < MLP_NPARAMS; i++) {
-        sum += (double)params[i];
-        mlp_put_le32(bytes + 4 * i, params[i]);
-    }
-    for (size_t i = 0; i < sizeof bytes; i++)
-        hash = (hash ^ bytes[i]) * 0x100000001b3ull;
+    double sum;
+    uint64_t hash;
+    mlp_serialise(params, bytes, &sum, &hash);
 
     int rc = 0;
     if (o.save) {
@@ -495,6 +607,8 @@ int main(int argc, char **argv)
             rc = 1;
         }
     }
+    if (o.checkpoint && mlp_write_checkpoint(o.checkpoint, d_params) != 0)
+        rc = 1;
     if (dump && fclose(dump) != 0) {
         fprintf(stderr, "mlp: cannot write %s: %s\n", o.dump_samples, strerror(errno));
         rc = 1;
@@ -508,6 +622,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i])
             MLP_CK(cuMemFree(bufs[i]));
+    mlp_gemm_fini(&gm);
     MLP_CK(cuModuleUnload(mod));
     MLP_CK(cuStreamDestroy(mlp_stream));
     MLP_CK(cuDevicePrimaryCtxRelease(dev));

@@ -29,5 +29,8 @@ $(TRAINERS_DIR)/mlp.o: tests/trainers/mlp.c | $(DEPS_STAMP)
 
 # -lcuda from the toolkit's stubs: DT_NEEDED libcuda.so.1, no rpath; the loader finds the real
 # driver on a GPU machine, or hostcuda via LD_LIBRARY_PATH=$(HOSTCUDA_DIR).
+# -lcublas (--gemm cublas) from the toolkit: DT_NEEDED libcublas.so.13, found at run time as the
+# real library (ld.so cache / LD_LIBRARY_PATH) or, on hostcuda, build/tests/hostcublas.
 $(TRAINERS_MLP): $(TRAINERS_DIR)/mlp.o $(TRAINERS_DIR)/mlp_ptx.o | $(DEPS_STAMP)
-	$(CC) $(CFLAGS) -o $@ $^ -L$(CUDA_HOME)/lib64/stubs -lcuda -lm
+	$(CC) $(CFLAGS) -o $@ $^ -L$(CUDA_HOME)/lib64 -Wl,-rpath-link,$(CUDA_HOME)/lib64 -lcublas \
+	    -L$(CUDA_HOME)/lib64/stubs -lcuda -lm

@@ -1,0 +1,21 @@
+# tests/hostcublas/module.mk — cuBLAS and cuBLASLt test doubles on hostcuda memory, with the
+# real libraries' sonames and symbol versions (tests put build/tests/hostcublas first on
+# LD_LIBRARY_PATH; a binary linked against the real -lcublas then runs on them):
+#   build/tests/hostcublas/libcublas.so.13     hostcublas.c
+#   build/tests/hostcublas/libcublasLt.so.13   hostcublaslt.c
+HOSTCUBLAS_DIR  := $(BUILD)/tests/hostcublas
+HOSTCUBLAS_LIB  := $(HOSTCUBLAS_DIR)/libcublas.so.13
+HOSTCUBLASLT_LIB := $(HOSTCUBLAS_DIR)/libcublasLt.so.13
+HOSTCUBLAS_DEPS := tests/hostcublas/hostcublas.h collectives/ash_coll_cast.h $(HOSTCUDA_DIR)/libcuda.so.1
+
+ALL += $(HOSTCUBLAS_LIB) $(HOSTCUBLASLT_LIB)
+
+$(HOSTCUBLAS_LIB): tests/hostcublas/hostcublas.c tests/hostcublas/hostcublas.map $(HOSTCUBLAS_DEPS) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -Itests/hostcuda -shared -Wl,-soname,libcublas.so.13 \
+	  -Wl,--version-script=tests/hostcublas/hostcublas.map -Wl,-Bsymbolic -o $@ $< $(HOSTCUDA_DIR)/libcuda.so.1
+
+$(HOSTCUBLASLT_LIB): tests/hostcublas/hostcublaslt.c tests/hostcublas/hostcublaslt.map $(HOSTCUBLAS_DEPS) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -Itests/hostcuda -shared -Wl,-soname,libcublasLt.so.13 \
+	  -Wl,--version-script=tests/hostcublas/hostcublaslt.map -Wl,-Bsymbolic -o $@ $< $(HOSTCUDA_DIR)/libcuda.so.1
