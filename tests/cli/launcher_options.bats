@@ -94,11 +94,13 @@ dry() { run "$A" --dry-run "$@"; }
   contains "missing.yaml"
 }
 
-@test "--mixed-precision fp16|bf16 exports ACCELSHIM_WIRE_OVERRIDE=f16|bf16; no exports nothing" {
+@test "--mixed-precision fp16|bf16 exports ACCELSHIM_WIRE_OVERRIDE and ACCELSHIM_MATMUL; no exports nothing" {
   dry --no-preload -n 2 --mixed-precision bf16 -- prog
   contains "--env ACCELSHIM_WIRE_OVERRIDE=bf16"
+  contains "--env ACCELSHIM_MATMUL=bf16"
   dry --no-preload -n 2 --mixed_precision=fp16 -- prog
   contains "--env ACCELSHIM_WIRE_OVERRIDE=f16"
+  contains "--env ACCELSHIM_MATMUL=f16"
   dry --no-preload -n 2 --mixed-precision no -- prog
   lacks WIRE_OVERRIDE
   dry --no-preload -n 2 --mixed-precision fp8 -- prog
