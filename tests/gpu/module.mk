@@ -1,0 +1,47 @@
+# tests/gpu/module.mk — helpers of scripts/gpu-check.sh (the checks on a real driver) and its tests.
+#   build/tests/gpu/gpu_probe     driver/device facts, PTX loads (dlopen only: runs without a driver)
+#   build/tests/gpu/gpu_routing   routing probe for a real driver (no call counters): every door,
+#                                 every variant; and --remap (what the program sees of devices)
+#   build/tests/gpu/trace/libcuda.so.1  tracing driver: logs every cuGetProcAddress query, forwards
+#                                 to TRACE_GPA_DRIVER (default hostcuda)
+#   build/tests/gpu/fakecudart/libcudart.so.13  a host-only runtime (test double, tests only)
+#   build/tests/gpu/rt_mlp_hostcheck  rt_mlp.cu built with `-cudart shared`, to run on that double
+# Tests: test_gpu_check_nogpu.sh (no GPU here: gpu-check exits 77 with one line -> skip),
+#        test_gpu_check_fake.sh  (GPU_CHECK_FAKE=hostcuda: the script's checks run on hostcuda),
+#        test_rt_mlp_host.sh     (rt_mlp's host logic == mlp's, bit for bit, on host kernels),
+#        test_cudart_queries.sh  (cudart13_queries.txt is what this toolkit's static cudart asks).
+GPUT_DIR := $(BUILD)/tests/gpu
+ALL += $(GPUT_DIR)/gpu_probe $(GPUT_DIR)/gpu_routing $(GPUT_DIR)/trace/libcuda.so.1
+TESTS += tests/gpu/test_gpu_check_nogpu.sh tests/gpu/test_gpu_check_fake.sh
+
+$(GPUT_DIR)/gpu_probe: tests/gpu/gpu_probe.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -ldl
+
+$(GPUT_DIR)/trace/libcuda.so.1: tests/gpu/trace_gpa.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -shared -Wl,-soname,libcuda.so.1 -o $@ $< -ldl
+
+# DT_NEEDED libcuda.so.1 (stub at link time); hooked names are weak references, so an older driver
+# that lacks one (cuCtxCreate_v4 ...) still loads the program.
+$(GPUT_DIR)/gpu_routing: tests/gpu/gpu_routing.c tests/intercept/itest.h intercept/hooks.def | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Iintercept -Ishim -Itests/intercept $(CFLAGS) $(PTHREAD) -o $@ $< \
+	    -Wl,--no-as-needed -L$(CUDA_HOME)/lib64/stubs -lcuda -Wl,--as-needed -ldl
+
+# rt_mlp's host logic on a host-only runtime: built when nvcc can build rt_mlp
+GPUT_RT_CAN := $(if $(wildcard $(CUDA_HOME)/lib64/libcudart_static.a),yes,)
+ifeq ($(GPUT_RT_CAN),yes)
+ALL += $(GPUT_DIR)/fakecudart/libcudart.so.13 $(GPUT_DIR)/rt_mlp_hostcheck
+TESTS += tests/gpu/test_rt_mlp_host.sh tests/gpu/test_cudart_queries.sh
+
+# --default-symver: every export gets the version node "libcudart.so.13", as nvcc's binaries ask
+$(GPUT_DIR)/fakecudart/libcudart.so.13: tests/gpu/fake_cudart.c include/ash_kernel.h | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -shared -Wl,-soname,libcudart.so.13 -Wl,--default-symver -o $@ $< -ldl
+
+$(GPUT_DIR)/rt_mlp_hostcheck: tests/trainers/rt_mlp.cu tests/trainers/mlp_kernels.cu tests/trainers/mlp_data.h \
+                              include/ash_kernel.h | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(NVCC) -O2 -cudart shared -gencode arch=compute_80,code=compute_80 -Iinclude -Itests/trainers -o $@ $<
+endif
