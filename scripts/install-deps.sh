@@ -19,6 +19,10 @@ declare -A want=(
   [binutils]=/usr/bin/readelf
   [xxd]=/usr/bin/xxd
   [python3]=/usr/bin/python3
+  [libxxhash-dev]=/usr/include/xxhash.h                   # shim/record.c (header-only xxHash)
+  [libjansson-dev]=/usr/include/jansson.h                 # tools/accelshim-compare
+  [clang]=/usr/bin/clang                                  # tests/fuzz (libFuzzer target)
+  [libclang-rt-14-dev]=/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a
 )
 
 missing=()

@@ -1,6 +1,6 @@
 # scripts/install.mk — `make install [PREFIX=/usr/local] [DESTDIR=]`: the recipe of the top
 # Makefile's phony `install` target (builds `all` first). Layout (what accelerate-run expects):
-#   PREFIX/bin/accelerate-run, PREFIX/bin/accelshim-policy
+#   PREFIX/bin/accelerate-run, PREFIX/bin/accelshim-policy, PREFIX/bin/accelshim-compare
 #   PREFIX/lib/accelshim/libaccelshim.so            found by the launcher from its own path
 #   PREFIX/lib/accelshim/accelerate-run.d/          the launcher's helpers (rank wrapper, subcommands)
 #   PREFIX/lib/accelshim/hostcuda/libcuda.so.1      test devices, so `accelerate-run --cpu` and
@@ -17,9 +17,11 @@ install: all
 	install -d $(INSTALL_ROOT)/bin $(INSTALL_LIBDIR)/accelerate-run.d $(INSTALL_ROOT)/share/accelshim/examples
 	install -m 0755 scripts/accelerate-run $(INSTALL_ROOT)/bin/accelerate-run
 	install -m 0755 scripts/accelerate-run.d/rank-wrapper $(INSTALL_LIBDIR)/accelerate-run.d/rank-wrapper
+	install -m 0755 scripts/accelerate-run.d/trace-merge $(INSTALL_LIBDIR)/accelerate-run.d/trace-merge
 	install -m 0644 scripts/accelerate-run.d/commands.bash $(INSTALL_LIBDIR)/accelerate-run.d/commands.bash
 	install -m 0755 $(BUILD)/libaccelshim.so $(INSTALL_LIBDIR)/libaccelshim.so
 	install -m 0755 $(BUILD)/bin/accelshim-policy $(INSTALL_ROOT)/bin/accelshim-policy
+	install -m 0755 $(BUILD)/bin/accelshim-compare $(INSTALL_ROOT)/bin/accelshim-compare
 	@set -e; \
 	inst() { if [ -f "$$1" ]; then install -d "$$(dirname "$$2")"; install -m "$$3" "$$1" "$$2"; \
 	         else echo "install: $$1 not built; skipped"; fi; }; \
@@ -27,6 +29,7 @@ install: all
 	inst $(BUILD)/tests/hostnccl/libnccl.so.2 $(INSTALL_LIBDIR)/hostnccl/libnccl.so.2 0755; \
 	inst $(BUILD)/tests/trainers/libmlp_kernels_host.so $(INSTALL_LIBDIR)/hostkernels/libmlp_kernels_host.so 0755; \
 	inst $(BUILD)/collectives/libash_cast_kernels_host.so $(INSTALL_LIBDIR)/hostkernels/libash_cast_kernels_host.so 0755; \
+	inst $(BUILD)/shim/libash_inspect_kernels_host.so $(INSTALL_LIBDIR)/hostkernels/libash_inspect_kernels_host.so 0755; \
 	inst $(BUILD)/tests/trainers/mlp $(INSTALL_LIBDIR)/tests/mlp 0755; \
 	for f in examples/*; do [ -f "$$f" ] && install -m 0644 "$$f" $(INSTALL_ROOT)/share/accelshim/examples/; done; \
 	v=$$(git describe --always --dirty --tags 2>/dev/null || true); \

@@ -10,6 +10,7 @@ EQ_CMP=$EQ_BUILD/tests/equivalence/fcompare
 EQ_SHIM=$EQ_BUILD/libaccelshim.so
 export EQ_POL=$EQ_TOP/tests/equivalence/policies
 EQ_KLIBS=$EQ_BUILD/tests/trainers/libmlp_kernels_host.so:$EQ_BUILD/collectives/libash_cast_kernels_host.so
+EQ_KLIBS=$EQ_KLIBS:$EQ_BUILD/shim/libash_inspect_kernels_host.so   # nan_check's scan (shim/record.mk)
 EQ_STEPS=${EQ_STEPS:-25}
 EQ_BATCH=${EQ_BATCH:-4}
 
