@@ -22,6 +22,12 @@ CPPFLAGS := -Iinclude -I$(CUDA_HOME)/include
 NVCCFLAGS := -ptx -arch=compute_80 -O2
 DEPS_STAMP := $(BUILD)/.deps-installed
 PTHREAD  := -pthread
+# make ... SAN=address,undefined: every C compile and link instrumented (via CC; make check-san
+# builds such a tree apart and runs the unit, routing and equivalence tests in it).
+SAN      ?=
+ifneq ($(SAN),)
+  CC      += -fsanitize=$(SAN) -fno-omit-frame-pointer
+endif
 
 # Where hostcuda lives: tests and the demo put it on LD_LIBRARY_PATH; the library never links it.
 HOSTCUDA_DIR := $(BUILD)/tests/hostcuda

@@ -87,6 +87,10 @@ enum { ASH_COLL_LOG_ERROR = 0, ASH_COLL_LOG_WARN = 1, ASH_COLL_LOG_INFO = 2, ASH
     X(cuEventSynchronize, PFN_cuEventSynchronize_v2000, 0)                                     \
     X(cuEventDestroy_v2, PFN_cuEventDestroy_v4000, 0)                                          \
     X(cuStreamWaitEvent, PFN_cuStreamWaitEvent_v3020, 0)                                       \
+    X(cuEventQuery, PFN_cuEventQuery_v2000, 0)                                                 \
+    X(cuCtxSetCurrent, PFN_cuCtxSetCurrent_v4000, 0)                                           \
+    X(cuEventElapsedTime_v2, PFN_cuEventElapsedTime_v12080, 0)                                 \
+    X(cuMemcpyDtoDAsync_v2, PFN_cuMemcpyDtoDAsync_v3020, 0)                                    \
     X(cuGetErrorName, PFN_cuGetErrorName_v6000, 0)
 
 typedef struct ash_coll_driver {
@@ -129,6 +133,8 @@ typedef struct ash_coll_ops {
                                    CUstream stream);
     ash_coll_status_t (*barrier)(ash_coll_t *c);
     void (*fini)(ash_coll_t *c);
+    /* stop without waiting for peers (may run on another thread while an op is stuck) */
+    void (*abort)(ash_coll_t *c);
 } ash_coll_ops_t;
 
 /* The registry: NULL-terminated, in auto-selection order of preference. */
@@ -159,6 +165,20 @@ ASH_COLL_API ash_coll_status_t ash_coll_broadcast(ash_coll_t *c, CUdeviceptr buf
                                                   int root, CUstream stream);
 /* Host-side barrier across ranks (does not synchronise any stream). */
 ASH_COLL_API ash_coll_status_t ash_coll_barrier(ash_coll_t *c);
+
+/* Debug: exchange a fingerprint of the NEXT collective (host-side MPI_Allgather of the 6-tuple
+ * on the private communicator, bounded by timeout_s like every MPI wait). `all` receives
+ * world_size * ASH_COLL_FP_WORDS words, rank r's tuple at all[r * ASH_COLL_FP_WORDS]. The caller
+ * compares; the collectives attach no meaning to the words. World 1: all = fp. */
+#define ASH_COLL_FP_WORDS 6
+ASH_COLL_API ash_coll_status_t ash_coll_fingerprint(ash_coll_t *c,
+                                                    const unsigned long long fp[ASH_COLL_FP_WORDS],
+                                                    unsigned long long *all);
+/* Abort the communicator without waiting for peers (ncclCommAbort on nccl; mpi: nothing to
+ * release safely, the caller exits). Later calls answer ESTATE. Safe from another thread while
+ * a collective is stuck (the watchdog); the communicator is not freed (ash_coll_close still is
+ * owed, or the process exits). */
+ASH_COLL_API void ash_coll_abort(ash_coll_t *c);
 
 #ifdef __cplusplus
 }

@@ -36,6 +36,8 @@ ash_coll_status_t ash_coll__unsupported_allreduce(ash_coll_t *c, CUdeviceptr buf
 ash_coll_status_t ash_coll__unsupported_broadcast(ash_coll_t *c, CUdeviceptr buf, size_t bytes,
                                                   int root, CUstream stream);
 ash_coll_status_t ash_coll__unsupported_barrier(ash_coll_t *c);
+/* abort for backends with nothing to abort (mpi: the caller exits; MPI has no safe local abort) */
+void ash_coll__abort_nothing(ash_coll_t *c);
 /* host barrier on c->comm (both backends); world 1: no-op */
 ash_coll_status_t ash_coll__barrier_mpi(ash_coll_t *c);
 

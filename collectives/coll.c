@@ -103,6 +103,11 @@ ash_coll_status_t ash_coll__unsupported_barrier(ash_coll_t *c)
     return ASH_COLL_EUNSUPPORTED;
 }
 
+void ash_coll__abort_nothing(ash_coll_t *c)
+{
+    ash_coll__log(c, ASH_COLL_LOG_DEBUG, "%s: nothing to abort locally", c->ops->name);
+}
+
 /* ---- logging and error boundaries ------------------------------------------------------- */
 
 void ash_coll__log(const ash_coll_t *c, int level, const char *fmt, ...)
@@ -432,6 +437,37 @@ ash_coll_status_t ash_coll_broadcast(ash_coll_t *c, CUdeviceptr buf, size_t byte
     if (c->broken)
         return ASH_COLL_ESTATE;
     return c->ops->broadcast(c, buf, bytes, root, stream);
+}
+
+ash_coll_status_t ash_coll_fingerprint(ash_coll_t *c,
+                                       const unsigned long long fp[ASH_COLL_FP_WORDS],
+                                       unsigned long long *all)
+{
+    MPI_Request req;
+    int rc;
+
+    if (!c || !fp || !all)
+        return ASH_COLL_EINVAL;
+    if (c->broken)
+        return ASH_COLL_ESTATE;
+    if (c->comm == MPI_COMM_NULL) {
+        memcpy(all, fp, ASH_COLL_FP_WORDS * sizeof *fp);
+        return ASH_COLL_OK;
+    }
+    rc = MPI_Iallgather(fp, ASH_COLL_FP_WORDS, MPI_UNSIGNED_LONG_LONG, all, ASH_COLL_FP_WORDS,
+                        MPI_UNSIGNED_LONG_LONG, c->comm, &req);
+    if (rc != MPI_SUCCESS)
+        return ash_coll__mpi_fail(c, rc, "MPI_Iallgather(fingerprint)");
+    return ash_coll__mpi_wait(c, &req, "MPI_Iallgather(fingerprint)");
+}
+
+void ash_coll_abort(ash_coll_t *c)
+{
+    if (!c)
+        return;
+    c->broken = 1;
+    if (c->ops && c->ops->abort)
+        c->ops->abort(c);
 }
 
 ash_coll_status_t ash_coll_barrier(ash_coll_t *c)

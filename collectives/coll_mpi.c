@@ -303,4 +303,5 @@ const ash_coll_ops_t ash_coll_mpi_ops = {
     .broadcast = ash_coll__mpi_broadcast,
     .barrier = ash_coll__barrier_mpi,
     .fini = ash_coll__mpi_fini,
+    .abort = ash_coll__abort_nothing,
 };

@@ -77,6 +77,18 @@ typedef struct ash_coll_nccl {
 
 /* ---- loading ----------------------------------------------------------------------------- */
 
+/* libc's dlsym, never the public name: linked into libaccelshim.so, `dlsym` is the shim's own
+ * hook (DESIGN.md §3: never call it from inside). */
+static void *ash_coll__dlsym(void *handle, const char *name)
+{
+    static void *(*real)(void *, const char *);
+    if (!real)
+        *(void **)&real = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+    if (!real)
+        *(void **)&real = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+    return real ? real(handle, name) : NULL;
+}
+
 /* dlopen + dlsym. A missing file is reported quietly (debug); any other error is shown. */
 static ash_coll_status_t ash_coll__nccl_load(ash_coll_t *c, ash_coll_nccl_t *n)
 {
@@ -97,7 +109,7 @@ static ash_coll_status_t ash_coll__nccl_load(ash_coll_t *c, ash_coll_nccl_t *n)
     }
 #define ASH_COLL__SYM(field, sym)                                                            \
     do {                                                                                     \
-        *(void **)&n->field = dlsym(n->dl, sym);                                             \
+        *(void **)&n->field = ash_coll__dlsym(n->dl, sym);                                   \
         if (!n->field) {                                                                     \
             snprintf(c->why, sizeof c->why, "%s lacks %s", c->nccl_library, sym);            \
             return ASH_COLL_EUNAVAILABLE;                                                    \
@@ -438,6 +450,18 @@ static void ash_coll__nccl_fini(ash_coll_t *c)
     c->impl = NULL;
 }
 
+/* ncclCommAbort once; fini then skips the communicator. Runs on the watchdog thread while the
+ * stuck operation may still be queued: the process exits right after. */
+static void ash_coll__nccl_abort(ash_coll_t *c)
+{
+    ash_coll_nccl_t *n = c->impl;
+    ncclComm_t comm;
+
+    if (!n || !(comm = __atomic_exchange_n(&n->comm, NULL, __ATOMIC_ACQ_REL)))
+        return;
+    n->CommAbort(comm);
+}
+
 const ash_coll_ops_t ash_coll_nccl_ops = {
     .name = "nccl",
     .init = ash_coll__nccl_init,
@@ -445,4 +469,5 @@ const ash_coll_ops_t ash_coll_nccl_ops = {
     .broadcast = ash_coll__nccl_broadcast,
     .barrier = ash_coll__barrier_mpi,
     .fini = ash_coll__nccl_fini,
+    .abort = ash_coll__nccl_abort,
 };

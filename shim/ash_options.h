@@ -41,6 +41,14 @@
     X(ASH_OPT_NAN_CHECK, "ACCELSHIM_NAN_CHECK", NULL, 0,                                            \
       "1: stop the job when a synced buffer holds NaN/Inf (before the collective); 0: off; "        \
       "overrides debug.nan_check (accelerate-run --nan-check)")                                     \
+    X(ASH_OPT_REPORT, "ACCELSHIM_REPORT", NULL, 0,                                                 \
+      "write the exit report as JSON to this file ({rank} = the rank; never follows a symlink)")   \
+    X(ASH_OPT_TRACE, "ACCELSHIM_TRACE", NULL, 0,                                                   \
+      "Chrome trace event JSON file ({rank} = the rank); overrides debug.trace (--trace DIR)")     \
+    X(ASH_OPT_TRACE_LAUNCHES, "ACCELSHIM_TRACE_LAUNCHES", NULL, 0,                                 \
+      "1: the trace also records every kernel launch and memcpy (--trace-launches); 0: off")       \
+    X(ASH_OPT_FUSE_COPY, "ACCELSHIM_FUSE_COPY", NULL, 0,                                           \
+      "1: fused reductions always stage through the fusion buffer, even over contiguous buffers")  \
     X(ASH_OPT_OMPI_RANK, "OMPI_COMM_WORLD_RANK", NULL, 0, "Open MPI: rank")                         \
     X(ASH_OPT_OMPI_LOCAL_RANK, "OMPI_COMM_WORLD_LOCAL_RANK", NULL, 0, "Open MPI: local rank")       \
     X(ASH_OPT_OMPI_SIZE, "OMPI_COMM_WORLD_SIZE", NULL, 0, "Open MPI: world size")                   \

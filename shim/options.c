@@ -1,8 +1,9 @@
 /* options.c — the options table (see ash_options.h): defaults < policy file < environment.
  *
- * Invariant: getenv is called here and nowhere else in accelshim, once per option, inside one
- * pthread_once; values are copied into static buffers so a later setenv by the application
- * cannot change what the shim saw, and nothing is allocated (safe while preloading).
+ * Invariant: secure_getenv is called here and nowhere else in accelshim (getenv never), once
+ * per option, inside one pthread_once; set-uid/set-gid programs (AT_SECURE) get the defaults
+ * only; values are copied into static buffers so a later setenv by the application cannot
+ * change what the shim saw, and nothing is allocated (safe while preloading).
  * Threading: values are written only inside the once (and by ash_opt_set_policy during init).
  */
 #include "ash_options.h"
@@ -39,7 +40,7 @@ static void ash_opt_read_env(void)
     for (int i = 0; i < ASH_OPT_COUNT_; i++) {
         ash_opt_val[i] = ash_opt_decls[i].def;
         ash_opt_src[i] = ASH_OPT_SRC_DEFAULT;
-        const char *e = getenv(ash_opt_decls[i].name);
+        const char *e = secure_getenv(ash_opt_decls[i].name); /* NULL when AT_SECURE */
         if (e == NULL || e[0] == '\0')
             continue; /* empty = not set */
         size_t n = strlen(e);

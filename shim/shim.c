@@ -8,8 +8,10 @@
 
 #include "accelshim.h"
 #include "ash_alloc.h"
+#include "ash_crash.h"
 #include "ash_log.h"
 #include "ash_options.h"
+#include "ash_report.h"
 #include "ash_sync.h"
 #include "ash_world.h"
 
@@ -45,7 +47,9 @@ static void ash_shim_do_init(void)
 {
     ash_opt_init();
     ash_world_init();
+    ash_crash_install(); /* ACCELSHIM_CRASH_HANDLER=0 disables */
     ash_sync_init(); /* loads the policy: an invalid one ends the program here, exit 2 */
+    ash_report_init(); /* exit report counters, JSON report, trace, fused reduction */
     if (atexit(ash_shim_exit_report) != 0)
         ash_warn("shim", "atexit failed: no exit report");
     ash_info("shim", "accelshim %s initialised", ACCELSHIM_VERSION_STRING);

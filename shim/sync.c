@@ -7,23 +7,32 @@
  * launch, ash_launch_prepare resolves each rule's buffer from the launch's own arguments and runs
  * the collective on the launch's stream: gradients -> all-reduce, parameters -> broadcast from
  * rank 0 once per distinct (rule, buffer). With world size 1 nothing is communicated.
+ * Reliability: every collective gets a sequence number; with check_collectives (policy, or
+ * ACCELSHIM_CHECK_COLLECTIVES=1) ranks first exchange a fingerprint (rule, count, dtype, wire,
+ * op, seq, kernel) and a mismatch ends every rank with a report and exit status 3. A watchdog
+ * (timeout_s > 0) ends a rank whose collective has not completed in time: report, communicator
+ * aborted, exit status 4 (see sync_watch.c).
  * Threading: prepare may run on any thread; one mutex serialises collectives (ranks must issue
  * them in the same order anyway). Invariant: the real launch always follows, on the same stream.
  */
 #include "ash_sync.h"
 
 #include "ash_alloc.h"
+#include "ash_crash.h"
 #include "ash_log.h"
 #include "ash_options.h"
 #include "ash_shim.h"
 #include "ash_world.h"
 #include "ash_policy.h"
+#include "ash_record.h"
+#include "ash_sync_watch.h"
 
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define SYNC_MAX_RULES 16
@@ -53,9 +62,13 @@ static struct {
     volatile int fatal;             /* set before a fatal exit: do not finalize (peers may hang) */
     bcast_seen_t *seen;
     unsigned long long allreduces, broadcasts, bytes;
+    int check;                      /* fingerprint each collective first */
+    unsigned long long seq;         /* collectives issued by this rank (all ranks agree) */
+    unsigned long long fp_calls;    /* fingerprint exchanges, and their total time */
+    double fp_seconds;
 } S = {.lock = PTHREAD_MUTEX_INITIALIZER, .wire_override = ASH_COLL_SAME};
 
-static _Noreturn void sync_fatal(const char *what)
+static _Noreturn void sync_fatal_code(const char *what, int code)
 {
     S.fatal = 1;
     /* The design's named exception: a policy error or a broken collective ends the job. */
@@ -63,8 +76,10 @@ static _Noreturn void sync_fatal(const char *what)
     int n = snprintf(line, sizeof line, "accelshim: %s\n", what);
     if (n > 0)
         (void)!write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
-    exit(2);
+    exit(code);
 }
+
+static _Noreturn void sync_fatal(const char *what) { sync_fatal_code(what, 2); }
 
 static ash_coll_dtype_t dtype_of(ash_policy_dtype_t d)
 {
@@ -105,6 +120,36 @@ static void sync_report(void)
     if (S.allreduces || S.broadcasts)
         ash_info("report", "sync: %llu all-reduce(s), %llu broadcast(s), %llu bytes, backend %s",
                  S.allreduces, S.broadcasts, S.bytes, S.backend ? S.backend : "none");
+    if (S.fp_calls)
+        ash_info("report", "check_collectives: %llu fingerprint exchange(s), %.1f us each on "
+                 "average", S.fp_calls, S.fp_seconds * 1e6 / (double)S.fp_calls);
+}
+
+/* Options whose garbage is fatal (exit 2, one line): they change what is computed or whether
+ * the job is watched. Read before the policy so they are checked even without one. */
+static void sync_read_env(long *timeout, int *check)
+{
+    char msg[512];
+    const char *b = ash_opt_str(ASH_OPT_BACKEND);
+    if (b && strcmp(b, "auto") && strcmp(b, "nccl") && strcmp(b, "mpi")) {
+        snprintf(msg, sizeof msg, "ACCELSHIM_BACKEND=%.200s: expected auto, nccl or mpi", b);
+        sync_fatal(msg);
+    }
+    *timeout = -1;
+    ash_status_t st = ash_opt_int(ASH_OPT_TIMEOUT_S, 0, 86400 * 7, timeout);
+    if (st == ASH_ERR_CONFIG) {
+        snprintf(msg, sizeof msg, "ACCELSHIM_TIMEOUT_S=%.200s: expected whole seconds in "
+                 "0..604800 (0 = no watchdog)", ash_opt_str(ASH_OPT_TIMEOUT_S));
+        sync_fatal(msg);
+    }
+    long c = -1;
+    st = ash_opt_int(ASH_OPT_CHECK_COLLECTIVES, 0, 1, &c);
+    if (st == ASH_ERR_CONFIG) {
+        snprintf(msg, sizeof msg, "ACCELSHIM_CHECK_COLLECTIVES=%.200s: expected 0 or 1",
+                 ash_opt_str(ASH_OPT_CHECK_COLLECTIVES));
+        sync_fatal(msg);
+    }
+    *check = (int)c;
 }
 
 ash_status_t ash_sync_init(void)
@@ -122,18 +167,18 @@ ash_status_t ash_sync_init(void)
             sync_fatal(msg);
         }
     }
+    long t;
+    int check;
+    sync_read_env(&t, &check);
     if (!path || !*path)
         return ASH_OK;
     char err[1024];
     if (ash_policy_load(path, &S.policy, err, sizeof err) != ASH_POLICY_OK)
         sync_fatal(err);
     S.timeout_s = ash_policy_timeout_s(S.policy);
-    if (ash_policy_check_collectives(S.policy))
-        ash_warn("sync", "%s: debug.check_collectives is not implemented yet: collectives are not "
-                 "fingerprinted", path);
+    S.check = check >= 0 ? check : ash_policy_check_collectives(S.policy);
     ash_shim_on_exit(sync_report);
-    long t;
-    if (ash_opt_int(ASH_OPT_TIMEOUT_S, 0, 86400 * 7, &t) == ASH_OK)
+    if (t >= 0)
         S.timeout_s = (unsigned)t;
     ash_info("sync", "policy %s: %zu gradient rule(s), %zu parameter rule(s)", path,
              ash_policy_rule_count(S.policy, ASH_POLICY_RULE_GRADIENT),
@@ -236,6 +281,7 @@ static int arg_bytes(const ash_kernel_info_t *k, void **params, void **extra, un
  * any library destructor): release the communicator, finalising MPI if we initialised it. */
 static void sync_fini(void)
 {
+    ash_sync_watch_stop();
     if (S.coll && !S.fatal) {
         ash_coll_close(S.coll);
         S.coll = NULL;
@@ -263,18 +309,114 @@ static ash_coll_status_t open_coll(void)
     } else {
         S.backend = ash_coll_backend_name(S.coll);
         ash_info("sync", "collectives backend: %s", S.backend);
+        ash_crash_reinstall(); /* on top of MPI's handlers, chaining to them */
+        if (S.timeout_s > 0)
+            ash_sync_watch_start(S.coll, &S.driver, S.timeout_s, !strcmp(S.backend, "nccl"));
         if (atexit(sync_fini) != 0)
             ash_warn("sync", "atexit failed: MPI will not be finalised at exit");
     }
     return st;
 }
 
+/* The fingerprint of one collective: 6 words every rank must agree on. */
+enum { FP_RULE, FP_COUNT, FP_TYPE, FP_SEQ, FP_KERNEL, FP_OP };
+
+static unsigned long long fnv1a(const char *t)
+{
+    unsigned long long h = 0xcbf29ce484222325ull;
+    for (; t && *t; t++)
+        h = (h ^ (unsigned char)*t) * 0x100000001b3ull;
+    return h;
+}
+
+static double sync_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* "reduces 676 f32 (wire bf16, mean) at gradients[0] seq 7" from a fingerprint */
+static void fp_describe(const unsigned long long *f, char *out, size_t len)
+{
+    unsigned kind = (unsigned)(f[FP_RULE] >> 32), index = (unsigned)f[FP_RULE];
+    int dtype = (int)(f[FP_TYPE] & 0xff) - 1, wire = (int)((f[FP_TYPE] >> 8) & 0xff) - 1;
+    int op = (int)((f[FP_TYPE] >> 16) & 0xff);
+    if (f[FP_OP] == 1)
+        snprintf(out, len, "reduces %llu %s (wire %s, %s) at gradients[%u] seq %llu",
+                 f[FP_COUNT], ash_coll_dtype_name((ash_coll_dtype_t)dtype),
+                 ash_coll_dtype_name((ash_coll_dtype_t)wire), op ? "mean" : "sum", index,
+                 f[FP_SEQ]);
+    else
+        snprintf(out, len, "broadcasts %llu bytes at %s[%u] seq %llu", f[FP_COUNT],
+                 kind ? "parameters" : "gradients", index, f[FP_SEQ]);
+}
+
+/* Exchange this collective's fingerprint; on any difference, every rank prints which ranks
+ * differ from rank 0 in what, and the job ends with status 3 (before the mismatched collective
+ * could hang or corrupt). */
+static void sync_check_fingerprint(const ash_policy_rule_t *r, const ash_kernel_info_t *k,
+                                   size_t count, size_t esize, unsigned long long seq,
+                                   const char *what)
+{
+    int grad = r->kind == ASH_POLICY_RULE_GRADIENT;
+    unsigned long long fp[ASH_COLL_FP_WORDS] = {0};
+    fp[FP_RULE] = (unsigned long long)(grad ? 0 : 1) << 32 | r->index;
+    fp[FP_COUNT] = grad ? count : count * esize;
+    if (grad)
+        fp[FP_TYPE] = (unsigned long long)(dtype_of(r->dtype) + 1) |
+                      (unsigned long long)(wire_of(r) + 1) << 8 |
+                      (unsigned long long)(r->reduce == ASH_POLICY_REDUCE_SUM ? 0 : 1) << 16;
+    fp[FP_SEQ] = seq;
+    fp[FP_KERNEL] = fnv1a(k->name);
+    fp[FP_OP] = grad ? 1 : 2;
+    int n = ash_world()->size;
+    unsigned long long stack[ASH_COLL_FP_WORDS * 16], *all = stack;
+    if (n > 16 && !(all = malloc(sizeof *all * ASH_COLL_FP_WORDS * (size_t)n)))
+        return; /* cannot check; the collective itself still runs */
+    ash_sync_watch_begin(what, seq);
+    double t0 = sync_now();
+    ash_coll_status_t st = ash_coll_fingerprint(S.coll, fp, all);
+    S.fp_seconds += sync_now() - t0;
+    S.fp_calls++;
+    if (st == ASH_COLL_ETIMEDOUT)
+        ash_sync_watch_timeout(what, seq);
+    ash_sync_watch_end(NULL);
+    if (st != ASH_COLL_OK) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "check_collectives: fingerprint exchange for %s failed: %s",
+                 what, ash_coll_status_text(st));
+        sync_fatal(msg);
+    }
+    int bad = 0;
+    char mine[192], ref[192];
+    fp_describe(all, ref, sizeof ref);
+    for (int q = 1; q < n; q++) {
+        const unsigned long long *f = all + (size_t)q * ASH_COLL_FP_WORDS;
+        if (!memcmp(f, all, sizeof fp))
+            continue;
+        fp_describe(f, mine, sizeof mine);
+        int other_kernel = f[FP_KERNEL] != all[FP_KERNEL] && f[FP_OP] == all[FP_OP];
+        ash_error("check", "collective fingerprint mismatch: rank %d %s%s; rank 0 %s", q, mine,
+                  other_kernel ? " before a different kernel" : "", ref);
+        bad++;
+    }
+    if (all != stack)
+        free(all);
+    if (bad) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "check_collectives: %d rank(s) disagree with rank 0 at %s "
+                 "(seq %llu); stopping the job (exit 3)", bad, what, seq);
+        sync_fatal_code(msg, 3);
+    }
+}
+
 ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **params, void **extra)
 {
     const sync_plan_t *plan = k->rules;
     const ash_world_t *w = ash_world();
-    if (w->size <= 1)
-        return ASH_OK; /* one rank: the policy changes nothing */
+    if (w->size <= 1) /* one rank: nothing to communicate; recording / nan_check still look */
+        return ash_record_solo(S.have_driver ? &S.driver : NULL, S.policy, k, s, params, extra, plan->rule, plan->n);
     if (!S.have_driver)
         return ASH_ERR_UNSUPPORTED; /* the real driver lacks what collectives need (logged) */
     char msg[768];
@@ -324,20 +466,32 @@ ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **p
             ptr = e.base;
             count = e.size / esize;
         }
-        if (count == 0)
-            continue;
-        if (r->kind == ASH_POLICY_RULE_GRADIENT) {
-            cst = ash_coll_allreduce(S.coll, ptr, count, dtype_of(r->dtype), wire_of(r),
-                                     r->reduce == ASH_POLICY_REDUCE_SUM ? ASH_COLL_SUM : ASH_COLL_MEAN, s);
-            S.allreduces++;
-        } else {
+        int grad = r->kind == ASH_POLICY_RULE_GRADIENT;
+        if (!grad) {
             bcast_seen_t *b;
             for (b = S.seen; b; b = b->next)
                 if (b->rule == r && b->base == ptr && b->bytes == count * esize)
                     break;
             if (b)
                 continue;
+        }
+        char what[384];
+        snprintf(what, sizeof what, "%s[%u] (at: \"%s\") before %s",
+                 grad ? "gradients" : "parameters", r->index, r->at, k->demangled);
+        unsigned long long seq = S.seq++;
+        if (S.check)
+            sync_check_fingerprint(r, k, count, esize, seq, what);
+        if (count == 0)
+            continue;
+        ash_record_before(&S.driver, S.policy, k, r, ptr, count, s); /* this rank's values; nan_check */
+        ash_sync_watch_begin(what, seq);
+        if (grad) {
+            cst = ash_coll_allreduce(S.coll, ptr, count, dtype_of(r->dtype), wire_of(r),
+                                     r->reduce == ASH_POLICY_REDUCE_SUM ? ASH_COLL_SUM : ASH_COLL_MEAN, s);
+            S.allreduces++;
+        } else {
             cst = ash_coll_broadcast(S.coll, ptr, count * esize, 0, s);
+            bcast_seen_t *b;
             if ((b = malloc(sizeof *b))) {
                 *b = (bcast_seen_t){r, ptr, count * esize, S.seen};
                 S.seen = b;
@@ -345,11 +499,15 @@ ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **p
             S.broadcasts++;
         }
         S.bytes += count * esize;
+        if (cst == ASH_COLL_ETIMEDOUT)
+            ash_sync_watch_timeout(what, seq);
+        ash_sync_watch_end(cst == ASH_COLL_OK ? s : NULL);
         if (cst != ASH_COLL_OK) {
             snprintf(msg, sizeof msg, "collective for rule at \"%s\" before %s failed: %s", r->at,
                      k->demangled, ash_coll_status_text(cst));
             sync_fatal(msg);
         }
+        ash_record_after(&S.driver, r, ptr, count, s); /* the reduced values every rank holds */
     }
     pthread_mutex_unlock(&S.lock);
     return ASH_OK;

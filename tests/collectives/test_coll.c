@@ -363,6 +363,29 @@ static void run_negative_controls(ash_coll_t *c)
     g_cases++;
 }
 
+/* Fingerprint exchange: every rank receives every rank's 6 words, in rank order (world 1: its
+ * own); a NULL argument is refused. */
+static void run_fingerprint(ash_coll_t *c)
+{
+    unsigned long long fp[ASH_COLL_FP_WORDS], *all = calloc((size_t)g_world, sizeof fp);
+    for (int i = 0; i < ASH_COLL_FP_WORDS; i++)
+        fp[i] = 1000ull * (unsigned long long)g_rank + (unsigned long long)i;
+    if (ash_coll_fingerprint(c, fp, all) != ASH_COLL_OK)
+        FAIL("fingerprint exchange failed");
+    for (int r = 0; r < g_world; r++)
+        for (int i = 0; i < ASH_COLL_FP_WORDS; i++)
+            if (all[r * ASH_COLL_FP_WORDS + i] != 1000ull * (unsigned long long)r + (unsigned long long)i) {
+                FAIL("fingerprint: word %d of rank %d is %llu, expected %llu", i, r,
+                     all[r * ASH_COLL_FP_WORDS + i], 1000ull * (unsigned long long)r + (unsigned long long)i);
+                r = g_world;
+                break;
+            }
+    if (ash_coll_fingerprint(c, fp, NULL) != ASH_COLL_EINVAL)
+        FAIL("fingerprint with a NULL output should be ASH_COLL_EINVAL");
+    free(all);
+    g_cases++;
+}
+
 /* --timeout-case: rank 0 waits in a barrier that the others join 5 s late; with timeout_s = 2 it
  * must give up with ASH_COLL_ETIMEDOUT (one error report) after >= 2 s, and refuse further calls
  * with ASH_COLL_ESTATE; the late ranks still complete. */
@@ -530,6 +553,7 @@ int main(int argc, char **argv)
     if (ash_coll_barrier(c) != ASH_COLL_OK)
         FAIL("barrier failed");
     run_negative_controls(c);
+    run_fingerprint(c);
 done:
     if (g_errors)
         FAIL("%d unexpected error messages from the library", g_errors);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_coll.sh — runs build/tests/collectives/test_coll under mpirun on hostcuda and reports TAP.
 # Proves: allreduce (all dtype/wire combos, sum and mean, sizes 1/1000/1M+1) equals the host
-# reference and is bit-identical on every rank; broadcast; barrier; for the mpi backend and the
+# reference and is bit-identical on every rank; broadcast; barrier; fingerprint exchange (every
+# rank gets every rank's words in rank order); for the mpi backend and the
 # nccl backend (over the hostnccl test double, with and without ncclAvg) at N = 2, 3, 4 (and 1,
 # without mpirun). Auto selection: hostnccl on the path -> nccl, no warning; hostnccl off the path
 # (real NCCL absent, or present but unable to initialise without a GPU) -> mpi with exactly one

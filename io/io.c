@@ -1,0 +1,223 @@
+/* io.c — libaccelshim-io.so: "one writer per output". On ranks other than 0, an open FOR WRITING
+ * of a path matching the policy's outputs.main_process_only goes to /dev/null; reads, other
+ * paths and rank 0 are untouched.
+ *
+ * Interposes open, open64, openat, openat64, creat, creat64, fopen, fopen64, freopen, freopen64
+ * (its version script exports nothing else). Rank: first valid of ACCELSHIM_RANK,
+ * OMPI_COMM_WORLD_RANK, PMIX_RANK, SLURM_PROCID (as the shim reads it); policy: ACCELSHIM_POLICY,
+ * read with raw syscalls and ash_policy_parse (no interposed call, so no recursion). The
+ * environment is read with secure_getenv (set-uid programs: no redirection). A separate library
+ * so that libaccelshim.so's exports stay cu*, dlsym and accelshim_*. Writing intent: open flags
+ * O_WRONLY/O_RDWR/O_CREAT/O_TRUNC, creat, an fopen mode with w, a or +. O_EXCL is dropped when
+ * redirecting (/dev/null exists). Threading: lazy init in pthread_once; then read-only state.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "ash_policy.h"
+
+#define IO_API __attribute__((visibility("default")))
+#define IO_POLICY_MAX (1 << 20)
+
+static pthread_once_t io_once = PTHREAD_ONCE_INIT;
+static int io_rank = -1;             /* -1: unknown (treated as rank 0: untouched) */
+static ash_policy_t *io_policy;      /* NULL: nothing to redirect */
+static int io_verbose;               /* ACCELSHIM_LOG=info|debug */
+
+static void io_log(const char *a, const char *b)
+{
+    char line[1200];
+    int n = snprintf(line, sizeof line, "[accelshim rank %d] %s%s\n", io_rank, a, b);
+    if (n > 0)
+        (void)!write(STDERR_FILENO, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+}
+
+static int io_parse_rank(const char *s)
+{
+    char *end;
+    long v;
+    if (!s || !*s || !(*s >= '0' && *s <= '9'))
+        return -1;
+    errno = 0;
+    v = strtol(s, &end, 10);
+    return errno || *end || v < 0 || v >= (1L << 24) ? -1 : (int)v;
+}
+
+static void io_init(void)
+{
+    static const char *const vars[] = {"ACCELSHIM_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK",
+                                       "SLURM_PROCID"};
+    int saved = errno;
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0] && io_rank < 0; i++)
+        io_rank = io_parse_rank(secure_getenv(vars[i]));
+    const char *lvl = secure_getenv("ACCELSHIM_LOG");
+    io_verbose = lvl && (!strcasecmp(lvl, "info") || !strcasecmp(lvl, "debug"));
+    const char *path = secure_getenv("ACCELSHIM_POLICY");
+    if (io_rank <= 0 || !path || !*path)
+        goto out;
+    /* raw syscalls: our own open/fopen must not be re-entered from here */
+    int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        goto out; /* the shim reports an unreadable policy */
+    char *text = malloc(IO_POLICY_MAX);
+    size_t len = 0;
+    ssize_t n;
+    while (text && len < IO_POLICY_MAX &&
+           (n = syscall(SYS_read, fd, text + len, IO_POLICY_MAX - len)) > 0)
+        len += (size_t)n;
+    syscall(SYS_close, fd);
+    char err[512];
+    if (text && ash_policy_parse(text, len, path, &io_policy, err, sizeof err) != ASH_POLICY_OK)
+        io_policy = NULL; /* the shim reports the error and stops the program */
+    free(text);
+    if (io_policy && ash_policy_output_count(io_policy) == 0) {
+        ash_policy_free(io_policy);
+        io_policy = NULL;
+    }
+out:
+    errno = saved;
+}
+
+/* Should a write-open of PATH go to /dev/null? */
+static int io_redirect(const char *path)
+{
+    pthread_once(&io_once, io_init);
+    if (!io_policy || !path || io_rank <= 0)
+        return 0;
+    int saved = errno;
+    int r = ash_policy_output_main_only(io_policy, path);
+    errno = saved;
+    if (r && io_verbose)
+        io_log("INFO io: main_process_only: writes to /dev/null instead of ", path);
+    return r;
+}
+
+static int io_flags_write(int flags)
+{
+    return (flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC));
+}
+
+static int io_mode_write(const char *mode)
+{
+    return mode && strpbrk(mode, "wa+") != NULL;
+}
+
+#define IO_REAL(type, name, ver, args)                                                       \
+    static type(*real_##name) args;                                                          \
+    if (!real_##name)                                                                        \
+        *(void **)&real_##name = dlvsym(RTLD_NEXT, #name, ver);                              \
+    if (!real_##name) {                                                                      \
+        errno = ENOSYS;                                                                      \
+        return (type)0;                                                                      \
+    }
+
+static mode_t io_mode_arg(int flags, va_list ap)
+{
+    return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? (mode_t)va_arg(ap, int) : 0;
+}
+
+/* the path and flags actually used */
+static const char *io_open_path(const char *path, int *flags)
+{
+    if (io_flags_write(*flags) && io_redirect(path)) {
+        *flags &= ~O_EXCL;
+        return "/dev/null";
+    }
+    return path;
+}
+
+IO_API int open(const char *path, int flags, ...)
+{
+    va_list ap;
+    va_start(ap, flags);
+    mode_t mode = io_mode_arg(flags, ap);
+    va_end(ap);
+    path = io_open_path(path, &flags);
+    return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
+}
+
+IO_API int open64(const char *path, int flags, ...)
+{
+    va_list ap;
+    va_start(ap, flags);
+    mode_t mode = io_mode_arg(flags, ap);
+    va_end(ap);
+    path = io_open_path(path, &flags);
+    return (int)syscall(SYS_openat, AT_FDCWD, path, flags | O_LARGEFILE, mode);
+}
+
+IO_API int openat(int dirfd, const char *path, int flags, ...)
+{
+    va_list ap;
+    va_start(ap, flags);
+    mode_t mode = io_mode_arg(flags, ap);
+    va_end(ap);
+    path = io_open_path(path, &flags);
+    return (int)syscall(SYS_openat, dirfd, path, flags, mode);
+}
+
+IO_API int openat64(int dirfd, const char *path, int flags, ...)
+{
+    va_list ap;
+    va_start(ap, flags);
+    mode_t mode = io_mode_arg(flags, ap);
+    va_end(ap);
+    path = io_open_path(path, &flags);
+    return (int)syscall(SYS_openat, dirfd, path, flags | O_LARGEFILE, mode);
+}
+
+IO_API int creat(const char *path, mode_t mode)
+{
+    int flags = O_CREAT | O_WRONLY | O_TRUNC;
+    path = io_open_path(path, &flags);
+    return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
+}
+
+IO_API int creat64(const char *path, mode_t mode)
+{
+    int flags = O_CREAT | O_WRONLY | O_TRUNC | O_LARGEFILE;
+    path = io_open_path(path, &flags);
+    return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
+}
+
+IO_API FILE *fopen(const char *path, const char *mode)
+{
+    IO_REAL(FILE *, fopen, "GLIBC_2.2.5", (const char *, const char *));
+    if (io_mode_write(mode) && io_redirect(path))
+        path = "/dev/null";
+    return real_fopen(path, mode);
+}
+
+IO_API FILE *fopen64(const char *path, const char *mode)
+{
+    IO_REAL(FILE *, fopen64, "GLIBC_2.2.5", (const char *, const char *));
+    if (io_mode_write(mode) && io_redirect(path))
+        path = "/dev/null";
+    return real_fopen64(path, mode);
+}
+
+IO_API FILE *freopen(const char *path, const char *mode, FILE *stream)
+{
+    IO_REAL(FILE *, freopen, "GLIBC_2.2.5", (const char *, const char *, FILE *));
+    if (path && io_mode_write(mode) && io_redirect(path))
+        path = "/dev/null";
+    return real_freopen(path, mode, stream);
+}
+
+IO_API FILE *freopen64(const char *path, const char *mode, FILE *stream)
+{
+    IO_REAL(FILE *, freopen64, "GLIBC_2.2.5", (const char *, const char *, FILE *));
+    if (path && io_mode_write(mode) && io_redirect(path))
+        path = "/dev/null";
+    return real_freopen64(path, mode, stream);
+}

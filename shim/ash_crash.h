@@ -1,0 +1,19 @@
+/* ash_crash.h — private to the shim: crash reports (a backtrace on a fatal signal).
+ *
+ * ash_crash_install (called at shim init, never from a constructor) installs, on an alternate
+ * signal stack, handlers for SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGABRT that write
+ *   [accelshim rank R] crash: SIGSEGV (address 0x0) in mlp_deliberate_crash+0x1f
+ *   [accelshim rank R]   #0 0x000055d0c3e01a2f mlp_deliberate_crash+0x1f
+ * with write(2) and libunwind (symbol names from the ELF symbol tables), then chain to the
+ * handler that was there before (if any), restore the default action and re-raise, so the exit
+ * status is the signal's. ACCELSHIM_CRASH_HANDLER=0 disables. ash_crash_reinstall puts our
+ * handlers back on top after a library (Open MPI) replaced them, chaining to that library's.
+ * Threading: install/reinstall at init or under the sync engine's lock; handlers on any thread.
+ */
+#ifndef ASH_CRASH_H
+#define ASH_CRASH_H
+
+void ash_crash_install(void);
+void ash_crash_reinstall(void);
+
+#endif /* ASH_CRASH_H */

@@ -1,0 +1,49 @@
+/* ash_trace.h — private to the shim: the timeline, as Chrome trace event JSON (Perfetto,
+ * chrome://tracing), one file per rank, pid = rank.
+ *
+ * Enabled by ACCELSHIM_TRACE=PATH (or the policy's debug.trace; the environment wins); "{rank}"
+ * in PATH is the rank. Records sync points (instant), collectives (complete events, host time
+ * of the call), casts (instant, at both ends of a collective with a wire cast) and, with
+ * ACCELSHIM_TRACE_LAUNCHES=1, every kernel launch and memcpy (complete events, host time of the
+ * enqueue). Streamed through a fixed 64 KiB buffer (bounded memory), flushed at every
+ * collective and at exit, where the closing ']' is written. Threading: any thread; one mutex.
+ * Callers: shim/report.c and shim/fuse.c (sync events), intercept/ (launches, copies).
+ */
+#ifndef ASH_TRACE_H
+#define ASH_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Nonzero when launches and copies are traced; read (relaxed) by intercept/'s slow paths and
+ * by the generated memcpy hooks behind one predictable branch. Set once at init. */
+extern int ash_trace_launches_on;
+
+/* Open the trace file if a path is configured (policy_path: debug.trace or NULL). Once, at init. */
+void ash_trace_init(const char *policy_path, int rank);
+int ash_trace_enabled(void);
+uint64_t ash_trace_now_ns(void); /* CLOCK_MONOTONIC */
+
+/* Complete event ("ph":"X") from t0_ns to t1_ns; args_json is the inside of an object
+ * ("\"bytes\":4" ...) or NULL. name is escaped; cat is a literal. */
+void ash_trace_complete(const char *cat, const char *name, uint64_t t0_ns, uint64_t t1_ns,
+                        const char *args_json);
+/* Instant event ("ph":"i", thread scope). */
+void ash_trace_instant(const char *cat, const char *name, const char *args_json);
+/* Launch / copy records for intercept/ (only called when ash_trace_launches_on). */
+void ash_trace_launch(const char *kernel, uint64_t t0_ns, int result);
+void ash_trace_copy(const char *api, size_t bytes, uint64_t t0_ns, int result);
+/* Write what is buffered (the file stays open). */
+void ash_trace_flush(void);
+/* Close the JSON array and the file (exit report time). Idempotent. */
+void ash_trace_close(void);
+
+/* Replace every "{rank}" in tmpl; 0, or -1 when out is too small. */
+int ash_path_for_rank(const char *tmpl, int rank, char *out, size_t cap);
+/* Create a NEW output file (ash_file_create: O_EXCL|O_NOFOLLOW; never through a symlink, never
+ * over an existing file); fd, or -1 with errno set. */
+int ash_open_output(const char *path);
+/* Escape s as the inside of a JSON string into out (always NUL-terminated); returns out. */
+char *ash_json_escape(const char *s, char *out, size_t cap);
+
+#endif /* ASH_TRACE_H */

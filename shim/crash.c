@@ -1,0 +1,231 @@
+/* crash.c — crash reports: backtrace on SIGSEGV/SIGBUS/SIGFPE/SIGILL/SIGABRT (see ash_crash.h).
+ *
+ * The handler uses only write(2), sigaction, raise and libunwind's local unwinder (unw_init_local2
+ * from the signal's ucontext, unw_step, unw_get_proc_name: documented async-signal-safe enough
+ * for this use), and formats numbers itself (no stdio, no malloc). Invariant: whatever happens,
+ * the signal ends the process as it would have without us (default action, re-raised); a fault
+ * inside the handler is fatal at once (the signal is blocked while handling it).
+ * Threading: the alternate stack belongs to the installing thread; other threads' handlers run
+ * on their own stacks. Callers: shim.c (init), sync.c (after MPI initialised).
+ */
+#include "ash_crash.h"
+
+#include "ash_log.h"
+#include "ash_options.h"
+#include "ash_world.h"
+
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CRASH_MAX_FRAMES 48
+#define CRASH_ALTSTACK (64 * 1024)
+
+static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+#define CRASH_NSIG ((int)(sizeof crash_signals / sizeof crash_signals[0]))
+
+static struct sigaction crash_prev[CRASH_NSIG];
+static int crash_enabled;
+static volatile sig_atomic_t crash_active;
+static char crash_stack[CRASH_ALTSTACK] __attribute__((aligned(16)));
+
+/* ---- tiny async-signal-safe formatting --------------------------------------------------- */
+
+typedef struct { char b[768]; size_t n; } crash_line_t;
+
+static void cl_str(crash_line_t *l, const char *s)
+{
+    while (s && *s && l->n < sizeof l->b - 1)
+        l->b[l->n++] = *s++;
+}
+
+static void cl_hex(crash_line_t *l, uintptr_t v, int width)
+{
+    char t[2 + 16];
+    int i = 0;
+    do {
+        t[i++] = "0123456789abcdef"[v & 15];
+        v >>= 4;
+    } while (v && i < 16);
+    while (i < width && i < 16)
+        t[i++] = '0';
+    cl_str(l, "0x");
+    while (i > 0 && l->n < sizeof l->b - 1)
+        l->b[l->n++] = t[--i];
+}
+
+static void cl_dec(crash_line_t *l, long v)
+{
+    char t[24];
+    int i = 0;
+    unsigned long u = v < 0 ? (unsigned long)-v : (unsigned long)v;
+    do {
+        t[i++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        t[i++] = '-';
+    while (i > 0 && l->n < sizeof l->b - 1)
+        l->b[l->n++] = t[--i];
+}
+
+static void cl_begin(crash_line_t *l)
+{
+    l->n = 0;
+    cl_str(l, "[accelshim rank ");
+    cl_dec(l, ash_world()->rank);
+    cl_str(l, "] ");
+}
+
+static void cl_emit(crash_line_t *l)
+{
+    l->b[l->n++] = '\n';
+    const char *p = l->b;
+    size_t left = l->n;
+    while (left > 0) {
+        ssize_t w = write(STDERR_FILENO, p, left);
+        if (w <= 0)
+            return;
+        p += w;
+        left -= (size_t)w;
+    }
+}
+
+static const char *crash_signame(int sig)
+{
+    switch (sig) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGBUS: return "SIGBUS";
+    case SIGFPE: return "SIGFPE";
+    case SIGILL: return "SIGILL";
+    case SIGABRT: return "SIGABRT";
+    }
+    return "signal";
+}
+
+/* "name+0xoff" or "??" */
+static void cl_where(crash_line_t *l, unw_cursor_t *cur)
+{
+    char name[256];
+    unw_word_t off = 0;
+    if (unw_get_proc_name(cur, name, sizeof name, &off) == 0 && name[0]) {
+        cl_str(l, name);
+        cl_str(l, "+");
+        cl_hex(l, (uintptr_t)off, 0);
+    } else {
+        cl_str(l, "??");
+    }
+}
+
+static void crash_report(int sig, siginfo_t *si, void *uc)
+{
+    crash_line_t l;
+    unw_cursor_t cur;
+    int have = unw_init_local2(&cur, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) == 0;
+
+    cl_begin(&l);
+    cl_str(&l, "crash: ");
+    cl_str(&l, crash_signame(sig));
+    if (sig != SIGABRT && si) {
+        cl_str(&l, " (address ");
+        cl_hex(&l, (uintptr_t)si->si_addr, 0);
+        cl_str(&l, ")");
+    }
+    if (have) {
+        cl_str(&l, " in ");
+        cl_where(&l, &cur);
+    }
+    cl_str(&l, "; backtrace:");
+    cl_emit(&l);
+    for (int i = 0; have && i < CRASH_MAX_FRAMES; i++) {
+        unw_word_t ip = 0;
+        unw_get_reg(&cur, UNW_REG_IP, &ip);
+        cl_begin(&l);
+        cl_str(&l, "  #");
+        cl_dec(&l, i);
+        cl_str(&l, " ");
+        cl_hex(&l, (uintptr_t)ip, 16);
+        cl_str(&l, " ");
+        cl_where(&l, &cur);
+        cl_emit(&l);
+        if (unw_step(&cur) <= 0)
+            break;
+    }
+}
+
+static void crash_handler(int sig, siginfo_t *si, void *uc)
+{
+    int idx = 0;
+    while (idx < CRASH_NSIG && crash_signals[idx] != sig)
+        idx++;
+    if (!crash_active) {
+        crash_active = 1;
+        crash_report(sig, si, uc);
+    }
+    /* chain: the handler that was there before us (e.g. Open MPI's) gets the same call */
+    if (idx < CRASH_NSIG) {
+        struct sigaction *p = &crash_prev[idx];
+        if ((p->sa_flags & SA_SIGINFO) && p->sa_sigaction)
+            p->sa_sigaction(sig, si, uc);
+        else if (!(p->sa_flags & SA_SIGINFO) && p->sa_handler != SIG_DFL &&
+                 p->sa_handler != SIG_IGN && p->sa_handler)
+            p->sa_handler(sig);
+    }
+    /* default action, re-raised: delivered when we return (SIGSEGV etc. also re-fault) */
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
+    raise(sig);
+}
+
+static void crash_set(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = crash_handler;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < CRASH_NSIG; i++) {
+        struct sigaction old;
+        if (sigaction(crash_signals[i], NULL, &old) != 0)
+            continue;
+        if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN)
+            continue; /* the program ignores it on purpose */
+        if ((old.sa_flags & SA_SIGINFO) && old.sa_sigaction == crash_handler)
+            continue; /* still ours */
+        crash_prev[i] = old;
+        sigaction(crash_signals[i], &sa, NULL);
+    }
+}
+
+void ash_crash_install(void)
+{
+    const char *v = ash_opt_str(ASH_OPT_CRASH_HANDLER);
+    if (v && !strcmp(v, "0")) {
+        ash_info("crash", "ACCELSHIM_CRASH_HANDLER=0: no crash reports");
+        return;
+    }
+    if (v && strcmp(v, "1"))
+        ash_warn("crash", "ACCELSHIM_CRASH_HANDLER=%s is not 0 or 1; using 1", v);
+    stack_t ss, old;
+    memset(&ss, 0, sizeof ss);
+    if (sigaltstack(NULL, &old) == 0 && (old.ss_flags & SS_DISABLE)) {
+        ss.ss_sp = crash_stack;
+        ss.ss_size = sizeof crash_stack;
+        if (sigaltstack(&ss, NULL) != 0)
+            ash_debug("crash", "sigaltstack failed: a stack overflow will not be reported");
+    }
+    crash_set();
+    crash_enabled = 1;
+}
+
+void ash_crash_reinstall(void)
+{
+    if (crash_enabled)
+        crash_set();
+}

@@ -1,0 +1,198 @@
+/* sync_watch.c — the collective watchdog (see ash_sync_watch.h).
+ *
+ * State: one host-side "in flight" record (what, seq, start) set between begin and end, and a
+ * ring of events recorded after asynchronous collectives, each with its own what/seq/start. The
+ * watchdog thread wakes every 100 ms, pops completed events (cuEventQuery) and fires when the
+ * host record or the oldest pending event is older than timeout_s. Invariant: fire runs once
+ * (atomic flag); a second firer waits for the first one's _exit. Threading: W.lock guards all
+ * state; no collective runs under it (begin/end only touch the records). Callers: sync.c.
+ */
+#include "ash_sync_watch.h"
+
+#include "ash_log.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define WATCH_RING 64
+#define WATCH_WHAT 256
+
+typedef struct {
+    CUevent ev;                 /* created once, reused */
+    CUcontext ctx;
+    char what[WATCH_WHAT];
+    unsigned long long seq;
+    double start;
+} watch_slot_t;
+
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t cv;
+    pthread_t thread;
+    int started, stop, async;
+    ash_coll_t *coll;
+    ash_coll_driver_t drv;
+    unsigned timeout_s;
+    int busy;                   /* host-side collective in flight */
+    char what[WATCH_WHAT];
+    unsigned long long seq;
+    double start;
+    watch_slot_t ring[WATCH_RING];
+    unsigned head, tail;        /* pending = [head, tail) */
+    CUcontext thread_ctx;       /* context current on the watchdog thread */
+} W = {.lock = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+
+static _Atomic int watch_fired;
+
+static double watch_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static _Noreturn void watch_fire(const char *what, unsigned long long seq, double elapsed,
+                                 const char *where)
+{
+    if (atomic_exchange(&watch_fired, 1))
+        for (;;)
+            pause(); /* the first firer is exiting */
+    ash_error("watchdog", "%s, sequence number %llu, has not completed after %.1f s (timeout %u s, "
+              "%s): a peer rank is missing, stuck, or issued a different collective; aborting "
+              "the communicator and exiting with status %d", what, seq, elapsed, W.timeout_s,
+              where, ASH_SYNC_EXIT_TIMEOUT);
+    ash_coll_abort(W.coll);
+    _exit(ASH_SYNC_EXIT_TIMEOUT);
+}
+
+/* Pop completed events; fire if the oldest pending one is overdue. Called with W.lock held. */
+static void watch_poll_events(double now)
+{
+    while (W.head != W.tail) {
+        watch_slot_t *sl = &W.ring[W.head % WATCH_RING];
+        if (sl->ctx != W.thread_ctx) {
+            if (W.drv.cuCtxSetCurrent(sl->ctx) != CUDA_SUCCESS)
+                return;
+            W.thread_ctx = sl->ctx;
+        }
+        CUresult q = W.drv.cuEventQuery(sl->ev);
+        if (q != CUDA_ERROR_NOT_READY) { /* done, or an error the app will see itself */
+            W.head++;
+            continue;
+        }
+        if (now - sl->start > (double)W.timeout_s)
+            watch_fire(sl->what, sl->seq, now - sl->start, "queued on the stream");
+        return;
+    }
+}
+
+static void *watch_main(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&W.lock);
+    while (!W.stop) {
+        struct timespec t;
+        clock_gettime(CLOCK_REALTIME, &t);
+        t.tv_nsec += 100 * 1000 * 1000;
+        if (t.tv_nsec >= 1000000000) {
+            t.tv_sec++;
+            t.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&W.cv, &W.lock, &t);
+        if (W.stop)
+            break;
+        double now = watch_now();
+        if (W.busy && now - W.start > (double)W.timeout_s)
+            watch_fire(W.what, W.seq, now - W.start, "waiting on the host");
+        if (W.async)
+            watch_poll_events(now);
+    }
+    pthread_mutex_unlock(&W.lock);
+    return NULL;
+}
+
+void ash_sync_watch_start(ash_coll_t *c, const ash_coll_driver_t *drv, unsigned timeout_s,
+                          int async)
+{
+    pthread_mutex_lock(&W.lock);
+    if (!W.started && timeout_s > 0) {
+        W.coll = c;
+        W.drv = *drv;
+        W.timeout_s = timeout_s;
+        W.async = async && drv->cuEventCreate && drv->cuEventRecord && drv->cuEventQuery &&
+                  drv->cuCtxSetCurrent;
+        if (pthread_create(&W.thread, NULL, watch_main, NULL) == 0)
+            W.started = 1;
+        else
+            ash_warn("watchdog", "cannot start the watchdog thread: collectives are not watched");
+        if (W.started)
+            ash_info("watchdog", "collectives time out after %u s%s", timeout_s,
+                     W.async ? " (host waits and stream completion)" : " (host waits)");
+    }
+    pthread_mutex_unlock(&W.lock);
+}
+
+void ash_sync_watch_begin(const char *what, unsigned long long seq)
+{
+    if (!W.started)
+        return;
+    pthread_mutex_lock(&W.lock);
+    snprintf(W.what, sizeof W.what, "%s", what);
+    W.seq = seq;
+    W.start = watch_now();
+    W.busy = 1;
+    pthread_mutex_unlock(&W.lock);
+}
+
+void ash_sync_watch_end(CUstream stream)
+{
+    if (!W.started)
+        return;
+    pthread_mutex_lock(&W.lock);
+    W.busy = 0;
+    if (stream && W.async && W.tail - W.head < WATCH_RING) { /* full: this one is not watched */
+        watch_slot_t *sl = &W.ring[W.tail % WATCH_RING];
+        CUcontext ctx = NULL;
+        if (W.drv.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx)
+            goto out;
+        if (sl->ev && sl->ctx != ctx) { /* the slot's event belongs to another context */
+            if (W.drv.cuEventDestroy_v2)
+                W.drv.cuEventDestroy_v2(sl->ev);
+            sl->ev = NULL;
+        }
+        if (!sl->ev && W.drv.cuEventCreate(&sl->ev, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) {
+            sl->ev = NULL;
+            goto out;
+        }
+        sl->ctx = ctx;
+        if (W.drv.cuEventRecord(sl->ev, stream) != CUDA_SUCCESS)
+            goto out;
+        memcpy(sl->what, W.what, sizeof sl->what);
+        sl->seq = W.seq;
+        sl->start = W.start;
+        W.tail++;
+    }
+out:
+    pthread_mutex_unlock(&W.lock);
+}
+
+_Noreturn void ash_sync_watch_timeout(const char *what, unsigned long long seq)
+{
+    double elapsed = W.busy ? watch_now() - W.start : (double)W.timeout_s;
+    watch_fire(what, seq, elapsed, "waiting on the host");
+}
+
+void ash_sync_watch_stop(void)
+{
+    pthread_mutex_lock(&W.lock);
+    int join = W.started && !W.stop;
+    W.stop = 1;
+    pthread_cond_broadcast(&W.cv);
+    pthread_mutex_unlock(&W.lock);
+    if (join)
+        pthread_join(W.thread, NULL);
+}

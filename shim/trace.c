@@ -1,0 +1,281 @@
+/* trace.c — the timeline: Chrome trace event JSON, streamed (see ash_trace.h).
+ *
+ * Format: the JSON Array Format of the Trace Event Format (Google, "Trace Event Format",
+ * https://docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU, linked from
+ * catapult/docs/trace-event-format.md): "[" then one event object per line, each followed by
+ * ",". That document allows the closing "]" to be missing so that a trace written by a program
+ * that ends abruptly still loads; we write it at exit (after a last metadata event, so the
+ * array is strict JSON), and accelerate-run's merger also accepts a file cut short.
+ * Invariant: memory is bounded (one 64 KiB buffer); the file is created new (O_EXCL|O_NOFOLLOW).
+ * Threading: one mutex around the buffer; timestamps are CLOCK_MONOTONIC shifted by a fixed
+ * offset to the epoch (ranks on one host share the clock). Callers: report.c, fuse.c, intercept/.
+ */
+#include "ash_trace.h"
+
+#include "ash_file.h"
+#include "ash_log.h"
+#include "ash_options.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TRACE_BUF 65536
+#define TRACE_EVENT_MAX 2048
+
+int ash_trace_launches_on;
+
+static struct {
+    pthread_mutex_t lock;
+    int fd;             /* -1: not tracing */
+    int rank;
+    int64_t epoch_offset_ns; /* realtime - monotonic, at init */
+    size_t len;
+    char buf[TRACE_BUF];
+} T = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
+
+static __thread long trace_tid;
+
+uint64_t ash_trace_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+char *ash_json_escape(const char *s, char *out, size_t cap)
+{
+    size_t n = 0;
+    if (cap == 0)
+        return out;
+    for (; s && *s && n + 7 < cap; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') {
+            out[n++] = '\\';
+            out[n++] = (char)c;
+        } else if (c < 0x20 || c == 0x7f) {
+            n += (size_t)snprintf(out + n, cap - n, "\\u%04x", c);
+        } else {
+            out[n++] = (char)c;
+        }
+    }
+    out[n] = '\0';
+    return out;
+}
+
+static void trace_write_all(const char *p, size_t n)
+{
+    while (n > 0 && T.fd >= 0) {
+        ssize_t w = write(T.fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            ash_warn("trace", "writing the trace failed (%s); tracing stops", strerror(errno));
+            close(T.fd);
+            T.fd = -1;
+            return;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+static void trace_flush_locked(void)
+{
+    trace_write_all(T.buf, T.len);
+    T.len = 0;
+}
+
+static void trace_append(const char *ev, size_t n)
+{
+    pthread_mutex_lock(&T.lock);
+    if (T.fd >= 0) {
+        if (T.len + n > sizeof T.buf)
+            trace_flush_locked();
+        if (n > sizeof T.buf)
+            trace_write_all(ev, n);
+        else {
+            memcpy(T.buf + T.len, ev, n);
+            T.len += n;
+        }
+    }
+    pthread_mutex_unlock(&T.lock);
+}
+
+/* "ts" in microseconds since the epoch, with nanosecond digits. */
+static int trace_ts(char *out, size_t cap, uint64_t mono_ns)
+{
+    uint64_t t = mono_ns + (uint64_t)T.epoch_offset_ns;
+    return snprintf(out, cap, "%llu.%03llu", (unsigned long long)(t / 1000),
+                    (unsigned long long)(t % 1000));
+}
+
+static long trace_thread(void)
+{
+    if (trace_tid == 0)
+        trace_tid = (long)syscall(SYS_gettid);
+    return trace_tid;
+}
+
+int ash_path_for_rank(const char *tmpl, int rank, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (const char *p = tmpl; *p; p++) {
+        if (!strncmp(p, "{rank}", 6)) {
+            int w = snprintf(out + n, cap - n, "%d", rank);
+            if (w < 0 || (size_t)w >= cap - n)
+                return -1;
+            n += (size_t)w;
+            p += 5;
+        } else {
+            if (n + 1 >= cap)
+                return -1;
+            out[n++] = *p;
+        }
+    }
+    out[n] = '\0';
+    return 0;
+}
+
+/* Through ash_file_create (shim/file.c): O_CREAT|O_EXCL|O_NOFOLLOW, so a symlink (or anything
+ * else) already at the path makes the open fail instead of writing elsewhere or truncating. */
+int ash_open_output(const char *path)
+{
+    int fd = ash_file_create(path, 0644);
+    if (fd < 0) {
+        errno = -fd;
+        return -1;
+    }
+    return fd;
+}
+
+void ash_trace_init(const char *policy_path, int rank)
+{
+    const char *tmpl = ash_opt_str(ASH_OPT_TRACE);
+    if (!tmpl || !*tmpl)
+        tmpl = policy_path;
+    long lo = 0;
+    if (ash_opt_int(ASH_OPT_TRACE_LAUNCHES, 0, 1, &lo) == ASH_ERR_CONFIG)
+        ash_warn("trace", "ACCELSHIM_TRACE_LAUNCHES=%s: expected 0 or 1; launches are not traced",
+                 ash_opt_str(ASH_OPT_TRACE_LAUNCHES));
+    if (!tmpl || !*tmpl) {
+        if (lo == 1)
+            ash_warn("trace", "ACCELSHIM_TRACE_LAUNCHES=1 without a trace file (ACCELSHIM_TRACE or "
+                     "debug.trace): nothing is traced");
+        return;
+    }
+    char path[4096];
+    if (ash_path_for_rank(tmpl, rank < 0 ? 0 : rank, path, sizeof path) != 0) {
+        ash_warn("trace", "trace path too long; no trace");
+        return;
+    }
+    int fd = ash_open_output(path);
+    if (fd < 0) {
+        ash_warn("trace", "cannot create the trace %s: %s%s; no trace", path, strerror(errno),
+                 errno == EEXIST ? " (accelshim never overwrites a file or follows a symlink: "
+                                   "remove it or pick another name)" : "");
+        return;
+    }
+    struct timespec rt;
+    clock_gettime(CLOCK_REALTIME, &rt);
+    uint64_t mono = ash_trace_now_ns();
+    T.epoch_offset_ns = (int64_t)((uint64_t)rt.tv_sec * 1000000000ull + (uint64_t)rt.tv_nsec) -
+                        (int64_t)mono;
+    T.rank = rank < 0 ? 0 : rank;
+    char head[512];
+    int n = snprintf(head, sizeof head,
+                     "[\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,"
+                     "\"args\":{\"name\":\"rank %d\"}},\n"
+                     "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,"
+                     "\"args\":{\"sort_index\":%d}},\n",
+                     T.rank, T.rank, T.rank, T.rank);
+    pthread_mutex_lock(&T.lock);
+    T.fd = fd;
+    T.len = 0;
+    trace_write_all(head, (size_t)n); /* on disk at once: even a crash leaves a loadable file */
+    pthread_mutex_unlock(&T.lock);
+    ash_trace_launches_on = lo == 1;
+    ash_info("trace", "tracing to %s%s", path, ash_trace_launches_on ? " (with launches and copies)" : "");
+}
+
+int ash_trace_enabled(void) { return T.fd >= 0; }
+
+void ash_trace_complete(const char *cat, const char *name, uint64_t t0_ns, uint64_t t1_ns,
+                        const char *args_json)
+{
+    if (T.fd < 0)
+        return;
+    char ev[TRACE_EVENT_MAX], esc[600], ts[32];
+    uint64_t d = t1_ns > t0_ns ? t1_ns - t0_ns : 0;
+    trace_ts(ts, sizeof ts, t0_ns);
+    int n = snprintf(ev, sizeof ev,
+                     "{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":%s,\"dur\":%llu.%03llu,"
+                     "\"pid\":%d,\"tid\":%ld,\"args\":{%s}},\n",
+                     ash_json_escape(name, esc, sizeof esc), cat, ts,
+                     (unsigned long long)(d / 1000), (unsigned long long)(d % 1000), T.rank,
+                     trace_thread(), args_json ? args_json : "");
+    if (n > 0 && (size_t)n < sizeof ev)
+        trace_append(ev, (size_t)n);
+}
+
+void ash_trace_instant(const char *cat, const char *name, const char *args_json)
+{
+    if (T.fd < 0)
+        return;
+    char ev[TRACE_EVENT_MAX], esc[600], ts[32];
+    trace_ts(ts, sizeof ts, ash_trace_now_ns());
+    int n = snprintf(ev, sizeof ev,
+                     "{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"i\",\"s\":\"t\",\"ts\":%s,"
+                     "\"pid\":%d,\"tid\":%ld,\"args\":{%s}},\n",
+                     ash_json_escape(name, esc, sizeof esc), cat, ts, T.rank, trace_thread(),
+                     args_json ? args_json : "");
+    if (n > 0 && (size_t)n < sizeof ev)
+        trace_append(ev, (size_t)n);
+}
+
+void ash_trace_launch(const char *kernel, uint64_t t0_ns, int result)
+{
+    char args[64];
+    snprintf(args, sizeof args, "\"result\":%d", result);
+    ash_trace_complete("launch", kernel ? kernel : "?", t0_ns, ash_trace_now_ns(), args);
+}
+
+void ash_trace_copy(const char *api, size_t bytes, uint64_t t0_ns, int result)
+{
+    char args[96];
+    snprintf(args, sizeof args, "\"bytes\":%zu,\"result\":%d", bytes, result);
+    ash_trace_complete("memcpy", api, t0_ns, ash_trace_now_ns(), args);
+}
+
+void ash_trace_flush(void)
+{
+    if (T.fd < 0)
+        return;
+    pthread_mutex_lock(&T.lock);
+    trace_flush_locked();
+    pthread_mutex_unlock(&T.lock);
+}
+
+void ash_trace_close(void)
+{
+    pthread_mutex_lock(&T.lock);
+    if (T.fd >= 0) {
+        char tail[256];
+        int n = snprintf(tail, sizeof tail,
+                         "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%ld,"
+                         "\"args\":{\"name\":\"exit\"}}\n]\n",
+                         T.rank, trace_thread());
+        trace_flush_locked();
+        trace_write_all(tail, (size_t)n);
+        if (T.fd >= 0)
+            close(T.fd);
+        T.fd = -1;
+    }
+    ash_trace_launches_on = 0;
+    pthread_mutex_unlock(&T.lock);
+}

@@ -1,0 +1,30 @@
+# tests/reliability — what happens when a rank misbehaves or the input is hostile (issue 6):
+#   test_fingerprint.sh  check_collectives catches a rank reducing a different count (exit 3)
+#   test_watchdog.sh     a stalled rank is reported by the ranks waiting for it (exit 4), mpi+nccl
+#   test_crash.sh        a segfault's backtrace reaches accelerate-run's root-cause block
+#   test_checkpoint.sh   libaccelshim-io.so: one writer per main_process_only output
+#   test_env_garbage.sh  one clear line per bad ACCELSHIM_* value; fatal vs warning as documented
+#   build/tests/reliability/test_file_create  ash_file_create (O_NOFOLLOW|O_EXCL) and secure_getenv
+REL_DIR := $(BUILD)/tests/reliability
+TESTS += tests/reliability/test_fingerprint.sh \
+         tests/reliability/test_watchdog.sh \
+         tests/reliability/test_crash.sh \
+         tests/reliability/test_checkpoint.sh \
+         tests/reliability/test_env_garbage.sh
+TESTS += $(REL_DIR)/test_file_create tests/reliability/test_secure_env.sh
+ALL += $(REL_DIR)/test_file_create
+
+# links the shim's own objects (file, options, log) directly: their symbols are hidden in the .so
+$(REL_DIR)/test_file_create: tests/reliability/test_file_create.c shim/file.c shim/options.c \
+    shim/log.c shim/ash_file.h shim/ash_options.h | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Ishim $(CFLAGS) $(PTHREAD) -o $@ tests/reliability/test_file_create.c \
+	    shim/file.c shim/options.c shim/log.c -lcmocka
+
+# ASan/UBSan: never instrument the dlsym door (a sanitizer runtime resolves through it first)
+ifneq ($(SAN),)
+$(BUILD)/intercept/doors.o: CC := $(filter-out -fsanitize=% -fno-omit-frame-pointer,$(CC))
+endif
+.PHONY: check-san
+check-san:
+	bash tests/reliability/check-san.sh
