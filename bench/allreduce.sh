@@ -9,8 +9,8 @@
 # medians on each side (other tenants of a small machine slow whole runs); ratio = plain_ms /
 # shim_ms (DESIGN target >= 0.9 for wire same on GPUs). Each shim run checks the result (every rank = the mean) and that the exit
 # report names the backend asked for. Diagnostic rows take the mpi backend's time apart: plain
-# MPI_Iallreduce + MPI_Wait, the same waited for by MPI_Test with 50 us naps (as collectives/coll.c
-# does while a watchdog timeout is set), host staging alone (DtoH + HtoD on hostcuda), and
+# MPI_Iallreduce + MPI_Wait, the same waited for by MPI_Test with 50 us naps (what collectives/coll.c
+# did before the sync watchdog took over the deadline: now the backend uses blocking MPI_Allreduce), host staging alone (DtoH + HtoD on hostcuda), and
 # mpi/same with ACCELSHIM_TIMEOUT_S=0 (the backend then calls MPI_Wait).
 # Prints; never fails on a figure. Env: COUNT (16777216 floats), WARMUP (2), ITERS (7), ROUNDS (2),
 # NCCL_ROUNDS (1), BACKENDS ("mpi nccl"), WIRES ("same bf16 f16"), DIAG (1: the diagnostic rows).

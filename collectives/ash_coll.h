@@ -163,6 +163,11 @@ ASH_COLL_API ash_coll_status_t ash_coll_allreduce(ash_coll_t *c, CUdeviceptr buf
 /* Root's `bytes` at `buf` replace every other rank's, ordered on `stream` as above. */
 ASH_COLL_API ash_coll_status_t ash_coll_broadcast(ash_coll_t *c, CUdeviceptr buf, size_t bytes,
                                                   int root, CUstream stream);
+/* Bound every later MPI wait of C by TIMEOUT_S seconds (> 0: nonblocking call + polling wait);
+ * 0 = no deadline of ours, use MPI's blocking collectives (faster: the tuned algorithms, no
+ * polling) — for a caller whose own watchdog bounds the wait, as the sync engine's does. */
+ASH_COLL_API void ash_coll_set_timeout(ash_coll_t *c, double timeout_s);
+
 /* Host-side barrier across ranks (does not synchronise any stream). */
 ASH_COLL_API ash_coll_status_t ash_coll_barrier(ash_coll_t *c);
 

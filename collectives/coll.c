@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,6 +154,12 @@ static double ash_coll__now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+void ash_coll_set_timeout(ash_coll_t *c, double timeout_s)
+{
+    if (c != NULL)
+        c->timeout_s = timeout_s > 0 ? timeout_s : 0;
+}
+
 ash_coll_status_t ash_coll__mpi_wait(ash_coll_t *c, MPI_Request *req, const char *what)
 {
     double deadline;
@@ -170,12 +177,13 @@ ash_coll_status_t ash_coll__mpi_wait(ash_coll_t *c, MPI_Request *req, const char
             return ash_coll__mpi_fail(c, rc, what);
         if (done)
             return ASH_COLL_OK;
-        if (++spins > 64) {     /* be kind to oversubscribed cores; MPI_Test drives progress */
-            struct timespec nap = {0, 50 * 1000};
-            nanosleep(&nap, NULL);
-            if ((spins & 63) == 0 && ash_coll__now() > deadline)
-                break;
-        }
+        /* MPI_Test drives Open MPI's progress engine: a large message moves only while we call
+         * it, so never sleep between tests (a 50 us nap made a 64 MiB all-reduce 2.5x slower
+         * than MPI_Wait). Yield instead, to be kind to oversubscribed cores. */
+        if (++spins > 64)
+            sched_yield();
+        if ((spins & 255) == 0 && ash_coll__now() > deadline)
+            break;
     }
     c->broken = 1;
     ash_coll__log(c, ASH_COLL_LOG_ERROR,

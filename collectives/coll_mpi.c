@@ -149,6 +149,10 @@ static ash_coll_status_t ash_coll__iallreduce(ash_coll_t *c, void *buf, size_t n
 
     if (c->comm == MPI_COMM_NULL)
         return ASH_COLL_OK;   /* world 1: the sum of one contribution is itself */
+    if (c->timeout_s <= 0) {   /* no deadline of ours: MPI's blocking (tuned) algorithm */
+        rc = MPI_Allreduce(MPI_IN_PLACE, buf, (int)n, dt, op, c->comm);
+        return rc == MPI_SUCCESS ? ASH_COLL_OK : ash_coll__mpi_fail(c, rc, "MPI_Allreduce");
+    }
     rc = MPI_Iallreduce(MPI_IN_PLACE, buf, (int)n, dt, op, c->comm, &req);
     if (rc != MPI_SUCCESS)
         return ash_coll__mpi_fail(c, rc, "MPI_Iallreduce");
@@ -253,10 +257,16 @@ static ash_coll_status_t ash_coll__mpi_broadcast(ash_coll_t *c, CUdeviceptr buf,
         if (c->rank == root)
             ASH_COLL_CU(c, c->drv.cuMemcpyDtoHAsync_v2(m->host, buf + off, n, stream));
         ASH_COLL_CU(c, c->drv.cuStreamSynchronize(stream));
-        rc = MPI_Ibcast(m->host, (int)n, MPI_BYTE, root, c->comm, &req);
-        if (rc != MPI_SUCCESS)
-            return ash_coll__mpi_fail(c, rc, "MPI_Ibcast");
-        ASH_COLL_CHECK(c, ash_coll__mpi_wait(c, &req, "MPI_Ibcast"));
+        if (c->timeout_s <= 0) {
+            rc = MPI_Bcast(m->host, (int)n, MPI_BYTE, root, c->comm);
+            if (rc != MPI_SUCCESS)
+                return ash_coll__mpi_fail(c, rc, "MPI_Bcast");
+        } else {
+            rc = MPI_Ibcast(m->host, (int)n, MPI_BYTE, root, c->comm, &req);
+            if (rc != MPI_SUCCESS)
+                return ash_coll__mpi_fail(c, rc, "MPI_Ibcast");
+            ASH_COLL_CHECK(c, ash_coll__mpi_wait(c, &req, "MPI_Ibcast"));
+        }
         if (c->rank != root)
             ASH_COLL_CU(c, c->drv.cuMemcpyHtoDAsync_v2(buf + off, m->host, n, stream));
     }

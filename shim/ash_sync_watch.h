@@ -13,12 +13,14 @@
 #define ASH_SYNC_WATCH_H
 
 #include "ash_coll.h"
+#include "ash_status.h"
 
 #define ASH_SYNC_EXIT_MISMATCH 3   /* check_collectives: ranks disagree */
 #define ASH_SYNC_EXIT_TIMEOUT 4    /* the watchdog fired */
 
-/* Start the watchdog thread (idempotent). async: also watch completion on the stream. */
-void ash_sync_watch_start(ash_coll_t *c, const ash_coll_driver_t *drv, unsigned timeout_s,
+/* Start the watchdog thread (idempotent). async: also watch completion on the stream.
+ * ASH_OK when the thread runs (so it bounds every wait), else ASH_ERR_INTERNAL (logged). */
+ash_status_t ash_sync_watch_start(ash_coll_t *c, const ash_coll_driver_t *drv, unsigned timeout_s,
                           int async);
 /* A collective described by `what` (copied) with sequence number seq starts on this thread. */
 void ash_sync_watch_begin(const char *what, unsigned long long seq);

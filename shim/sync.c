@@ -310,8 +310,13 @@ static ash_coll_status_t open_coll(void)
         S.backend = ash_coll_backend_name(S.coll);
         ash_info("sync", "collectives backend: %s", S.backend);
         ash_crash_reinstall(); /* on top of MPI's handlers, chaining to them */
-        if (S.timeout_s > 0)
-            ash_sync_watch_start(S.coll, &S.driver, S.timeout_s, !strcmp(S.backend, "nccl"));
+        /* the watchdog thread bounds every wait from here on, so the collectives may use MPI's
+         * blocking algorithms (no polling); without it (timeout 0) they block as well */
+        if (S.timeout_s > 0 &&
+            ash_sync_watch_start(S.coll, &S.driver, S.timeout_s, !strcmp(S.backend, "nccl")) != ASH_OK)
+            ash_warn("sync", "watchdog not started: collectives keep their own %u s wait bound", S.timeout_s);
+        else
+            ash_coll_set_timeout(S.coll, 0);
         if (atexit(sync_fini) != 0)
             ash_warn("sync", "atexit failed: MPI will not be finalised at exit");
     }

@@ -115,8 +115,8 @@ static void *watch_main(void *arg)
     return NULL;
 }
 
-void ash_sync_watch_start(ash_coll_t *c, const ash_coll_driver_t *drv, unsigned timeout_s,
-                          int async)
+ash_status_t ash_sync_watch_start(ash_coll_t *c, const ash_coll_driver_t *drv, unsigned timeout_s,
+                                  int async)
 {
     pthread_mutex_lock(&W.lock);
     if (!W.started && timeout_s > 0) {
@@ -133,7 +133,9 @@ void ash_sync_watch_start(ash_coll_t *c, const ash_coll_driver_t *drv, unsigned 
             ash_info("watchdog", "collectives time out after %u s%s", timeout_s,
                      W.async ? " (host waits and stream completion)" : " (host waits)");
     }
+    int started = W.started;
     pthread_mutex_unlock(&W.lock);
+    return started ? ASH_OK : ASH_ERR_INTERNAL;
 }
 
 void ash_sync_watch_begin(const char *what, unsigned long long seq)
