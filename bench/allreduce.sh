@@ -139,7 +139,7 @@ for mode in blocking iwait ipoll; do
     case $mode in
         blocking) what="MPI_Allreduce (the plain side above)" ;;
         iwait) what="MPI_Iallreduce + MPI_Wait" ;;
-        ipoll) what="MPI_Iallreduce + MPI_Test, 50 us naps (collectives/coll.c's wait)" ;;
+        ipoll) what="MPI_Iallreduce + MPI_Test, 50 us naps (coll.c's old wait)" ;;
     esac
     printf "  %-70s %9.2f ms\n" "$what" "${ms:-nan}"
     bench_raw "plain_mpi_${mode}_ms" "${ms:-nan}"

@@ -8,6 +8,7 @@
  */
 #include "ash_hook.h"
 #include "ash_log.h"
+#include "ash_report.h"
 #include "ash_sync.h"
 
 static void *ash_coll_resolve(void *ctx, const char *name)
@@ -25,4 +26,5 @@ void ash_hook_give_sync_driver(void)
         return;
     }
     ash_sync_set_driver(&d);
+    ash_report_set_driver(&d); /* timing events and fusion buffers (shim/report.c, fuse.c) */
 }

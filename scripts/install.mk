@@ -2,6 +2,7 @@
 # Makefile's phony `install` target (builds `all` first). Layout (what accelerate-run expects):
 #   PREFIX/bin/accelerate-run, PREFIX/bin/accelshim-policy, PREFIX/bin/accelshim-compare
 #   PREFIX/lib/accelshim/libaccelshim.so            found by the launcher from its own path
+#   PREFIX/lib/accelshim/libaccelshim-io.so         (one writer per output), preloaded beside it
 #   PREFIX/lib/accelshim/accelerate-run.d/          the launcher's helpers (rank wrapper, subcommands)
 #   PREFIX/lib/accelshim/hostcuda/libcuda.so.1      test devices, so `accelerate-run --cpu` and
 #   PREFIX/lib/accelshim/hostnccl/libnccl.so.2        `accelerate-run test` work from an install; in a
@@ -20,6 +21,7 @@ install: all
 	install -m 0755 scripts/accelerate-run.d/trace-merge $(INSTALL_LIBDIR)/accelerate-run.d/trace-merge
 	install -m 0644 scripts/accelerate-run.d/commands.bash $(INSTALL_LIBDIR)/accelerate-run.d/commands.bash
 	install -m 0755 $(BUILD)/libaccelshim.so $(INSTALL_LIBDIR)/libaccelshim.so
+	install -m 0755 $(BUILD)/libaccelshim-io.so $(INSTALL_LIBDIR)/libaccelshim-io.so
 	install -m 0755 $(BUILD)/bin/accelshim-policy $(INSTALL_ROOT)/bin/accelshim-policy
 	install -m 0755 $(BUILD)/bin/accelshim-compare $(INSTALL_ROOT)/bin/accelshim-compare
 	@set -e; \
