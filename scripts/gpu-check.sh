@@ -6,7 +6,8 @@
 # of mlp (Driver API) and rt_mlp (runtime API, static cudart); rt_mlp computes what mlp computes;
 # device remap; collectives (NCCL at world 1 with the cast kernels, MPI with 2 ranks on the GPU);
 # equivalence of 2 ranks (MPI backend, one GPU) and of 1 rank (NCCL backend) against the 1-rank
-# big-batch run, wires same and bf16, both trainers; launch overhead (ns, plain vs shim).
+# big-batch run, wires same and bf16, both trainers; launch overhead (ns, plain vs shim); matmul:
+# fp32 cuBLAS GEMMs under ACCELSHIM_MATMUL=default/tf32/bf16 (ms per GEMM, counts, loss falls).
 # Uses what `make all` built (build/ may be carried from a CPU machine; the GPU box needs no
 # network); builds only what is missing (GPU_CHECK_REBUILD=1: always `make all`).
 # Exit: 0 all passed; 1 a check failed; 3 none failed but some were skipped; 2 usage;
@@ -14,7 +15,8 @@
 # hostcuda; rt_mlp cannot run there), GPU_CHECK_ONLY=REGEX (checks to run), GPU_CHECK_BUDGET_S
 # (400: no check starts after it), GPU_CHECK_HARD_S (450: every command is killed by then),
 # GPU_CHECK_JOBS (make -j, 2), GPU_CHECK_SHIM (the preload; tests use a non-shim as a control),
-# EQ_STEPS/EQ_BATCH (25/4). Threading: none; one command at a time (2 ranks under mpirun).
+# EQ_STEPS/EQ_BATCH (25/4), GPU_CHECK_GEMM_N/GPU_CHECK_GEMM_ITERS (4096/30), GPU_CHECK_MM_STEPS (50).
+# Threading: none; one command at a time (2 ranks under mpirun).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 B=$ROOT/build
@@ -118,9 +120,10 @@ CHECK_T0=$SECONDS
 SHIM=${GPU_CHECK_SHIM:-$B/libaccelshim.so} MLP=$B/tests/trainers/mlp RT=$B/tests/trainers/rt_mlp CMP=$B/tests/equivalence/fcompare
 PROBE=$B/tests/gpu/gpu_probe ROUTING=$B/tests/gpu/gpu_routing COLL=$B/tests/collectives/test_coll
 BENCH=$B/bench/launch_overhead ITEST_PTX=$B/tests/intercept/kernels.ptx
-wanted=("$SHIM" "$MLP" "$RT" "$CMP" "$PROBE" "$ROUTING" "$COLL" "$BENCH" "$ITEST_PTX"
+wanted=("$SHIM" "$MLP" "$RT" "$CMP" "$PROBE" "$ROUTING" "$COLL" "$BENCH" "$ITEST_PTX" "$B/tests/gpu/gemm_bench"
         "$B/tests/trainers/mlp_kernels.ptx" "$B/collectives/cast_kernels.ptx")
-[ -n "$FAKE" ] && wanted+=("$B/tests/hostcuda/libcuda.so.1" "$B/tests/hostnccl/libnccl.so.2" "$B/tests/trainers/libmlp_kernels_host.so")
+[ -n "$FAKE" ] && wanted+=("$B/tests/hostcuda/libcuda.so.1" "$B/tests/hostnccl/libnccl.so.2" "$B/tests/trainers/libmlp_kernels_host.so"
+                          "$B/tests/hostcublas/libcublas.so.13")
 missing=()
 for f in "${wanted[@]}"; do [ -e "$f" ] || missing+=("${f#"$ROOT"/}"); done
 if [ ${#missing[@]} -eq 0 ] && [ -z "${GPU_CHECK_REBUILD:-}" ]; then
@@ -515,6 +518,128 @@ if want launch-overhead && need launch-overhead "$BENCH" "$SHIM" "$ITEST_PTX"; t
     fi
 fi
 
+# ---- 9. matmul: fp32 cuBLAS GEMMs rewritten by ACCELSHIM_MATMUL (docs/mixed-precision.md) ----
+# gemm_bench (cublasSgemm_v2 in a loop) with no shim and under the shim at default/tf32/bf16,
+# alternating, best of 3: ms per GEMM (figures), the exit report's counts per compute type,
+# default bit-identical to no shim, tf32/bf16 different; then mlp --gemm cublas per mode: loss falls.
+have_cublas() {   # the real libcublas.so.13 (dry run: build/tests/hostcublas)
+    [ -n "$FAKE" ] && { [ -e "$B/tests/hostcublas/libcublas.so.13" ]; return; }
+    ldconfig -p 2>/dev/null | grep -q 'libcublas\.so\.13 ' && return 0
+    local d; IFS=: read -r -a ldp_parts <<<"$LD_LIBRARY_PATH"
+    for d in "${ldp_parts[@]}"; do [ -n "$d" ] && [ -e "$d/libcublas.so.13" ] && return 0; done
+    return 1
+}
+BLAS_LDP=$LD_LIBRARY_PATH
+[ -n "$FAKE" ] && BLAS_LDP=$B/tests/hostcublas:$LD_LIBRARY_PATH
+MM_MODES="default tf32 bf16"
+num_or_null() { if [[ ${1:-} =~ ^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$ ]]; then printf '%s' "$1"; else printf null; fi; }
+# gemm_counts FILE: the exit report's "32F a, 32F_FAST_TF32 b, ..." part (ACCELSHIM_LOG=info)
+gemm_counts() { sed -n 's/.*INFO report: cublas GEMMs (matmul: [a-z0-9]*): \(.*\); kept fp32.*$/\1/p' "$1" | tail -1; }
+want_counts() {   # want_counts MODE G: what the report must say for G fp32 GEMMs under MODE
+    local t=0 f=0 b=0 d=0
+    case $1 in default) d=$2 ;; tf32) t=$2 ;; bf16) b=$2 ;; esac
+    echo "32F $d, 32F_FAST_TF32 $t, 32F_FAST_16BF $b, 32F_FAST_16F 0, other 0"
+}
+GEMM_BENCH=$B/tests/gpu/gemm_bench FIG_GEMM_N="" FIG_GEMM_PLAIN=""
+declare -A FIG_GEMM=() FIG_SPEEDUP=() FIG_LOSS0=() FIG_LOSS1=()
+if want matmul-gemm && need matmul-gemm "$GEMM_BENCH" "$SHIM"; then
+    if ! have_cublas; then
+        record matmul-gemm SKIP "libcublas.so.13 is not installed (ldconfig, LD_LIBRARY_PATH)"
+    else
+        gn=${GPU_CHECK_GEMM_N:-4096} gi=${GPU_CHECK_GEMM_ITERS:-30}
+        [ -n "$FAKE" ] && gn=64 gi=5
+        d=$L/matmul-gemm; mkdir -p "$d"
+        mfails=0
+        # gb TAG ENV...: one run of gemm_bench; stdout TAG.out, stderr TAG.err
+        gb() {
+            local tag=$1; shift
+            tmo 120 env LD_LIBRARY_PATH="$BLAS_LDP" "$@" "$GEMM_BENCH" --n "$gn" --iters "$gi" \
+                >"$d/$tag.out" 2>"$d/$tag.err"
+            local r=$?
+            if [ $r -ne 0 ]; then echo "FAIL $tag: exit $r: $(tail -2 "$d/$tag.err" | tr '\n' ' ')"; mfails=$((mfails + 1)); fi
+        }
+        {
+            for i in 1 2 3; do
+                gb "plain.$i"
+                for m in $MM_MODES; do gb "$m.$i" ACCELSHIM_MATMUL="$m" ACCELSHIM_LOG=info LD_PRELOAD="$SHIM"; done
+            done
+        } >"$L/matmul-gemm.txt" 2>&1
+        ms_of() { sed -n 's/^ms_per_gemm \([0-9.]*\)$/\1/p' "$d/$1.out"; }
+        sum_of() { grep -m1 '^checksum ' "$d/$1.out"; }
+        bestms() { local i; for i in 1 2 3; do ms_of "$1.$i"; done | grep . | sort -g | head -1; }
+        g=$(sed -n 's/.* gemms \([0-9]*\)$/\1/p' "$d/plain.1.out")
+        FIG_GEMM_N=$gn FIG_GEMM_PLAIN=$(bestms plain)
+        gref=$(sum_of plain.1)
+        {
+            [ -n "$gref" ] || { echo "FAIL plain: no checksum"; mfails=$((mfails + 1)); }
+            for i in 1 2 3; do
+                [ "$(sum_of "plain.$i")" = "$gref" ] || { echo "FAIL plain.$i: checksum '$(sum_of "plain.$i")' != run 1's '$gref' (no shim, not deterministic?)"; mfails=$((mfails + 1)); }
+                for m in $MM_MODES; do
+                    got=$(gemm_counts "$d/$m.$i.err") exp=$(want_counts "$m" "${g:-?}")
+                    [ "$got" = "$exp" ] || { echo "FAIL $m.$i: GEMM report '$got', want '$exp'"; mfails=$((mfails + 1)); }
+                    gs=$(sum_of "$m.$i")
+                    if [ "$m" = default ]; then
+                        [ "$gs" = "$gref" ] || { echo "FAIL $m.$i: '$gs' is not bit-identical to no shim '$gref'"; mfails=$((mfails + 1)); }
+                    elif [ -z "$gs" ] || [ "$gs" = "$gref" ]; then
+                        echo "FAIL $m.$i: '$gs' is the fp32 result '$gref' (the compute type did not change)"; mfails=$((mfails + 1))
+                    fi
+                done
+            done
+            for m in $MM_MODES; do
+                FIG_GEMM[$m]=$(bestms "$m")
+                echo "$m: best ms/GEMM ${FIG_GEMM[$m]:-?}; $(sum_of "$m.1"); $(gemm_counts "$d/$m.1.err")"
+            done
+            echo "plain: best ms/GEMM ${FIG_GEMM_PLAIN:-?}; $gref"
+        } >>"$L/matmul-gemm.txt" 2>&1
+        for m in tf32 bf16; do
+            FIG_SPEEDUP[$m]=$(awk -v a="${FIG_GEMM[default]:-}" -v b="${FIG_GEMM[$m]:-}" 'BEGIN { if (a > 0 && b > 0) printf "%.3f", a / b }')
+        done
+        if [ $mfails -eq 0 ]; then
+            record matmul-gemm PASS "cublasSgemm_v2 n=$gn, $gi timed + 2 warm-up calls, best of 3 alternating runs: no shim ${FIG_GEMM_PLAIN:-?} ms, default ${FIG_GEMM[default]:-?} ms, tf32 ${FIG_GEMM[tf32]:-?} ms (x${FIG_SPEEDUP[tf32]:-?}), bf16 ${FIG_GEMM[bf16]:-?} ms (x${FIG_SPEEDUP[bf16]:-?}); reports count $g GEMMs per run in the mode's compute type; default bit-identical to no shim, tf32/bf16 differ (figures, speed not asserted)"
+        else
+            record matmul-gemm FAIL "$mfails problems (logs/matmul-gemm.txt): $(grep -m1 '^FAIL' "$L/matmul-gemm.txt" | cut -c1-300)"
+        fi
+    fi
+fi
+if want matmul-mlp && need matmul-mlp "$MLP" "$SHIM"; then
+    if ! have_cublas; then
+        record matmul-mlp SKIP "libcublas.so.13 is not installed (ldconfig, LD_LIBRARY_PATH)"
+    else
+        mm_steps=${GPU_CHECK_MM_STEPS:-50} mfails=0 curves=""
+        d=$L/matmul-mlp; mkdir -p "$d"
+        first_loss() { awk '/^step /{print $4; exit}' "$1"; }
+        last_loss() { awk '/^step /{l = $4} END {print l}' "$1"; }
+        {
+            tmo 60 env LD_LIBRARY_PATH="$BLAS_LDP" "$MLP" --steps "$mm_steps" --gemm cublas >"$d/plain.out" 2>"$d/plain.err" ||
+                { echo "FAIL plain: exit $?: $(tail -2 "$d/plain.err" | tr '\n' ' ')"; mfails=$((mfails + 1)); }
+            for m in $MM_MODES; do
+                if ! tmo 60 env LD_LIBRARY_PATH="$BLAS_LDP" ACCELSHIM_MATMUL="$m" ACCELSHIM_LOG=info LD_PRELOAD="$SHIM" \
+                        "$MLP" --steps "$mm_steps" --gemm cublas >"$d/$m.out" 2>"$d/$m.err"; then
+                    echo "FAIL $m: exit $?: $(tail -2 "$d/$m.err" | tr '\n' ' ')"; mfails=$((mfails + 1)); continue
+                fi
+                a=$(first_loss "$d/$m.out") z=$(last_loss "$d/$m.out")
+                FIG_LOSS0[$m]=$a FIG_LOSS1[$m]=$z
+                curves="$curves $m $a -> $z;"
+                got=$(gemm_counts "$d/$m.err") exp=$(want_counts "$m" $((5 * mm_steps)))
+                [ "$got" = "$exp" ] || { echo "FAIL $m: GEMM report '$got', want '$exp'"; mfails=$((mfails + 1)); }
+                if ! awk -v a="$a" -v z="$z" 'BEGIN { exit !(a != "" && z != "" && z + 0 < a + 0) }'; then
+                    echo "FAIL $m: the loss did not fall: first '$a', last '$z'"; mfails=$((mfails + 1))
+                fi
+                if [ "$m" = default ] && ! cmp -s "$d/plain.out" "$d/default.out"; then
+                    echo "FAIL default: stdout differs from the run without the shim"; diff "$d/plain.out" "$d/default.out" | head -4
+                    mfails=$((mfails + 1))
+                fi
+                echo "$m: loss $a -> $z; $got"
+            done
+        } >"$L/matmul-mlp.txt" 2>&1
+        if [ $mfails -eq 0 ]; then
+            record matmul-mlp PASS "mlp --gemm cublas, $mm_steps steps (5 cublasSgemm_v2 each): loss falls in every mode:$curves reports count $((5 * mm_steps)) GEMMs in the mode's compute type; default's output bit-identical to no shim"
+        else
+            record matmul-mlp FAIL "$mfails problems (logs/matmul-mlp.txt): $(grep -m1 '^FAIL' "$L/matmul-mlp.txt" | cut -c1-300)"
+        fi
+    fi
+fi
+
 # ---- report ----
 np=0 nf=0 ns=0
 for st in "${STATUS[@]}"; do case $st in PASS) np=$((np + 1)) ;; FAIL) nf=$((nf + 1)) ;; SKIP) ns=$((ns + 1)) ;; esac; done
@@ -532,8 +657,16 @@ fi
         "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(json_str "$(hostname)")"
     printf '"driver":{"path":%s,"version":%s,"device0":%s},' "$(json_str "$DRV_PATH")" \
         "${DRV_VER:-null}" "$(json_str "$DEV_NAME")"
-    printf '"figures":{"launch_ns_plain":%s,"launch_ns_shim":%s,"launch_ns_shim_rule_elsewhere":%s},' \
+    printf '"figures":{"launch_ns_plain":%s,"launch_ns_shim":%s,"launch_ns_shim_rule_elsewhere":%s' \
         "${FIG_PLAIN:-null}" "${FIG_SHIM:-null}" "${FIG_RULE:-null}"
+    printf ',"gemm_n":%s,"gemm_ms_plain":%s' "$(num_or_null "$FIG_GEMM_N")" "$(num_or_null "$FIG_GEMM_PLAIN")"
+    for m in $MM_MODES; do printf ',"gemm_ms_%s":%s' "$m" "$(num_or_null "${FIG_GEMM[$m]:-}")"; done
+    for m in tf32 bf16; do printf ',"gemm_speedup_%s":%s' "$m" "$(num_or_null "${FIG_SPEEDUP[$m]:-}")"; done
+    for m in $MM_MODES; do
+        printf ',"mlp_cublas_loss_first_%s":%s,"mlp_cublas_loss_last_%s":%s' "$m" "$(num_or_null "${FIG_LOSS0[$m]:-}")" \
+            "$m" "$(num_or_null "${FIG_LOSS1[$m]:-}")"
+    done
+    printf '},'
     printf '"checks":['
     for i in "${!NAMES[@]}"; do
         [ "$i" -gt 0 ] && printf ','
