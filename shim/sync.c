@@ -24,6 +24,8 @@
 #include "ash_shim.h"
 #include "ash_world.h"
 #include "ash_policy.h"
+#include "ash_fuse.h"
+#include "ash_report.h"
 #include "ash_record.h"
 #include "ash_sync_watch.h"
 
@@ -252,6 +254,8 @@ static const void *sync_match(const ash_kernel_info_t *k)
 
 ash_kernel_match_fn ash_sync_matcher(void) { return S.policy ? sync_match : NULL; }
 
+const ash_policy_t *ash_sync_policy(void) { return S.policy; } /* ash_report.h */
+
 /* The value of argument I of a launch, from kernelParams or from the packed `extra` buffer. */
 static int arg_bytes(const ash_kernel_info_t *k, void **params, void **extra, unsigned i,
                      size_t size, void *out)
@@ -283,6 +287,7 @@ static void sync_fini(void)
 {
     ash_sync_watch_stop();
     if (S.coll && !S.fatal) {
+        ash_report_before_close(S.coll); /* timing events, fusion buffers, the job's figures */
         ash_coll_close(S.coll);
         S.coll = NULL;
     }
@@ -434,6 +439,7 @@ ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **p
     }
     for (size_t i = 0; i < plan->n; i++) {
         const ash_policy_rule_t *r = plan->rule[i];
+        ash_report_hit(r, k); /* exit report and trace (shim/report.c) */
         CUdeviceptr ptr = 0;
         size_t count = 0, esize = r->dtype == ASH_POLICY_DTYPE_F32 ? 4 : 2;
         if (arg_bytes(k, params, extra, r->buffer.arg, sizeof ptr, &ptr) != 0)
@@ -491,11 +497,11 @@ ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **p
         ash_record_before(&S.driver, S.policy, k, r, ptr, count, s); /* this rank's values; nan_check */
         ash_sync_watch_begin(what, seq);
         if (grad) {
-            cst = ash_coll_allreduce(S.coll, ptr, count, dtype_of(r->dtype), wire_of(r),
+            cst = ash_fuse_allreduce(S.coll, r, k, ptr, count, dtype_of(r->dtype), wire_of(r),
                                      r->reduce == ASH_POLICY_REDUCE_SUM ? ASH_COLL_SUM : ASH_COLL_MEAN, s);
             S.allreduces++;
         } else {
-            cst = ash_coll_broadcast(S.coll, ptr, count * esize, 0, s);
+            cst = ash_report_broadcast(S.coll, r, k, ptr, count * esize, 0, s);
             bcast_seen_t *b;
             if ((b = malloc(sizeof *b))) {
                 *b = (bcast_seen_t){r, ptr, count * esize, S.seen};
