@@ -21,6 +21,7 @@
 #include "cublas.h"
 
 #include "ash_log.h"
+#include "ash_sync.h"
 #include "ash_options.h"
 #include "ash_policy.h"
 #include "ash_shim.h"
@@ -64,7 +65,7 @@ static const cublasComputeType_t ash_ct_fast[] = {
 static struct {
     pthread_once_t once;
     ash_policy_matmul_t mode;
-    ash_policy_t *policy; /* for matmul_exclude; NULL without a policy */
+    const ash_policy_t *policy; /* the sync engine's (ash_sync_policy); NULL without a policy */
     const char **exclude;
     size_t nexclude;
     void *blas, *lt;      /* dlopen'ed when RTLD_NEXT did not find them */
@@ -112,14 +113,8 @@ static void ash_cublas_do_init(void)
 #undef ASH_CUBLAS_REAL
     ash_hook_depth--;
 
-    const char *path = ash_opt_str(ASH_OPT_POLICY);
-    if (path != NULL && *path != '\0') {
-        /* the sync engine loaded (and validated: an invalid file already ended the program) the
-         * same file at init; read it again for the precision section */
-        char err[512];
-        if (ash_policy_load(path, &C.policy, err, sizeof err) != ASH_POLICY_OK)
-            ash_error("cublas", "%s: fp32 GEMMs stay fp32", err);
-    }
+    /* loaded and validated by the sync engine at shim init (an invalid file ended the program) */
+    C.policy = ash_sync_policy();
     C.mode = ash_policy_matmul(C.policy);
     const char *env = ash_opt_str(ASH_OPT_MATMUL);
     if (env != NULL && !ash_policy_matmul_parse(env, &C.mode)) {

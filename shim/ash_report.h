@@ -18,9 +18,6 @@
 #include "ash_policy.h"
 #include "ash_sync.h"
 
-/* shim/sync.c: the loaded policy (NULL without one); immutable for the life of the process. */
-const ash_policy_t *ash_sync_policy(void);
-
 /* Once, from ash_shim_init after ash_sync_init: options, trace, fusion state, atexit. */
 void ash_report_init(void);
 /* intercept/ hands the REAL driver table (events, copies, allocation for the fusion buffer). */

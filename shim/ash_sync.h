@@ -12,6 +12,7 @@
 
 #include "ash_status.h"
 #include "ash_coll.h"
+#include "ash_policy.h"
 
 #include <cuda.h>
 #include <stdint.h>
@@ -41,6 +42,9 @@ ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **p
 /* Load the policy (ACCELSHIM_POLICY) and read the engine's options; called once from
  * ash_shim_init. An invalid policy ends the program here: "file:line:col: message", exit 2. */
 ash_status_t ash_sync_init(void);
+
+/* The policy loaded at init (NULL without one); immutable for the life of the process. */
+const ash_policy_t *ash_sync_policy(void);
 
 /* intercept/ hands over the REAL driver's entry points the collectives need (never hooks);
  * called once during init, before any launch. Without it multi-rank sync points fail. */

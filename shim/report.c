@@ -13,6 +13,7 @@
  * Threading: see ash_report.h.
  */
 #include "ash_report.h"
+#include "ash_sync.h"
 
 #include "ash_alloc.h"
 #include "ash_fuse.h"

@@ -254,7 +254,7 @@ static const void *sync_match(const ash_kernel_info_t *k)
 
 ash_kernel_match_fn ash_sync_matcher(void) { return S.policy ? sync_match : NULL; }
 
-const ash_policy_t *ash_sync_policy(void) { return S.policy; } /* ash_report.h */
+const ash_policy_t *ash_sync_policy(void) { return S.policy; } /* ash_sync.h */
 
 /* The value of argument I of a launch, from kernelParams or from the packed `extra` buffer. */
 static int arg_bytes(const ash_kernel_info_t *k, void **params, void **extra, unsigned i,
