@@ -39,6 +39,7 @@ typedef struct mlp_opts {
     long long stall_rank, stall_at_step, bad_count_rank, segv_rank, segv_at_step, ckpt_every;
     const char *checkpoint;
     long long skip_tensor_every; /* --skip-tensor-every: 0 = off */
+    long long update_chunks;     /* --update-chunks: per-tensor update launches per tensor (1) */
     long long nan_rank, nan_at_step; /* --nan-rank: a NaN in gradient 0 after backward; -1 = off */
 } mlp_opts_t;
 
@@ -77,6 +78,9 @@ static const char mlp_usage[] =
     "  --skip-tensor-every K  (K >= 1; needs --update per-tensor) on steps K-1, 2K-1, ... skip\n"
     "                         the update of b1 (the 2nd tensor): the launch pattern changes\n"
     "                         mid-run (accelshim's fused-reduction tests)\n"
+    "  --update-chunks K      (K >= 1, default 1; needs --update per-tensor) split each tensor's\n"
+    "                         update launch into K launches over consecutive slices (4*K a step;\n"
+    "                         a slice may be empty: n = 0); bit-identical to K = 1\n"
     "  --help                 this text\n"
     "Output (stdout): one line per step t = 0..N-1, `step t loss L` (%.9g; mean squared error on\n"
     "this process's batch, before the update), then `checksum SUM HASH`: SUM = sum of all final\n"
@@ -134,7 +138,8 @@ static void mlp_parse_opts(int argc, char **argv, mlp_opts_t *o)
 {
     enum { O_STEPS = 1, O_BATCH, O_LR, O_SEED, O_RANK, O_COUNT, O_OPT, O_UPDATE, O_CLIP, O_INIT,
            O_SAVE, O_DUMP, O_HELP, O_INIT_SEED, O_STALL_RANK, O_STALL_AT, O_BAD_COUNT,
-           O_SEGV_RANK, O_SEGV_AT, O_CKPT, O_CKPT_EVERY, O_SKIP_TENSOR, O_NAN_RANK, O_NAN_AT };
+           O_SEGV_RANK, O_SEGV_AT, O_CKPT, O_CKPT_EVERY, O_SKIP_TENSOR, O_NAN_RANK, O_NAN_AT,
+           O_UPDATE_CHUNKS };
     static const struct option longopts[] = {
         {"steps", required_argument, NULL, O_STEPS},
         {"batch", required_argument, NULL, O_BATCH},
@@ -161,10 +166,12 @@ static void mlp_parse_opts(int argc, char **argv, mlp_opts_t *o)
         {"skip-tensor-every", required_argument, NULL, O_SKIP_TENSOR},
         {"nan-rank", required_argument, NULL, O_NAN_RANK},
         {"nan-at-step", required_argument, NULL, O_NAN_AT},
+        {"update-chunks", required_argument, NULL, O_UPDATE_CHUNKS},
         {NULL, 0, NULL, 0},
     };
     *o = (mlp_opts_t){.steps = 100, .batch = 8, .shard_rank = 0, .shard_count = 1, .seed = 1,
-                      .stall_rank = -1, .bad_count_rank = -1, .segv_rank = -1, .nan_rank = -1};
+                      .stall_rank = -1, .bad_count_rank = -1, .segv_rank = -1, .nan_rank = -1,
+                      .update_chunks = 1};
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
@@ -211,6 +218,7 @@ static void mlp_parse_opts(int argc, char **argv, mlp_opts_t *o)
         case O_SKIP_TENSOR: o->skip_tensor_every = mlp_parse_int("--skip-tensor-every", optarg, 1, 1000000000); break;
         case O_NAN_RANK: o->nan_rank = mlp_parse_int("--nan-rank", optarg, 0, 1 << 20); break;
         case O_NAN_AT: o->nan_at_step = mlp_parse_int("--nan-at-step", optarg, 0, 1000000000); break;
+        case O_UPDATE_CHUNKS: o->update_chunks = mlp_parse_int("--update-chunks", optarg, 1, 1 << 20); break;
         case 'G':
             if (!strcmp(optarg, "kernels")) o->gemm_cublas = 0;
             else if (!strcmp(optarg, "cublas")) o->gemm_cublas = 1;
@@ -230,6 +238,8 @@ static void mlp_parse_opts(int argc, char **argv, mlp_opts_t *o)
     }
     if (o->skip_tensor_every > 0 && !o->per_tensor)
         mlp_usage_error("--skip-tensor-every needs --update per-tensor%s", "");
+    if (o->update_chunks > 1 && !o->per_tensor)
+        mlp_usage_error("--update-chunks needs --update per-tensor%s", "");
     if (!o->lr_set)
         o->lr = o->adam ? 0.01f : 0.1f;
 }
@@ -562,13 +572,19 @@ int main(int argc, char **argv)
         if (o.segv_rank == o.shard_rank && step == o.segv_at_step)
             mlp_deliberate_crash(step);
 
-        /* update: one launch over the whole buffer, or one per tensor */
+        /* update: one launch over the whole buffer, or one per tensor (per slice of a tensor
+         * with --update-chunks K: slice c is [c*count/K, (c+1)*count/K), possibly empty) */
         int t_adam = (int)(step + 1);
-        for (int t = 0; t < (o.per_tensor ? MLP_NTENSORS : 1); t++) {
+        long long n_chunks = o.per_tensor ? o.update_chunks : 1;
+        for (long long tc = 0; tc < (o.per_tensor ? MLP_NTENSORS : 1) * n_chunks; tc++) {
+            int t = (int)(tc / n_chunks);
+            long long c = tc % n_chunks;
             if (t == 1 && o.skip_tensor_every > 0 && (step + 1) % o.skip_tensor_every == 0)
                 continue; /* --skip-tensor-every: b1 keeps its value this step */
-            size_t off = o.per_tensor ? (size_t)mlp_tensors[t].offset * sizeof(float) : 0;
-            int n = o.per_tensor ? mlp_tensors[t].count : MLP_NPARAMS;
+            long long t_count = o.per_tensor ? mlp_tensors[t].count : MLP_NPARAMS;
+            long long lo = c * t_count / n_chunks, hi = (c + 1) * t_count / n_chunks;
+            size_t off = ((o.per_tensor ? (size_t)mlp_tensors[t].offset : 0) + (size_t)lo) * sizeof(float);
+            int n = (int)(hi - lo);
             if (o.bad_count_rank == o.shard_rank && n > 64)
                 n -= 64; /* a smaller count: wrong, but memory-safe */
             CUdeviceptr p = d_params + off, gr = d_grads + off;

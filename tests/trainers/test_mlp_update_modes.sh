@@ -2,6 +2,8 @@
 # Property: --update fused (one update launch over the whole contiguous parameter buffer) and
 # --update per-tensor (one launch per tensor W1, b1, W2, b2) give bit-identical --save files and
 # identical losses, for sgd and adam, with and without --clip (0.05 binds: see test_mlp_clip.sh).
+# And --update per-tensor --update-chunks 16 (64 update launches a step, some over empty slices)
+# gives the same --save file and output as --update-chunks 1, for sgd and adam.
 . "$(dirname "$0")/mlp_test_lib.sh"
 mlp_need_driver
 echo "property: --update fused and per-tensor are bit-identical (sgd/adam, with/without --clip)"
@@ -24,5 +26,20 @@ for opt in sgd adam; do
             fail=1
         fi
     done
+done
+echo "property: --update per-tensor --update-chunks 16 (64 launches) == --update-chunks 1 (sgd/adam)"
+for opt in sgd adam; do
+    one=$MLP_TMP/k1 many=$MLP_TMP/k16
+    mlp_run "$one" --steps 60 --batch 8 --seed 5 --optimizer $opt --update per-tensor --update-chunks 1 --save "$one.bin"
+    mlp_run "$many" --steps 60 --batch 8 --seed 5 --optimizer $opt --update per-tensor --update-chunks 16 --save "$many.bin"
+    if cmp -s "$one.bin" "$many.bin" && cmp -s "$one" "$many"; then
+        echo "ok: --optimizer $opt: --update-chunks 16 and 1 identical: $(mlp_checksum "$many")"
+    else
+        echo "FAIL: --optimizer $opt: --update-chunks 16 and 1 differ"
+        echo "  chunks 1:  $(mlp_checksum "$one")"
+        echo "  chunks 16: $(mlp_checksum "$many")"
+        cmp "$one.bin" "$many.bin"; diff "$one" "$many" | head -6
+        fail=1
+    fi
 done
 exit $fail
