@@ -43,6 +43,20 @@ ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **p
  * ash_shim_init. An invalid policy ends the program here: "file:line:col: message", exit 2. */
 ash_status_t ash_sync_init(void);
 
+/* Where rule R's buffer is for this launch: its pointer (argument R->buffer.arg, or the base of
+ * the allocation containing it for region: allocation) and element count (argument, constant,
+ * or the allocation's size). From kernelParams or the packed `extra` buffer. The one resolver:
+ * the engine and the recorder (shim/record.c) both use it. */
+typedef enum {
+    ASH_SYNC_RESOLVED,       /* *ptr and *count are set */
+    ASH_SYNC_NO_ARGS,        /* the launch's arguments cannot be read (no layout for `extra`) */
+    ASH_SYNC_NEGATIVE_COUNT, /* the count argument is negative (*bad_count, when not NULL) */
+    ASH_SYNC_NOT_ALLOCATED   /* region: allocation, and *ptr lies in no live allocation */
+} ash_sync_resolve_t;
+ash_sync_resolve_t ash_sync_resolve(const ash_kernel_info_t *k, const ash_policy_rule_t *r,
+                                    void **params, void **extra, CUdeviceptr *ptr, size_t *count,
+                                    long long *bad_count);
+
 /* The policy loaded at init (NULL without one); immutable for the life of the process. */
 const ash_policy_t *ash_sync_policy(void);
 

@@ -12,6 +12,7 @@
  * hold its own lock: always engine lock first). Callers: shim/sync.c only.
  */
 #include "ash_record.h"
+#include "ash_sync.h"
 
 #include "ash_alloc.h"
 #include "ash_log.h"
@@ -560,66 +561,6 @@ void ash_record_after(const ash_coll_driver_t *drv, const ash_policy_rule_t *r, 
     pthread_mutex_unlock(&R.lock);
 }
 
-/* The value of argument i of a launch, from kernelParams or the packed `extra` buffer (as the
- * engine reads it in shim/sync.c). */
-static int rec_arg(const ash_kernel_info_t *k, void **params, void **extra, unsigned i,
-                   size_t size, void *out)
-{
-    if (params) {
-        memcpy(out, params[i], size);
-        return 0;
-    }
-    if (extra && k->nparams > 0 && (int)i < k->nparams) {
-        void *buf = NULL;
-        size_t buflen = 0;
-        for (void **e = extra; *e != CU_LAUNCH_PARAM_END; e += 2) {
-            if (e[0] == CU_LAUNCH_PARAM_BUFFER_POINTER)
-                buf = e[1];
-            else if (e[0] == CU_LAUNCH_PARAM_BUFFER_SIZE)
-                buflen = *(size_t *)e[1];
-        }
-        if (buf && k->param_offsets[i] + size <= buflen) {
-            memcpy(out, (char *)buf + k->param_offsets[i], size);
-            return 0;
-        }
-    }
-    return -1;
-}
-
-/* Resolve rule r's buffer for this launch exactly as shim/sync.c does; 0 on success. */
-static int rec_resolve(const ash_kernel_info_t *k, const ash_policy_rule_t *r, void **params,
-                       void **extra, CUdeviceptr *ptr, size_t *count)
-{
-    size_t es = r->dtype == ASH_POLICY_DTYPE_F32 ? 4 : 2;
-    if (rec_arg(k, params, extra, r->buffer.arg, sizeof *ptr, ptr) != 0)
-        return -1;
-    if (r->buffer.kind == ASH_POLICY_BUFFER_COUNT) {
-        *count = r->buffer.count;
-    } else if (r->buffer.kind == ASH_POLICY_BUFFER_COUNT_ARG) {
-        unsigned sz = k->nparams > 0 ? k->param_sizes[r->buffer.count_arg] : 4;
-        int64_t v = 0;
-        if (sz == 8) {
-            if (rec_arg(k, params, extra, r->buffer.count_arg, 8, &v) != 0)
-                return -1;
-        } else {
-            int32_t v32;
-            if (rec_arg(k, params, extra, r->buffer.count_arg, 4, &v32) != 0)
-                return -1;
-            v = v32;
-        }
-        if (v < 0)
-            return -1;
-        *count = (size_t)v;
-    } else {
-        ash_alloc_entry_t e;
-        if (ash_alloc_find(*ptr, &e) != ASH_ALLOC_OK)
-            return -1;
-        *ptr = e.base;
-        *count = e.size / es;
-    }
-    return 0;
-}
-
 ash_status_t ash_record_solo(const ash_coll_driver_t *drv, const ash_policy_t *pol,
                              const ash_kernel_info_t *k, CUstream s, void **params, void **extra,
                              const ash_policy_rule_t *const *rules, size_t n)
@@ -631,7 +572,7 @@ ash_status_t ash_record_solo(const ash_coll_driver_t *drv, const ash_policy_t *p
         const ash_policy_rule_t *r = rules[i];
         CUdeviceptr ptr = 0;
         size_t count = 0;
-        if (rec_resolve(k, r, params, extra, &ptr, &count) != 0) {
+        if (ash_sync_resolve(k, r, params, extra, &ptr, &count, NULL) != ASH_SYNC_RESOLVED) {
             ASH_WARN_CAPPED("record", "%s: rule at \"%s\": buffer cannot be resolved from the "
                             "launch's arguments: not recorded", k->demangled, r->at);
             continue;

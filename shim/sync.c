@@ -281,6 +281,43 @@ static int arg_bytes(const ash_kernel_info_t *k, void **params, void **extra, un
     return -1;
 }
 
+ash_sync_resolve_t ash_sync_resolve(const ash_kernel_info_t *k, const ash_policy_rule_t *r,
+                                    void **params, void **extra, CUdeviceptr *ptr, size_t *count,
+                                    long long *bad_count)
+{
+    size_t esize = r->dtype == ASH_POLICY_DTYPE_F32 ? 4 : 2;
+    if (arg_bytes(k, params, extra, r->buffer.arg, sizeof *ptr, ptr) != 0)
+        return ASH_SYNC_NO_ARGS;
+    if (r->buffer.kind == ASH_POLICY_BUFFER_COUNT) {
+        *count = r->buffer.count;
+    } else if (r->buffer.kind == ASH_POLICY_BUFFER_COUNT_ARG) {
+        unsigned sz = k->nparams > 0 ? k->param_sizes[r->buffer.count_arg] : 4;
+        int64_t v = 0;
+        if (sz == 8) {
+            if (arg_bytes(k, params, extra, r->buffer.count_arg, 8, &v) != 0)
+                return ASH_SYNC_NO_ARGS;
+        } else {
+            int32_t v32;
+            if (arg_bytes(k, params, extra, r->buffer.count_arg, 4, &v32) != 0)
+                return ASH_SYNC_NO_ARGS;
+            v = v32;
+        }
+        if (v < 0) {
+            if (bad_count)
+                *bad_count = (long long)v;
+            return ASH_SYNC_NEGATIVE_COUNT;
+        }
+        *count = (size_t)v;
+    } else {
+        ash_alloc_entry_t e;
+        if (ash_alloc_find(*ptr, &e) != ASH_ALLOC_OK)
+            return ASH_SYNC_NOT_ALLOCATED;
+        *ptr = e.base;
+        *count = e.size / esize;
+    }
+    return ASH_SYNC_RESOLVED;
+}
+
 /* atexit, registered when the communicator opens (so it runs before the exit report and before
  * any library destructor): release the communicator, finalising MPI if we initialised it. */
 static void sync_fini(void)
@@ -442,40 +479,23 @@ ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **p
         ash_report_hit(r, k); /* exit report and trace (shim/report.c) */
         CUdeviceptr ptr = 0;
         size_t count = 0, esize = r->dtype == ASH_POLICY_DTYPE_F32 ? 4 : 2;
-        if (arg_bytes(k, params, extra, r->buffer.arg, sizeof ptr, &ptr) != 0)
+        long long bad_count = 0;
+        switch (ash_sync_resolve(k, r, params, extra, &ptr, &count, &bad_count)) {
+        case ASH_SYNC_RESOLVED:
+            break;
+        case ASH_SYNC_NO_ARGS:
             goto no_args;
-        if (r->buffer.kind == ASH_POLICY_BUFFER_COUNT) {
-            count = r->buffer.count;
-        } else if (r->buffer.kind == ASH_POLICY_BUFFER_COUNT_ARG) {
-            unsigned sz = k->nparams > 0 ? k->param_sizes[r->buffer.count_arg] : 4;
-            int64_t v = 0;
-            if (sz == 8) {
-                if (arg_bytes(k, params, extra, r->buffer.count_arg, 8, &v) != 0)
-                    goto no_args;
-            } else {
-                int32_t v32;
-                if (arg_bytes(k, params, extra, r->buffer.count_arg, 4, &v32) != 0)
-                    goto no_args;
-                v = v32;
-            }
-            if (v < 0) {
-                snprintf(msg, sizeof msg, "%s: rule at \"%s\": count argument %u is negative (%lld)",
-                         k->demangled, r->at, r->buffer.count_arg, (long long)v);
-                sync_fatal(msg);
-            }
-            count = (size_t)v;
-        } else {
-            ash_alloc_entry_t e;
-            if (ash_alloc_find(ptr, &e) != ASH_ALLOC_OK) {
-                snprintf(msg, sizeof msg,
-                         "%s:%u:%u: rule at \"%s\" (region: allocation): pointer 0x%llx, argument "
-                         "%u of %s, lies in no live allocation",
-                         ash_policy_source(S.policy), r->line, r->col, r->at,
-                         (unsigned long long)ptr, r->buffer.arg, k->demangled);
-                sync_fatal(msg);
-            }
-            ptr = e.base;
-            count = e.size / esize;
+        case ASH_SYNC_NEGATIVE_COUNT:
+            snprintf(msg, sizeof msg, "%s: rule at \"%s\": count argument %u is negative (%lld)",
+                     k->demangled, r->at, r->buffer.count_arg, bad_count);
+            sync_fatal(msg);
+        case ASH_SYNC_NOT_ALLOCATED:
+            snprintf(msg, sizeof msg,
+                     "%s:%u:%u: rule at \"%s\" (region: allocation): pointer 0x%llx, argument "
+                     "%u of %s, lies in no live allocation",
+                     ash_policy_source(S.policy), r->line, r->col, r->at,
+                     (unsigned long long)ptr, r->buffer.arg, k->demangled);
+            sync_fatal(msg);
         }
         int grad = r->kind == ASH_POLICY_RULE_GRADIENT;
         if (!grad) {
