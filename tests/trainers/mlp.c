@@ -87,53 +87,6 @@ static const char mlp_usage[] =
     "parameters in order, accumulated in double (%.17g); HASH = FNV-1a 64 of the --save bytes\n"
     "(16 hex digits). Exit: 0 ok, 1 CUDA or I/O error, 2 bad options.\n";
 
-static void mlp_usage_error(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "mlp: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nTry 'mlp --help'.\n");
-    exit(MLP_EXIT_USAGE);
-}
-
-static long long mlp_parse_int(const char *opt, const char *s, long long lo, long long hi)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi) {
-        fprintf(stderr, "mlp: %s: invalid value '%s' (an integer in [%lld, %lld])\n"
-                        "Try 'mlp --help'.\n", opt, s, lo, hi);
-        exit(MLP_EXIT_USAGE);
-    }
-    return v;
-}
-
-static uint64_t mlp_parse_u64(const char *opt, const char *s)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s || *end || s[0] == '-') {
-        fprintf(stderr, "mlp: %s: invalid value '%s' (an unsigned 64-bit integer)\n"
-                        "Try 'mlp --help'.\n", opt, s);
-        exit(MLP_EXIT_USAGE);
-    }
-    return (uint64_t)v;
-}
-
-static float mlp_parse_pos_float(const char *opt, const char *s)
-{
-    char *end;
-    errno = 0;
-    float v = strtof(s, &end);
-    if (errno || end == s || *end || !isfinite(v) || !(v > 0.0f)) {
-        fprintf(stderr, "mlp: %s: invalid value '%s' (a finite number > 0)\nTry 'mlp --help'.\n",
-                opt, s);
-        exit(MLP_EXIT_USAGE);
-    }
-    return v;
-}
-
 static void mlp_parse_opts(int argc, char **argv, mlp_opts_t *o)
 {
     enum { O_STEPS = 1, O_BATCH, O_LR, O_SEED, O_RANK, O_COUNT, O_OPT, O_UPDATE, O_CLIP, O_INIT,

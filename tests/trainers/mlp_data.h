@@ -9,7 +9,10 @@
 #ifndef MLP_DATA_H
 #define MLP_DATA_H
 
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -139,6 +142,56 @@ static void mlp_serialise(const float *params, unsigned char *bytes, double *sum
         h = (h ^ bytes[i]) * 0x100000001b3ull;
     *sum = s;
     *hash = h;
+}
+
+/* ---- option parsing, shared by mlp and rt_mlp: a bad value is a message and exit 2 ---- */
+static const char *mlp_prog = "mlp"; /* the program name in messages; rt_mlp sets "rt_mlp" */
+
+__attribute__((unused)) static void mlp_usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "%s: ", mlp_prog);
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry '%s --help'.\n", mlp_prog);
+    exit(MLP_EXIT_USAGE);
+}
+
+__attribute__((unused)) static long long mlp_parse_int(const char *opt, const char *s, long long lo, long long hi)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi) {
+        fprintf(stderr, "%s: %s: invalid value '%s' (an integer in [%lld, %lld])\n"
+                        "Try '%s --help'.\n", mlp_prog, opt, s, lo, hi, mlp_prog);
+        exit(MLP_EXIT_USAGE);
+    }
+    return v;
+}
+
+__attribute__((unused)) static uint64_t mlp_parse_u64(const char *opt, const char *s)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || *end || s[0] == '-') {
+        fprintf(stderr, "%s: %s: invalid value '%s' (an unsigned 64-bit integer)\n"
+                        "Try '%s --help'.\n", mlp_prog, opt, s, mlp_prog);
+        exit(MLP_EXIT_USAGE);
+    }
+    return (uint64_t)v;
+}
+
+__attribute__((unused)) static float mlp_parse_pos_float(const char *opt, const char *s)
+{
+    char *end;
+    errno = 0;
+    float v = strtof(s, &end);
+    if (errno || end == s || *end || !isfinite(v) || !(v > 0.0f)) {
+        fprintf(stderr, "%s: %s: invalid value '%s' (a finite number > 0)\nTry '%s --help'.\n",
+                mlp_prog, opt, s, mlp_prog);
+        exit(MLP_EXIT_USAGE);
+    }
+    return v;
 }
 
 #endif /* MLP_DATA_H */

@@ -51,53 +51,6 @@ static const char rt_usage[] =
     "Output (stdout): `step t loss L` (%.9g) per step, then `checksum SUM HASH` (%.17g, FNV-1a 64\n"
     "of the --save bytes), as mlp. Exit: 0 ok, 1 CUDA or I/O error, 2 bad options.\n";
 
-static void rt_usage_error(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "rt_mlp: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nTry 'rt_mlp --help'.\n");
-    exit(MLP_EXIT_USAGE);
-}
-
-static long long rt_parse_int(const char *opt, const char *s, long long lo, long long hi)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi) {
-        fprintf(stderr, "rt_mlp: %s: invalid value '%s' (an integer in [%lld, %lld])\n"
-                        "Try 'rt_mlp --help'.\n", opt, s, lo, hi);
-        exit(MLP_EXIT_USAGE);
-    }
-    return v;
-}
-
-static uint64_t rt_parse_u64(const char *opt, const char *s)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s || *end || s[0] == '-') {
-        fprintf(stderr, "rt_mlp: %s: invalid value '%s' (an unsigned 64-bit integer)\n"
-                        "Try 'rt_mlp --help'.\n", opt, s);
-        exit(MLP_EXIT_USAGE);
-    }
-    return (uint64_t)v;
-}
-
-static float rt_parse_pos_float(const char *opt, const char *s)
-{
-    char *end;
-    errno = 0;
-    float v = strtof(s, &end);
-    if (errno || end == s || *end || !isfinite(v) || !(v > 0.0f)) {
-        fprintf(stderr, "rt_mlp: %s: invalid value '%s' (a finite number > 0)\n"
-                        "Try 'rt_mlp --help'.\n", opt, s);
-        exit(MLP_EXIT_USAGE);
-    }
-    return v;
-}
-
 static void rt_parse_opts(int argc, char **argv, rt_opts_t *o)
 {
     enum { O_STEPS = 1, O_BATCH, O_LR, O_SEED, O_RANK, O_COUNT, O_OPT, O_UPDATE, O_CLIP, O_INIT,
@@ -128,45 +81,45 @@ static void rt_parse_opts(int argc, char **argv, rt_opts_t *o)
     int c;
     while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
         switch (c) {
-        case O_STEPS: o->steps = rt_parse_int("--steps", optarg, 0, 1000000000); break;
-        case O_BATCH: o->batch = rt_parse_int("--batch", optarg, 1, 1 << 20); break;
-        case O_LR: o->lr = rt_parse_pos_float("--lr", optarg); o->lr_set = 1; break;
+        case O_STEPS: o->steps = mlp_parse_int("--steps", optarg, 0, 1000000000); break;
+        case O_BATCH: o->batch = mlp_parse_int("--batch", optarg, 1, 1 << 20); break;
+        case O_LR: o->lr = mlp_parse_pos_float("--lr", optarg); o->lr_set = 1; break;
         case O_SEED:
             if (optarg[0] == '-')
-                rt_usage_error("--seed: invalid value '%s' (an unsigned integer)", optarg);
-            o->seed = (uint64_t)rt_parse_int("--seed", optarg, 0, INT64_MAX);
+                mlp_usage_error("--seed: invalid value '%s' (an unsigned integer)", optarg);
+            o->seed = (uint64_t)mlp_parse_int("--seed", optarg, 0, INT64_MAX);
             break;
-        case O_RANK: o->shard_rank = rt_parse_int("--shard-rank", optarg, 0, 1 << 20); break;
-        case O_COUNT: o->shard_count = rt_parse_int("--shard-count", optarg, 1, 1 << 20); break;
+        case O_RANK: o->shard_rank = mlp_parse_int("--shard-rank", optarg, 0, 1 << 20); break;
+        case O_COUNT: o->shard_count = mlp_parse_int("--shard-count", optarg, 1, 1 << 20); break;
         case O_OPT:
             if (!strcmp(optarg, "sgd")) o->adam = 0;
             else if (!strcmp(optarg, "adam")) o->adam = 1;
-            else rt_usage_error("--optimizer: invalid value '%s' (sgd or adam)", optarg);
+            else mlp_usage_error("--optimizer: invalid value '%s' (sgd or adam)", optarg);
             break;
         case O_UPDATE:
             if (!strcmp(optarg, "fused")) o->per_tensor = 0;
             else if (!strcmp(optarg, "per-tensor")) o->per_tensor = 1;
-            else rt_usage_error("--update: invalid value '%s' (fused or per-tensor)", optarg);
+            else mlp_usage_error("--update: invalid value '%s' (fused or per-tensor)", optarg);
             break;
-        case O_CLIP: o->clip = rt_parse_pos_float("--clip", optarg); break;
+        case O_CLIP: o->clip = mlp_parse_pos_float("--clip", optarg); break;
         case O_INIT:
             if (!strcmp(optarg, "per-process")) o->init_per_process = 1;
             else if (!strcmp(optarg, "seed")) o->init_per_process = 0;
-            else rt_usage_error("--init: invalid value '%s' (per-process or seed)", optarg);
+            else mlp_usage_error("--init: invalid value '%s' (per-process or seed)", optarg);
             break;
         case O_INIT_SEED:
-            o->init_seed = rt_parse_u64("--init-seed", optarg);
+            o->init_seed = mlp_parse_u64("--init-seed", optarg);
             o->init_seed_set = 1;
             break;
         case O_SAVE: o->save = optarg; break;
         case O_DUMP: o->dump_samples = optarg; break;
         case O_HELP: fputs(rt_usage, stdout); exit(0);
-        case ':': rt_usage_error("option '%s' needs a value", argv[optind - 1]); break;
-        default: rt_usage_error("unknown option '%s'", argv[optind - 1]); break;
+        case ':': mlp_usage_error("option '%s' needs a value", argv[optind - 1]); break;
+        default: mlp_usage_error("unknown option '%s'", argv[optind - 1]); break;
         }
     }
     if (optind < argc)
-        rt_usage_error("unexpected argument '%s'", argv[optind]);
+        mlp_usage_error("unexpected argument '%s'", argv[optind]);
     if (o->shard_rank >= o->shard_count) {
         fprintf(stderr, "rt_mlp: --shard-rank %lld must be below --shard-count %lld\n"
                         "Try 'rt_mlp --help'.\n", o->shard_rank, o->shard_count);
@@ -211,6 +164,7 @@ static float *rt_alloc_floats(long long n)
 
 int main(int argc, char **argv)
 {
+    mlp_prog = "rt_mlp";
     rt_opts_t o;
     rt_parse_opts(argc, argv, &o);
     const int B = (int)o.batch;
