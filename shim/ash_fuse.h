@@ -20,11 +20,12 @@
 
 void ash_fuse_init(const ash_policy_t *p);
 /* The gradient rule r's reduction before launch k of (ptr, count): fused, skipped (already
- * reduced this step) or per-launch; rules without fuse go straight to the per-launch path. */
+ * reduced this step) or per-launch; rules without fuse go straight to the per-launch path.
+ * *issued: 1 when a collective went on the wire, 0 when the launch was skipped. */
 ash_coll_status_t ash_fuse_allreduce(ash_coll_t *c, const ash_policy_rule_t *r,
                                      const ash_kernel_info_t *k, CUdeviceptr ptr, size_t count,
                                      ash_coll_dtype_t dtype, ash_coll_dtype_t wire,
-                                     ash_coll_redop_t op, CUstream s);
+                                     ash_coll_redop_t op, CUstream s, int *issued);
 /* "learning", "fused", "per-launch" (fell back or could not fuse) */
 const char *ash_fuse_state_name(const ash_policy_rule_t *r);
 /* Close time: nothing is freed (the context's teardown frees the fusion buffers). */

@@ -183,9 +183,10 @@ static ash_coll_status_t fused_collective(fuse_rule_t *f, ash_coll_t *c, const a
 ash_coll_status_t ash_fuse_allreduce(ash_coll_t *c, const ash_policy_rule_t *r,
                                      const ash_kernel_info_t *k, CUdeviceptr ptr, size_t count,
                                      ash_coll_dtype_t dtype, ash_coll_dtype_t wire,
-                                     ash_coll_redop_t op, CUstream s)
+                                     ash_coll_redop_t op, CUstream s, int *issued)
 {
     fuse_rule_t *f = r->fuse ? fuse_of(r) : NULL;
+    *issued = 1;
     if (!f)
         return ash_report_allreduce(c, r, k, ptr, count, dtype, wire, op, s, 1);
     long i = find(f, ptr, count);
@@ -232,6 +233,7 @@ ash_coll_status_t ash_fuse_allreduce(ash_coll_t *c, const ash_policy_rule_t *r,
         }
         f->done[i] = 1;
         ash_report_fused_skip(r, k);
+        *issued = 0;
         return ASH_COLL_OK;
     case F_OFF:
         break;

@@ -517,9 +517,11 @@ ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **p
         ash_record_before(&S.driver, S.policy, k, r, ptr, count, s); /* this rank's values; nan_check */
         ash_sync_watch_begin(what, seq);
         if (grad) {
+            int issued = 0;
             cst = ash_fuse_allreduce(S.coll, r, k, ptr, count, dtype_of(r->dtype), wire_of(r),
-                                     r->reduce == ASH_POLICY_REDUCE_SUM ? ASH_COLL_SUM : ASH_COLL_MEAN, s);
-            S.allreduces++;
+                                     r->reduce == ASH_POLICY_REDUCE_SUM ? ASH_COLL_SUM : ASH_COLL_MEAN, s,
+                                     &issued);
+            S.allreduces += (unsigned)issued;
         } else {
             cst = ash_report_broadcast(S.coll, r, k, ptr, count * esize, 0, s);
             bcast_seen_t *b;

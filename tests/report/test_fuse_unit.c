@@ -6,7 +6,9 @@
  * every pattern change (a step that misses a buffer, an unknown buffer mid-step, a repeat), and
  * each change warns exactly once, after which reduction is per launch; (3) buffers that do not
  * tile one span use the fusion buffer (copies in and out through the real-driver table); (4) a
- * step over fuse_cap_bytes is not fused. Prints TAP; exit 1 on any failure.
+ * step over fuse_cap_bytes is not fused; (5) what ash_fuse_allreduce says it issued (the sync
+ * report's all-reduce count) is the number of collectives that ran, in every case. Prints TAP;
+ * exit 1 on any failure.
  */
 #include "ash_fuse.h"
 #include "ash_log.h"
@@ -85,13 +87,24 @@ static ash_policy_rule_t rule = {.kind = ASH_POLICY_RULE_GRADIENT, .at = "upd", 
 static const CUdeviceptr A = 0x1000, B = 0x1000 + 400, C = 0x1000 + 440, D = 0x1000 + 640;
 static const size_t NA = 100, NB = 10, NC = 50, ND = 5;
 
+static int nissued; /* what ash_fuse_allreduce said went on the wire */
+static int issued_mismatches; /* cases where "issued" and the collectives run disagreed */
 static void reset(void)
 {
+    if (nissued != ncoll) {
+        printf("# issued %d, collectives run %d\n", nissued, ncoll);
+        issued_mismatches++;
+    }
     memset(colls, 0, sizeof colls);
-    ncoll = nskip = warnings = ncopies = 0;
+    ncoll = nskip = warnings = ncopies = nissued = 0;
     ash_fuse_init(NULL);
 }
-static void launch(CUdeviceptr p, size_t n) { ash_fuse_allreduce(NULL, &rule, NULL, p, n, ASH_COLL_F32, ASH_COLL_SAME, ASH_COLL_MEAN, NULL); }
+static void launch(CUdeviceptr p, size_t n)
+{
+    int issued = -1;
+    ash_fuse_allreduce(NULL, &rule, NULL, p, n, ASH_COLL_F32, ASH_COLL_SAME, ASH_COLL_MEAN, NULL, &issued);
+    nissued += issued;
+}
 static void step(int skip_b)
 {
     launch(A, NA);
@@ -111,7 +124,7 @@ static int reduced(int from, CUdeviceptr p)
 
 int main(void)
 {
-    printf("1..7\n");
+    printf("1..8\n");
     reset();
     step(0);
     int learned = ncoll;
@@ -119,8 +132,9 @@ int main(void)
     step(0);
     tap(learned == 4 && ncoll == 6 && colls[4].fused == 4 && colls[4].ptr == A &&
             colls[4].count == NA + NB + NC + ND && nskip == 6 && warnings == 0 && ncopies == 0 &&
-            !strcmp(ash_fuse_state_name(&rule), "fused"),
+            !strcmp(ash_fuse_state_name(&rule), "fused") && nissued == ncoll,
         "contiguous: step 0 per launch, then one in-place collective per step over the span, 3 skips");
+
 
     reset();
     step(0); step(0);
@@ -173,5 +187,7 @@ int main(void)
     tap(ncoll == 5 && colls[4].ptr == 0x900000 && ncopies == 8,
         "ACCELSHIM_FUSE_COPY=1: contiguous buffers also go through the fusion buffer");
     force_copy = NULL;
+    reset();
+    tap(issued_mismatches == 0, "in every case above, the launches said issued = the collectives that ran");
     return failures ? 1 : 0;
 }

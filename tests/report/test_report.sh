@@ -60,7 +60,12 @@ PY
 tap_case $ok "JSON report parses on both ranks; counts = steps x rules (sgd fused + broadcast once)"
 
 d=$EQ_TMP/fused; mkdir -p "$d"; ok=0
-ACCELSHIM_REPORT="$d/report-{rank}.json" eq_ranks 2 mpi "$EQ_POL/adam-per-tensor-fused.yaml" "$d/rank" --steps $S --batch 4 --optimizer adam --update per-tensor || { ok=1; eq_show "$d"/rank.*.log; }
+ACCELSHIM_LOG=info ACCELSHIM_REPORT="$d/report-{rank}.json" eq_ranks 2 mpi "$EQ_POL/adam-per-tensor-fused.yaml" "$d/rank" --steps $S --batch 4 --optimizer adam --update per-tensor || { ok=1; eq_show "$d"/rank.*.log; }
+# the exit line counts collectives too, not launches: a skipped launch is no all-reduce
+for r in 0 1; do
+  line=$(grep -o 'sync: [0-9]* all-reduce(s)' "$d/rank.$r.log")
+  [ "$line" = "sync: $((4 + S - 1)) all-reduce(s)" ] || { echo "# rank $r: expected \"sync: $((4 + S - 1)) all-reduce(s)\", got \"$line\""; ok=1; }
+done
 [ $ok = 0 ] && { rp_py "$d" $S <<'PY' || ok=1; }
 import json, sys
 d, S = sys.argv[1], int(sys.argv[2])
@@ -75,7 +80,7 @@ for r in (0, 1):
 print("# rank 1: %s" % g)
 sys.exit(bad)
 PY
-tap_case $ok "fused per-tensor: 4 x steps hits, 4 + (steps-1) all-reduces, steps-1 fused, 3 x (steps-1) skipped"
+tap_case $ok "fused per-tensor: 4 x steps hits, 4 + (steps-1) all-reduces (report and exit line), steps-1 fused, 3 x (steps-1) skipped"
 
 d=$EQ_TMP/bf16; mkdir -p "$d"; ok=0
 eq_policy "$EQ_POL/sgd-fused.yaml" bf16 "$d/p.yaml"
