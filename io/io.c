@@ -2,8 +2,10 @@
  * of a path matching the policy's outputs.main_process_only goes to /dev/null; reads, other
  * paths and rank 0 are untouched.
  *
- * Interposes open, open64, openat, openat64, creat, creat64, fopen, fopen64, freopen, freopen64
- * (its version script exports nothing else). Rank: first valid of ACCELSHIM_RANK,
+ * Interposes open, open64, openat, openat64, creat, creat64, fopen, fopen64, freopen, freopen64,
+ * and the _FORTIFY_SOURCE entry points __open_2, __open64_2, __openat_2, __openat64_2 (what a
+ * program built with -D_FORTIFY_SOURCE calls for a two-argument open whose flags the compiler
+ * cannot see; its version script exports nothing else). Rank: first valid of ACCELSHIM_RANK,
  * OMPI_COMM_WORLD_RANK, PMIX_RANK, SLURM_PROCID (as the shim reads it); policy: ACCELSHIM_POLICY,
  * read with raw syscalls and ash_policy_parse (no interposed call, so no recursion). The
  * environment is read with secure_getenv (set-uid programs: no redirection). A separate library
@@ -174,6 +176,36 @@ IO_API int openat64(int dirfd, const char *path, int flags, ...)
     va_end(ap);
     path = io_open_path(path, &flags);
     return (int)syscall(SYS_openat, dirfd, path, flags | O_LARGEFILE, mode);
+}
+
+/* _FORTIFY_SOURCE's two-argument opens: glibc's own abort on O_CREAT/O_TMPFILE without a mode
+ * is kept by calling glibc's function (with the path and flags actually used). */
+IO_API int __open_2(const char *path, int flags)
+{
+    IO_REAL(int, __open_2, "GLIBC_2.7", (const char *, int));
+    path = io_open_path(path, &flags);
+    return real___open_2(path, flags);
+}
+
+IO_API int __open64_2(const char *path, int flags)
+{
+    IO_REAL(int, __open64_2, "GLIBC_2.7", (const char *, int));
+    path = io_open_path(path, &flags);
+    return real___open64_2(path, flags);
+}
+
+IO_API int __openat_2(int dirfd, const char *path, int flags)
+{
+    IO_REAL(int, __openat_2, "GLIBC_2.7", (int, const char *, int));
+    path = io_open_path(path, &flags);
+    return real___openat_2(dirfd, path, flags);
+}
+
+IO_API int __openat64_2(int dirfd, const char *path, int flags)
+{
+    IO_REAL(int, __openat64_2, "GLIBC_2.7", (int, const char *, int));
+    path = io_open_path(path, &flags);
+    return real___openat64_2(dirfd, path, flags);
 }
 
 IO_API int creat(const char *path, mode_t mode)

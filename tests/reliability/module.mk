@@ -12,7 +12,12 @@ TESTS += tests/reliability/test_fingerprint.sh \
          tests/reliability/test_checkpoint.sh \
          tests/reliability/test_env_garbage.sh
 TESTS += $(REL_DIR)/test_file_create tests/reliability/test_secure_env.sh
-ALL += $(REL_DIR)/test_file_create
+ALL += $(REL_DIR)/test_file_create $(REL_DIR)/fortify_open
+
+# a writer built with _FORTIFY_SOURCE (its opens are glibc's __open_2 family): test_checkpoint.sh
+$(REL_DIR)/fortify_open: tests/reliability/fortify_open.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=2 -o $@ $<
 
 # links the shim's own objects (file, options, log) directly: their symbols are hidden in the .so
 $(REL_DIR)/test_file_create: tests/reliability/test_file_create.c shim/file.c shim/options.c \

@@ -4,13 +4,14 @@
 # checkpoint (mlp --checkpoint out/ck{rank}.ckpt, fopen/fwrite) but exactly ONE file exists,
 # rank 0's, complete (676 floats) and byte-identical to what rank 0 wrote with --save (a path the
 # policy does not match, so every rank's --save file exists: reads and other paths untouched).
-# Also: the io library exports exactly the ten interposed libc names, and accelerate-run
-# preloads it (one file again through the launcher).
+# Also: the io library exports exactly the fourteen interposed libc names, a program built with
+# _FORTIFY_SOURCE (opens through __open_2 and kin) is redirected too, and accelerate-run preloads
+# it (one file again through the launcher).
 . "$(dirname "$0")/lib.sh"
 need "$RL_MLP" "$RL_SHIM" "$RL_IO" "$RL_BUILD/tests/hostcuda/libcuda.so.1"
 need_mpirun
 
-want="creat creat64 fopen fopen64 freopen freopen64 open open64 openat openat64"
+want="__open64_2 __open_2 __openat64_2 __openat_2 creat creat64 fopen fopen64 freopen freopen64 open open64 openat openat64"
 got=$(nm -D --defined-only "$RL_IO" | awk '$2 ~ /^[TW]$/ {print $3}' | sort | tr '\n' ' ' | sed 's/ $//')
 [ "$got" = "$want" ] || fail "libaccelshim-io.so exports [$got], expected [$want]"
 echo "ok: libaccelshim-io.so exports exactly: $got"
@@ -30,6 +31,27 @@ got=$(io_sh ACCELSHIM_RANK=1 cat "$d/r.ckpt")
 ls_got=$(cd "$d" && ls | tr '\n' ' ')
 [ "$ls_got" = "e.ckpt other.txt r.ckpt " ] || fail "open-family writes: files [$ls_got], expected [e.ckpt other.txt r.ckpt ]"
 echo "ok: open/openat/creat writers: rank 1/2 matches -> /dev/null, rank 0 and other paths and reads untouched"
+
+# _FORTIFY_SOURCE: open(path, flags) with flags unknown at compile time is a call to __open_2 (and
+# open64/openat/openat64 to their __*_2): O_WRONLY|O_TRUNC of existing files, no O_CREAT
+FO=$RL_BUILD/tests/reliability/fortify_open
+need "$FO"
+fo_syms=$(nm -D --undefined-only "$FO" | awk '{print $2}' | sed 's/@.*//' | grep '^__open' | sort | tr '\n' ' ')
+[ "$fo_syms" = "__open64_2 __open_2 __openat64_2 __openat_2 " ] \
+    || fail "fortify_open calls [$fo_syms], expected the four __*_2 opens (was it built with _FORTIFY_SOURCE?)"
+fo_flags=$(( $(printf '%d' 01) | $(printf '%d' 01000) ))   # O_WRONLY | O_TRUNC (Linux values)
+fo_run() {   # fo_run RANK -> "contents of the four files"
+    local d=$RL_TMP/fo.d n
+    rm -rf "$d"; mkdir -p "$d"
+    for n in open open64 openat openat64; do echo keep >"$d/$n.ckpt"; done
+    io_sh ACCELSHIM_RANK="$1" "$FO" "$d" "$fo_flags" || fail "fortify_open (rank $1) failed"
+    cat "$d/open.ckpt" "$d/open64.ckpt" "$d/openat.ckpt" "$d/openat64.ckpt" | tr '\n' ' '
+}
+got=$(fo_run 1)
+[ "$got" = "keep keep keep keep " ] || fail "fortified opens on rank 1: files hold [$got], expected the old contents (keep x4)"
+got=$(fo_run 0)
+[ "$got" = "written written written written " ] || fail "fortified opens on rank 0: files hold [$got], expected written x4 (control)"
+echo "ok: _FORTIFY_SOURCE opens (__open_2, __open64_2, __openat_2, __openat64_2): rank 1 -> /dev/null; rank 0 writes (control)"
 mkdir -p "$RL_TMP/out.d"
 rl_mpirun 4 90 ACCELSHIM_POLICY="$pol" ACCELSHIM_BACKEND=mpi -- --steps 6 --batch 2 \
     --checkpoint "$RL_TMP/out.d/ck{rank}.ckpt" --checkpoint-every 2 --save "$RL_TMP/out.d/save{rank}.bin"
