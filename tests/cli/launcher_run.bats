@@ -306,22 +306,24 @@ YAML
 
 # ctrl_c_at_tty OUT N SHELL-COMMAND: run SHELL-COMMAND under `script` (a terminal of its own, so
 # a Ctrl-C goes to the whole foreground process group, as at a terminal), type Ctrl-C once all N
-# ranks printed "up" (at most 20 s), keep the terminal open up to 20 s more.
+# ranks printed "up" (at most 20 s), then keep the terminal open until the command is done (at
+# most 20 s more). "trap : INT": the terminal's shell itself survives the Ctrl-C to say it is
+# done, whatever shell script(1) starts ($SHELL: dash dies of SIGINT while it waits, bash not).
 ctrl_c_at_tty() {
   local out=$1 n=$2 cmd=$3
   : >"$out"
   { for _ in $(seq 200); do [ "$(grep -c 'up' "$out")" -ge "$n" ] && break; sleep 0.1; done
-    printf '\003'; sleep 20; } | timeout 40 script -qec "$cmd" /dev/null >"$out" 2>&1 || true
+    printf '\003'
+    for _ in $(seq 200); do grep -q 'tty-done' "$out" && break; sleep 0.1; done
+  } | timeout 40 script -qec "trap : INT; $cmd; echo tty-done" /dev/null >"$out" 2>&1 || true
 }
 
 @test "Ctrl-C at a terminal stops every rank once, cleanly (mpirun, own engine, one rank), status 130" {
   need_cmd script
   for eng in mpirun local one; do
     n=3; l=$eng; [ "$eng" = one ] && { n=1; l=local; }
-    # "trap : INT": the terminal's shell itself survives the Ctrl-C to print the status, whatever
-    # shell script(1) starts ($SHELL: dash dies of SIGINT while it waits, bash does not).
     ctrl_c_at_tty "tty-$eng" "$n" \
-      "trap : INT; '$A' --no-preload --launcher $l -n $n -- bash -c 'echo up; sleep 100 # $MARK'; echo launcher-status=\$?"
+      "'$A' --no-preload --launcher $l -n $n -- bash -c 'echo up; sleep 100 # $MARK'; echo launcher-status=\$?"
     grep -q 'launcher-status=130' "tty-$eng" || { echo "$eng:"; cat "tty-$eng"; false; }
     [ "$(grep -c 'stopped by SIGINT' "tty-$eng")" -eq 1 ] || { echo "$eng:"; cat "tty-$eng"; false; }
     gone_soon "$eng: "
