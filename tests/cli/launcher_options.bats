@@ -180,6 +180,25 @@ dry() { run "$A" --dry-run "$@"; }
   status_is 2
 }
 
+@test "the own engine with the shim and more than one rank is refused before any rank starts" {
+  # the ranks would be separate MPI singletons: the shim could only fail at its first collective
+  run "$A" -n 4 --num-machines 2 --machine-rank 0 --main-process-ip 127.0.0.1 -- bash -c 'echo RANK-RAN'
+  status_is 2
+  lacks RANK-RAN
+  contains "--hostfile (mpirun) or srun"
+  run "$A" --launcher local -n 2 -- bash -c 'echo RANK-RAN'
+  status_is 2
+  lacks RANK-RAN
+  contains "--launcher mpirun"
+  # controls: one rank with the shim, and several with --no-preload, run
+  run "$A" --launcher local -n 1 -- bash -c 'echo RANK-RAN'
+  status_is 0
+  contains RANK-RAN
+  run "$A" --no-preload --launcher local -n 2 -- bash -c 'echo RANK-RAN'
+  status_is 0
+  contains "[rank 1] RANK-RAN"
+}
+
 @test "--env KEY=VALUE (repeatable); --debug; --timeout; --backend" {
   dry --no-preload -n 2 --env A=1 --env 'B=x y' --debug --timeout 30 --backend mpi -- prog
   status_is 0
