@@ -6,9 +6,12 @@
  * --mode picks how the reduction is waited for, to take the shim's mpi backend apart:
  *   blocking (default)  MPI_Allreduce
  *   iwait               MPI_Iallreduce + MPI_Wait (Open MPI: the non-blocking algorithm, libnbc)
- *   ipoll               MPI_Iallreduce + MPI_Test, napping 50 us after 64 unfinished tests (what
- *                       collectives/coll.c does while a watchdog timeout is set)
- * Usage: allreduce_mpi [--count N] [--warmup W] [--iters I] [--mode M]. Single-threaded.
+ *   ipoll               MPI_Iallreduce + MPI_Test, napping 50 us after 64 unfinished tests (how
+ *                       collectives/coll.c once waited while a watchdog timeout was set)
+ * --chunk C (blocking only): the buffer is reduced by MPI_Allreduce calls of at most C floats each,
+ * one after the other (what the shim's pipelined mpi backend does per 4 MiB slot).
+ * Usage: allreduce_mpi [--count N] [--warmup W] [--iters I] [--mode M] [--chunk C].
+ * Single-threaded.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -31,7 +34,7 @@ static int cmp_double(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-    long count = 16L << 20, warmup = 2, iters = 7;
+    long count = 16L << 20, warmup = 2, iters = 7, chunk = 0;
     const char *mode = "blocking";
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--count"))
@@ -42,10 +45,13 @@ int main(int argc, char **argv)
             iters = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "--mode"))
             mode = argv[i + 1];
+        else if (!strcmp(argv[i], "--chunk"))
+            chunk = atol(argv[i + 1]);
     }
     int m = !strcmp(mode, "blocking") ? 0 : !strcmp(mode, "iwait") ? 1 : !strcmp(mode, "ipoll") ? 2 : -1;
-    if (count <= 0 || count > 0x7fffffffL || iters <= 0 || warmup < 0 || m < 0) {
-        fprintf(stderr, "allreduce_mpi: bad --count/--iters/--warmup/--mode\n");
+    if (count <= 0 || count > 0x7fffffffL || iters <= 0 || warmup < 0 || m < 0 || chunk < 0 ||
+        (chunk > 0 && m != 0)) {
+        fprintf(stderr, "allreduce_mpi: bad --count/--iters/--warmup/--mode/--chunk\n");
         return 2;
     }
     MPI_Init(&argc, &argv);
@@ -63,7 +69,10 @@ int main(int argc, char **argv)
     for (long i = 0; i < warmup + iters; i++) {
         double t0 = now_ms();
         if (m == 0) {
-            MPI_Allreduce(MPI_IN_PLACE, buf, (int)count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+            long piece = chunk > 0 ? chunk : count;
+            for (long off = 0; off < count; off += piece)
+                MPI_Allreduce(MPI_IN_PLACE, buf + off, (int)(count - off < piece ? count - off : piece),
+                              MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
         } else {
             MPI_Request req;
             MPI_Iallreduce(MPI_IN_PLACE, buf, (int)count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &req);
@@ -87,8 +96,8 @@ int main(int argc, char **argv)
     }
     qsort(t, (size_t)iters, sizeof *t, cmp_double);
     if (rank == 0)
-        printf("allreduce_mpi: mode %s ranks %d count %ld iters %ld median_ms %.3f min_ms %.3f\n", mode, size,
-               count, iters, iters % 2 ? t[iters / 2] : (t[iters / 2 - 1] + t[iters / 2]) / 2, t[0]);
+        printf("allreduce_mpi: mode %s chunk %ld ranks %d count %ld iters %ld median_ms %.3f min_ms %.3f\n",
+               mode, chunk, size, count, iters, iters % 2 ? t[iters / 2] : (t[iters / 2 - 1] + t[iters / 2]) / 2, t[0]);
     free(t);
     free(buf);
     MPI_Finalize();

@@ -1,10 +1,15 @@
 /* coll_mpi.c — the "mpi" backend: host-staged all-reduce / broadcast over a private MPI comm.
  *
- * Per chunk (<= cfg staging_bytes, default 64 MiB): DtoH into a pinned buffer on the app's stream, stream-synchronise
- * (so the app's earlier work is included), cast on the CPU if the wire differs, MPI_Iallreduce,
- * cast back, HtoD queued on the same stream. The last HtoD is NOT waited for: the app's next
- * launch on that stream is ordered after it; an event recorded after it guards the pinned
- * buffer, and the next operation synchronises on that event before touching the buffer.
+ * All-reduce, pipelined over two pinned slots of at most ASH_COLL_PIPE_BYTES (and half of cfg
+ * staging_bytes) each: chunk k is copied DtoH into slot k%2 on the app's stream and an event
+ * recorded after it; the host waits for that event (so the app's earlier work is included), casts
+ * on the CPU if the wire differs, all-reduces, casts back, and queues the HtoD of chunk k and the
+ * DtoH of chunk k+2 into the same slot — the stream's order makes that DtoH wait for the HtoD
+ * that reads the slot. So chunk k+1 is copied in, and chunk k out, while the host reduces (on a
+ * GPU the copy engines work beside MPI). Without events (a minimal driver table) one chunk at a
+ * time, stream-synchronised. Broadcast: one chunk at a time. The last HtoD is NOT waited for: the
+ * app's next launch on that stream is ordered after it; an event recorded after it guards the
+ * pinned buffer, and the next operation synchronises on that event before touching it.
  * Bit-identity: MPI requires every process of MPI_Allreduce to receive identical results (MPI-1.1
  * §4.9.5 onward, user-defined ops included), and our 16-bit ops are exactly commutative (f32 add
  * of two values, one rounding), so every rank ends with the same bits. Threading: one caller at
@@ -16,9 +21,12 @@
 #include "ash_coll_cast.h"
 #include "ash_coll_int.h"
 
+#define ASH_COLL_PIPE_BYTES ((size_t)4 << 20) /* one pipeline slot; two are in flight */
+
 typedef struct ash_coll_mpi {
     void *host;             /* pinned staging buffer (real cuMemAllocHost), grown and reused */
     size_t host_bytes;
+    CUevent copied[2];      /* all-reduce pipeline: recorded after the DtoH into slot 0 / 1 */
     CUevent done;           /* recorded after the last HtoD that read `host` */
     int pending;            /* `done` recorded and not yet waited for */
     int have_ops;
@@ -159,13 +167,12 @@ static ash_coll_status_t ash_coll__iallreduce(ash_coll_t *c, void *buf, size_t n
     return ash_coll__mpi_wait(c, &req, "MPI_Iallreduce");
 }
 
-static ash_coll_status_t ash_coll__reduce_host(ash_coll_t *c, ash_coll_mpi_t *m, size_t n,
+static ash_coll_status_t ash_coll__reduce_host(ash_coll_t *c, ash_coll_mpi_t *m, void *b, size_t n,
                                                ash_coll_dtype_t dtype, ash_coll_dtype_t wire,
                                                ash_coll_redop_t op)
 {
     float inv = 1.0f / (float)c->world;
     int mean = op == ASH_COLL_MEAN;
-    void *b = m->host;
     MPI_Op op16 = wire == ASH_COLL_BF16 ? m->op_bf16 : m->op_f16;
 
     if (dtype == ASH_COLL_F32 && wire == ASH_COLL_F32) {
@@ -213,30 +220,67 @@ static ash_coll_status_t ash_coll__mpi_init(ash_coll_t *c, const ash_coll_config
     return ASH_COLL_OK;
 }
 
+/* The events of the pipeline; 0 when this driver table cannot record them (no pipelining). */
+static int ash_coll__pipe_events(ash_coll_t *c, ash_coll_mpi_t *m)
+{
+    if (!c->drv.cuEventCreate || !c->drv.cuEventRecord || !c->drv.cuEventSynchronize)
+        return 0;
+    for (int i = 0; i < 2; i++)
+        if (!m->copied[i] && c->drv.cuEventCreate(&m->copied[i], CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS)
+            return 0;
+    return 1;
+}
+
 static ash_coll_status_t ash_coll__mpi_allreduce(ash_coll_t *c, CUdeviceptr buf, size_t count,
                                                  ash_coll_dtype_t dtype, ash_coll_dtype_t wire,
                                                  ash_coll_redop_t op, CUstream stream)
 {
     ash_coll_mpi_t *m = c->impl;
-    size_t es, unit, chunk, n;
+    size_t es, unit, chunk, nchunks, slot;
 
     ASH_COLL_CHECK(c, ash_coll__check_allreduce(c, buf, count, dtype, &wire, op));
     if (count == 0)
         return ASH_COLL_OK;
     es = ash_coll_dtype_size(dtype);
     unit = es > ash_coll_dtype_size(wire) ? es : ash_coll_dtype_size(wire);
-    chunk = c->staging_bytes / unit;
-    if (chunk > count)
-        chunk = count;
-    ASH_COLL_CHECK(c, ash_coll__stage_reserve(c, m, chunk * unit));
-    for (size_t off = 0; off < count; off += n) {
-        CUdeviceptr d = buf + off * es;
-        n = count - off < chunk ? count - off : chunk;
-        /* same stream: this DtoH also runs after the previous chunk's HtoD read the buffer */
-        ASH_COLL_CU(c, c->drv.cuMemcpyDtoHAsync_v2(m->host, d, n * es, stream));
-        ASH_COLL_CU(c, c->drv.cuStreamSynchronize(stream));
-        ASH_COLL_CHECK(c, ash_coll__reduce_host(c, m, n, dtype, wire, op));
-        ASH_COLL_CU(c, c->drv.cuMemcpyHtoDAsync_v2(d, m->host, n * es, stream));
+    chunk = (c->staging_bytes / 2 < ASH_COLL_PIPE_BYTES ? c->staging_bytes / 2 : ASH_COLL_PIPE_BYTES) / unit;
+    if (chunk == 0)
+        chunk = 1;
+    nchunks = (count + chunk - 1) / chunk;
+    if (nchunks == 1 || !ash_coll__pipe_events(c, m)) {   /* one chunk at a time */
+        chunk = c->staging_bytes / unit;
+        if (chunk > count)
+            chunk = count;
+        ASH_COLL_CHECK(c, ash_coll__stage_reserve(c, m, chunk * unit));
+        for (size_t off = 0, n; off < count; off += n) {
+            CUdeviceptr d = buf + off * es;
+            n = count - off < chunk ? count - off : chunk;
+            /* same stream: this DtoH also runs after the previous chunk's HtoD read the buffer */
+            ASH_COLL_CU(c, c->drv.cuMemcpyDtoHAsync_v2(m->host, d, n * es, stream));
+            ASH_COLL_CU(c, c->drv.cuStreamSynchronize(stream));
+            ASH_COLL_CHECK(c, ash_coll__reduce_host(c, m, m->host, n, dtype, wire, op));
+            ASH_COLL_CU(c, c->drv.cuMemcpyHtoDAsync_v2(d, m->host, n * es, stream));
+        }
+        return ash_coll__stage_done(c, m, stream);
+    }
+    slot = chunk * unit;
+    ASH_COLL_CHECK(c, ash_coll__stage_reserve(c, m, 2 * slot));
+    for (size_t k = 0; k < nchunks + 2; k++) {
+        /* chunk k - 2 is reduced (slot k % 2) ... */
+        if (k >= 2) {
+            size_t r = k - 2, off = r * chunk, n = count - off < chunk ? count - off : chunk;
+            char *h = (char *)m->host + (r % 2) * slot;
+            ASH_COLL_CU(c, c->drv.cuEventSynchronize(m->copied[r % 2]));
+            ASH_COLL_CHECK(c, ash_coll__reduce_host(c, m, h, n, dtype, wire, op));
+            ASH_COLL_CU(c, c->drv.cuMemcpyHtoDAsync_v2(buf + off * es, h, n * es, stream));
+        }
+        /* ... then chunk k is copied into the same slot, after the HtoD that reads it */
+        if (k < nchunks) {
+            size_t off = k * chunk, n = count - off < chunk ? count - off : chunk;
+            char *h = (char *)m->host + (k % 2) * slot;
+            ASH_COLL_CU(c, c->drv.cuMemcpyDtoHAsync_v2(h, buf + off * es, n * es, stream));
+            ASH_COLL_CU(c, c->drv.cuEventRecord(m->copied[k % 2], stream));
+        }
     }
     return ash_coll__stage_done(c, m, stream);
 }
@@ -294,8 +338,13 @@ static void ash_coll__mpi_fini(ash_coll_t *c)
         return;
     if (m->pending)
         c->drv.cuEventSynchronize(m->done);   /* errors ignored: the context may be gone */
-    if (m->done && c->drv.cuEventDestroy_v2)
-        c->drv.cuEventDestroy_v2(m->done);
+    if (c->drv.cuEventDestroy_v2) {
+        if (m->done)
+            c->drv.cuEventDestroy_v2(m->done);
+        for (int i = 0; i < 2; i++)
+            if (m->copied[i])
+                c->drv.cuEventDestroy_v2(m->copied[i]);
+    }
     if (m->host)
         c->drv.cuMemFreeHost(m->host);
     if (m->have_ops) {
