@@ -27,13 +27,7 @@
 extern const char mlp_kernels_ptx[]; /* mlp_ptx.S: build/tests/trainers/mlp_kernels.ptx + NUL */
 
 typedef struct mlp_opts {
-    long long steps, batch, shard_rank, shard_count;
-    float lr, clip;            /* clip <= 0: off */
-    int lr_set;
-    uint64_t seed;
-    int adam, per_tensor, init_per_process, init_seed_set;
-    uint64_t init_seed;        /* --init-seed: the initial weights' seed (default --seed) */
-    const char *save, *dump_samples;
+    mlp_common_opts_t c;       /* the options rt_mlp takes too (mlp_data.h) */
     int gemm_cublas;           /* --gemm cublas: the linear layers' matmuls via cublasSgemm_v2 */
     /* fault injection (tests/reliability) and a legacy checkpoint; -1 / NULL / 0 = off */
     long long stall_rank, stall_at_step, bad_count_rank, segv_rank, segv_at_step, ckpt_every;
@@ -89,26 +83,11 @@ static const char mlp_usage[] =
 
 static void mlp_parse_opts(int argc, char **argv, mlp_opts_t *o)
 {
-    enum { O_STEPS = 1, O_BATCH, O_LR, O_SEED, O_RANK, O_COUNT, O_OPT, O_UPDATE, O_CLIP, O_INIT,
-           O_SAVE, O_DUMP, O_HELP, O_INIT_SEED, O_STALL_RANK, O_STALL_AT, O_BAD_COUNT,
-           O_SEGV_RANK, O_SEGV_AT, O_CKPT, O_CKPT_EVERY, O_SKIP_TENSOR, O_NAN_RANK, O_NAN_AT,
-           O_UPDATE_CHUNKS };
+    enum { O_STALL_RANK = MLP_O_OWN, O_STALL_AT, O_BAD_COUNT, O_SEGV_RANK, O_SEGV_AT, O_CKPT,
+           O_CKPT_EVERY, O_SKIP_TENSOR, O_NAN_RANK, O_NAN_AT, O_UPDATE_CHUNKS, O_GEMM };
     static const struct option longopts[] = {
-        {"steps", required_argument, NULL, O_STEPS},
-        {"batch", required_argument, NULL, O_BATCH},
-        {"lr", required_argument, NULL, O_LR},
-        {"seed", required_argument, NULL, O_SEED},
-        {"shard-rank", required_argument, NULL, O_RANK},
-        {"shard-count", required_argument, NULL, O_COUNT},
-        {"optimizer", required_argument, NULL, O_OPT},
-        {"update", required_argument, NULL, O_UPDATE},
-        {"clip", required_argument, NULL, O_CLIP},
-        {"init", required_argument, NULL, O_INIT},
-        {"init-seed", required_argument, NULL, O_INIT_SEED},
-        {"save", required_argument, NULL, O_SAVE},
-        {"dump-samples", required_argument, NULL, O_DUMP},
-        {"help", no_argument, NULL, O_HELP},
-        {"gemm", required_argument, NULL, 'G'},
+        MLP_COMMON_LONGOPTS,
+        {"gemm", required_argument, NULL, O_GEMM},
         {"stall-rank", required_argument, NULL, O_STALL_RANK},
         {"stall-at-step", required_argument, NULL, O_STALL_AT},
         {"bad-count-rank", required_argument, NULL, O_BAD_COUNT},
@@ -122,45 +101,15 @@ static void mlp_parse_opts(int argc, char **argv, mlp_opts_t *o)
         {"update-chunks", required_argument, NULL, O_UPDATE_CHUNKS},
         {NULL, 0, NULL, 0},
     };
-    *o = (mlp_opts_t){.steps = 100, .batch = 8, .shard_rank = 0, .shard_count = 1, .seed = 1,
-                      .stall_rank = -1, .bad_count_rank = -1, .segv_rank = -1, .nan_rank = -1,
+    *o = (mlp_opts_t){.stall_rank = -1, .bad_count_rank = -1, .segv_rank = -1, .nan_rank = -1,
                       .update_chunks = 1};
+    mlp_common_defaults(&o->c);
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+        if (mlp_common_option(c, optarg, &o->c))
+            continue;
         switch (c) {
-        case O_STEPS: o->steps = mlp_parse_int("--steps", optarg, 0, 1000000000); break;
-        case O_BATCH: o->batch = mlp_parse_int("--batch", optarg, 1, 1 << 20); break;
-        case O_LR: o->lr = mlp_parse_pos_float("--lr", optarg); o->lr_set = 1; break;
-        case O_SEED:
-            if (optarg[0] == '-')
-                mlp_usage_error("--seed: invalid value '%s' (an unsigned integer)", optarg);
-            o->seed = (uint64_t)mlp_parse_int("--seed", optarg, 0, INT64_MAX);
-            break;
-        case O_RANK: o->shard_rank = mlp_parse_int("--shard-rank", optarg, 0, 1 << 20); break;
-        case O_COUNT: o->shard_count = mlp_parse_int("--shard-count", optarg, 1, 1 << 20); break;
-        case O_OPT:
-            if (!strcmp(optarg, "sgd")) o->adam = 0;
-            else if (!strcmp(optarg, "adam")) o->adam = 1;
-            else mlp_usage_error("--optimizer: invalid value '%s' (sgd or adam)", optarg);
-            break;
-        case O_UPDATE:
-            if (!strcmp(optarg, "fused")) o->per_tensor = 0;
-            else if (!strcmp(optarg, "per-tensor")) o->per_tensor = 1;
-            else mlp_usage_error("--update: invalid value '%s' (fused or per-tensor)", optarg);
-            break;
-        case O_CLIP: o->clip = mlp_parse_pos_float("--clip", optarg); break;
-        case O_INIT:
-            if (!strcmp(optarg, "per-process")) o->init_per_process = 1;
-            else if (!strcmp(optarg, "seed")) o->init_per_process = 0;
-            else mlp_usage_error("--init: invalid value '%s' (per-process or seed)", optarg);
-            break;
-        case O_INIT_SEED:
-            o->init_seed = mlp_parse_u64("--init-seed", optarg);
-            o->init_seed_set = 1;
-            break;
-        case O_SAVE: o->save = optarg; break;
-        case O_DUMP: o->dump_samples = optarg; break;
         case O_STALL_RANK: o->stall_rank = mlp_parse_int("--stall-rank", optarg, 0, 1 << 20); break;
         case O_STALL_AT: o->stall_at_step = mlp_parse_int("--stall-at-step", optarg, 0, 1000000000); break;
         case O_BAD_COUNT: o->bad_count_rank = mlp_parse_int("--bad-count-rank", optarg, 0, 1 << 20); break;
@@ -172,29 +121,20 @@ static void mlp_parse_opts(int argc, char **argv, mlp_opts_t *o)
         case O_NAN_RANK: o->nan_rank = mlp_parse_int("--nan-rank", optarg, 0, 1 << 20); break;
         case O_NAN_AT: o->nan_at_step = mlp_parse_int("--nan-at-step", optarg, 0, 1000000000); break;
         case O_UPDATE_CHUNKS: o->update_chunks = mlp_parse_int("--update-chunks", optarg, 1, 1 << 20); break;
-        case 'G':
+        case O_GEMM:
             if (!strcmp(optarg, "kernels")) o->gemm_cublas = 0;
             else if (!strcmp(optarg, "cublas")) o->gemm_cublas = 1;
             else mlp_usage_error("--gemm: invalid value '%s' (kernels or cublas)", optarg);
             break;
-        case O_HELP: fputs(mlp_usage, stdout); exit(0);
-        case ':': mlp_usage_error("option '%s' needs a value", argv[optind - 1]); break;
-        default: mlp_usage_error("unknown option '%s'", argv[optind - 1]); break;
+        case MLP_O_HELP: fputs(mlp_usage, stdout); exit(0);
+        default: mlp_bad_option(c, argv);
         }
     }
-    if (optind < argc)
-        mlp_usage_error("unexpected argument '%s'", argv[optind]);
-    if (o->shard_rank >= o->shard_count) {
-        fprintf(stderr, "mlp: --shard-rank %lld must be below --shard-count %lld\n"
-                        "Try 'mlp --help'.\n", o->shard_rank, o->shard_count);
-        exit(MLP_EXIT_USAGE);
-    }
-    if (o->skip_tensor_every > 0 && !o->per_tensor)
+    mlp_common_finish(argc, argv, &o->c);
+    if (o->skip_tensor_every > 0 && !o->c.per_tensor)
         mlp_usage_error("--skip-tensor-every needs --update per-tensor%s", "");
-    if (o->update_chunks > 1 && !o->per_tensor)
+    if (o->update_chunks > 1 && !o->c.per_tensor)
         mlp_usage_error("--update-chunks needs --update per-tensor%s", "");
-    if (!o->lr_set)
-        o->lr = o->adam ? 0.01f : 0.1f;
 }
 
 /* ---- CUDA plumbing ---- */
@@ -370,20 +310,20 @@ int main(int argc, char **argv)
 {
     mlp_opts_t o;
     mlp_parse_opts(argc, argv, &o);
-    const int B = (int)o.batch;
+    const int B = (int)o.c.batch;
 
-    uint64_t init_seed = o.init_seed_set ? o.init_seed : o.seed;
-    if (o.init_per_process && !o.init_seed_set)
+    uint64_t init_seed = o.c.init_seed_set ? o.c.init_seed : o.c.seed;
+    if (o.c.init_per_process && !o.c.init_seed_set)
         init_seed = mlp_per_process_seed();
     fprintf(stderr, "mlp: in=%d hidden=%d out=%d params=%d batch=%d shard=%lld/%lld optimizer=%s "
                     "update=%s lr=%.9g clip=%.9g seed=%llu init_seed=%llu steps=%lld\n",
-            MLP_IN, MLP_HID, MLP_OUT, MLP_NPARAMS, B, o.shard_rank, o.shard_count,
-            o.adam ? "adam" : "sgd", o.per_tensor ? "per-tensor" : "fused", (double)o.lr,
-            (double)o.clip, (unsigned long long)o.seed, (unsigned long long)init_seed, o.steps);
+            MLP_IN, MLP_HID, MLP_OUT, MLP_NPARAMS, B, o.c.shard_rank, o.c.shard_count,
+            o.c.adam ? "adam" : "sgd", o.c.per_tensor ? "per-tensor" : "fused", (double)o.c.lr,
+            (double)o.c.clip, (unsigned long long)o.c.seed, (unsigned long long)init_seed, o.c.steps);
 
     FILE *dump = NULL;
-    if (o.dump_samples && !(dump = fopen(o.dump_samples, "w"))) {
-        fprintf(stderr, "mlp: cannot open %s: %s\n", o.dump_samples, strerror(errno));
+    if (o.c.dump_samples && !(dump = fopen(o.c.dump_samples, "w"))) {
+        fprintf(stderr, "mlp: cannot open %s: %s\n", o.c.dump_samples, strerror(errno));
         return 1;
     }
 
@@ -391,7 +331,7 @@ int main(int argc, char **argv)
     static float params[MLP_NPARAMS];
     mlp_init_params(params, init_seed);
     mlp_teacher_t teacher;
-    mlp_teacher_init(&teacher, o.seed);
+    mlp_teacher_init(&teacher, o.c.seed);
 
     /* context, stream, module */
     CUdevice dev;
@@ -426,7 +366,7 @@ int main(int argc, char **argv)
     CUdeviceptr d_loss = mlp_alloc_floats(1), d_normsq = mlp_alloc_floats(1);
     CUdeviceptr d_scale = mlp_alloc_floats(1);
     MLP_CK(cuMemcpyHtoD(d_params, params, sizeof params));
-    if (o.adam) {
+    if (o.c.adam) {
         d_m = mlp_alloc_floats(MLP_NPARAMS);
         d_v = mlp_alloc_floats(MLP_NPARAMS);
         MLP_CK(cuMemsetD32Async(d_m, 0, MLP_NPARAMS, mlp_stream));
@@ -446,7 +386,7 @@ int main(int argc, char **argv)
 
     int rows = B, act_tanh = MLP_ACT_TANH, act_none = MLP_ACT_NONE;
     int n_in = MLP_IN, n_hid = MLP_HID, n_out = MLP_OUT, n_params = MLP_NPARAMS;
-    if (o.bad_count_rank == o.shard_rank)
+    if (o.bad_count_rank == o.c.shard_rank)
         n_params -= 64; /* --bad-count-rank: the norm kernel too (smaller: memory-safe) */
     int n_yhat = B * MLP_OUT;
     float dy_scale = 2.0f / (float)(B * MLP_OUT);
@@ -460,12 +400,12 @@ int main(int argc, char **argv)
     CUdeviceptr dW2 = d_grads + (CUdeviceptr)mlp_tensors[2].offset * sizeof(float);
     CUdeviceptr db2 = d_grads + (CUdeviceptr)mlp_tensors[3].offset * sizeof(float);
 
-    for (long long step = 0; step < o.steps; step++) {
+    for (long long step = 0; step < o.c.steps; step++) {
         /* this rank's slice of the global batch, generated independently per sample index */
-        uint64_t first = (uint64_t)step * (uint64_t)o.shard_count * (uint64_t)B +
-                         (uint64_t)o.shard_rank * (uint64_t)B;
+        uint64_t first = (uint64_t)step * (uint64_t)o.c.shard_count * (uint64_t)B +
+                         (uint64_t)o.c.shard_rank * (uint64_t)B;
         for (int r = 0; r < B; r++) {
-            mlp_sample(&teacher, o.seed, first + (uint64_t)r, hx + r * MLP_IN, hy + r * MLP_OUT);
+            mlp_sample(&teacher, o.c.seed, first + (uint64_t)r, hx + r * MLP_IN, hy + r * MLP_OUT);
             if (dump)
                 fprintf(dump, "%llu\n", (unsigned long long)(first + (uint64_t)r));
         }
@@ -501,52 +441,52 @@ int main(int argc, char **argv)
             void *w1g[] = {&dW1, &db1, &d_dh, &d_x, &rows, &n_in, &n_hid};
             mlp_launch(k.bwd_weight, MLP_HID * MLP_IN + MLP_HID, w1g);
         }
-        if (o.nan_rank == o.shard_rank && step == o.nan_at_step) {
+        if (o.nan_rank == o.c.shard_rank && step == o.nan_at_step) {
             fprintf(stderr, "mlp: --nan-rank: rank %lld sets gradient 0 to NaN at step %lld\n",
-                    o.shard_rank, step);
+                    o.c.shard_rank, step);
             MLP_CK(cuMemsetD32Async(d_grads, 0x7fc00000u /* quiet NaN */, 1, mlp_stream));
         }
 
         /* optional global-norm clipping: the norm kernel reads ALL gradients */
-        if (o.clip > 0.0f) {
+        if (o.c.clip > 0.0f) {
             void *ns[] = {&d_normsq, &d_grads, &n_params};
             mlp_launch_serial(k.norm_sq, ns);
-            void *cs[] = {&d_scale, &d_normsq, &o.clip};
+            void *cs[] = {&d_scale, &d_normsq, &o.c.clip};
             mlp_launch_serial(k.clip_scale, cs);
         }
 
         /* fault injection, right before the update (the sync point) */
-        if (o.stall_rank == o.shard_rank && step == o.stall_at_step) {
+        if (o.stall_rank == o.c.shard_rank && step == o.stall_at_step) {
             fprintf(stderr, "mlp: --stall-rank: rank %lld stalls before step %lld's update\n",
-                    o.shard_rank, step);
+                    o.c.shard_rank, step);
             for (;;)
                 pause();
         }
-        if (o.segv_rank == o.shard_rank && step == o.segv_at_step)
+        if (o.segv_rank == o.c.shard_rank && step == o.segv_at_step)
             mlp_deliberate_crash(step);
 
         /* update: one launch over the whole buffer, or one per tensor (per slice of a tensor
          * with --update-chunks K: slice c is [c*count/K, (c+1)*count/K), possibly empty) */
         int t_adam = (int)(step + 1);
-        long long n_chunks = o.per_tensor ? o.update_chunks : 1;
-        for (long long tc = 0; tc < (o.per_tensor ? MLP_NTENSORS : 1) * n_chunks; tc++) {
+        long long n_chunks = o.c.per_tensor ? o.update_chunks : 1;
+        for (long long tc = 0; tc < (o.c.per_tensor ? MLP_NTENSORS : 1) * n_chunks; tc++) {
             int t = (int)(tc / n_chunks);
             long long c = tc % n_chunks;
             if (t == 1 && o.skip_tensor_every > 0 && (step + 1) % o.skip_tensor_every == 0)
                 continue; /* --skip-tensor-every: b1 keeps its value this step */
-            long long t_count = o.per_tensor ? mlp_tensors[t].count : MLP_NPARAMS;
+            long long t_count = o.c.per_tensor ? mlp_tensors[t].count : MLP_NPARAMS;
             long long lo = c * t_count / n_chunks, hi = (c + 1) * t_count / n_chunks;
-            size_t off = ((o.per_tensor ? (size_t)mlp_tensors[t].offset : 0) + (size_t)lo) * sizeof(float);
+            size_t off = ((o.c.per_tensor ? (size_t)mlp_tensors[t].offset : 0) + (size_t)lo) * sizeof(float);
             int n = (int)(hi - lo);
-            if (o.bad_count_rank == o.shard_rank && n > 64)
+            if (o.bad_count_rank == o.c.shard_rank && n > 64)
                 n -= 64; /* a smaller count: wrong, but memory-safe */
             CUdeviceptr p = d_params + off, gr = d_grads + off;
-            if (o.adam) {
+            if (o.c.adam) {
                 CUdeviceptr m = d_m + off, v = d_v + off;
-                void *a[] = {&p, &gr, &m, &v, &n, &o.lr, &b1, &b2, &eps, &t_adam, &d_scale};
+                void *a[] = {&p, &gr, &m, &v, &n, &o.c.lr, &b1, &b2, &eps, &t_adam, &d_scale};
                 mlp_launch(k.adam, n, a);
             } else {
-                void *a[] = {&p, &gr, &n, &o.lr, &d_scale};
+                void *a[] = {&p, &gr, &n, &o.c.lr, &d_scale};
                 mlp_launch(k.sgd, n, a);
             }
         }
@@ -569,17 +509,17 @@ int main(int argc, char **argv)
     mlp_serialise(params, bytes, &sum, &hash);
 
     int rc = 0;
-    if (o.save) {
-        FILE *f = fopen(o.save, "wb");
+    if (o.c.save) {
+        FILE *f = fopen(o.c.save, "wb");
         if (!f || fwrite(bytes, 1, sizeof bytes, f) != sizeof bytes || fclose(f) != 0) {
-            fprintf(stderr, "mlp: cannot write %s: %s\n", o.save, strerror(errno));
+            fprintf(stderr, "mlp: cannot write %s: %s\n", o.c.save, strerror(errno));
             rc = 1;
         }
     }
     if (o.checkpoint && mlp_write_checkpoint(o.checkpoint, d_params) != 0)
         rc = 1;
     if (dump && fclose(dump) != 0) {
-        fprintf(stderr, "mlp: cannot write %s: %s\n", o.dump_samples, strerror(errno));
+        fprintf(stderr, "mlp: cannot write %s: %s\n", o.c.dump_samples, strerror(errno));
         rc = 1;
     }
     printf("checksum %.17g %016llx\n", sum, (unsigned long long)hash);

@@ -1,6 +1,7 @@
 /* mlp_data.h — the host side shared by the two test trainers (mlp.c, Driver API; rt_mlp.cu,
  * runtime API): model shape, tensor layout, the counter-based data/teacher/init generator and the
- * checksum/--save serialisation. Header-only (static functions), valid C11 and C++.
+ * checksum/--save serialisation, and the options both take (one parser). Header-only (static
+ * functions), valid C11 and C++.
  * Invariant: only exactly rounded IEEE operations (+ - * / sqrt, fabsf), so samples and initial
  * weights are bit-identical on every machine and in both trainers; changing anything here changes
  * mlp's output (tests/trainers tests and tests/intercept/test_passthrough_mlp.sh pin it).
@@ -10,6 +11,7 @@
 #define MLP_DATA_H
 
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -192,6 +194,110 @@ __attribute__((unused)) static float mlp_parse_pos_float(const char *opt, const 
         exit(MLP_EXIT_USAGE);
     }
     return v;
+}
+
+/* The options both trainers take (rt_mlp: exactly these; mlp: these and its own). */
+typedef struct mlp_common_opts {
+    long long steps, batch, shard_rank, shard_count;
+    float lr, clip;            /* clip <= 0: off */
+    int lr_set;
+    uint64_t seed;
+    int adam, per_tensor, init_per_process, init_seed_set;
+    uint64_t init_seed;        /* --init-seed: the initial weights' seed (default --seed) */
+    const char *save, *dump_samples;
+} mlp_common_opts_t;
+
+/* getopt_long ids of the common options; a trainer's own ids start at MLP_O_OWN */
+enum { MLP_O_STEPS = 0x100, MLP_O_BATCH, MLP_O_LR, MLP_O_SEED, MLP_O_RANK, MLP_O_COUNT, MLP_O_OPT,
+       MLP_O_UPDATE, MLP_O_CLIP, MLP_O_INIT, MLP_O_INIT_SEED, MLP_O_SAVE, MLP_O_DUMP, MLP_O_HELP,
+       MLP_O_OWN };
+
+/* their entries of a getopt_long table (a trainer's table starts with these) */
+#define MLP_COMMON_LONGOPTS                                                                    \
+    {"steps", required_argument, NULL, MLP_O_STEPS},                                           \
+    {"batch", required_argument, NULL, MLP_O_BATCH},                                           \
+    {"lr", required_argument, NULL, MLP_O_LR},                                                 \
+    {"seed", required_argument, NULL, MLP_O_SEED},                                             \
+    {"shard-rank", required_argument, NULL, MLP_O_RANK},                                       \
+    {"shard-count", required_argument, NULL, MLP_O_COUNT},                                     \
+    {"optimizer", required_argument, NULL, MLP_O_OPT},                                         \
+    {"update", required_argument, NULL, MLP_O_UPDATE},                                         \
+    {"clip", required_argument, NULL, MLP_O_CLIP},                                             \
+    {"init", required_argument, NULL, MLP_O_INIT},                                             \
+    {"init-seed", required_argument, NULL, MLP_O_INIT_SEED},                                   \
+    {"save", required_argument, NULL, MLP_O_SAVE},                                             \
+    {"dump-samples", required_argument, NULL, MLP_O_DUMP},                                     \
+    {"help", no_argument, NULL, MLP_O_HELP}
+
+static void mlp_common_defaults(mlp_common_opts_t *o)
+{
+    memset(o, 0, sizeof *o);
+    o->steps = 100;
+    o->batch = 8;
+    o->shard_count = 1;
+    o->seed = 1;
+}
+
+/* c is getopt_long's answer: a common option other than --help is parsed into o (1); else 0 */
+static int mlp_common_option(int c, const char *arg, mlp_common_opts_t *o)
+{
+    switch (c) {
+    case MLP_O_STEPS: o->steps = mlp_parse_int("--steps", arg, 0, 1000000000); return 1;
+    case MLP_O_BATCH: o->batch = mlp_parse_int("--batch", arg, 1, 1 << 20); return 1;
+    case MLP_O_LR: o->lr = mlp_parse_pos_float("--lr", arg); o->lr_set = 1; return 1;
+    case MLP_O_SEED:
+        if (arg[0] == '-')
+            mlp_usage_error("--seed: invalid value '%s' (an unsigned integer)", arg);
+        o->seed = (uint64_t)mlp_parse_int("--seed", arg, 0, INT64_MAX);
+        return 1;
+    case MLP_O_RANK: o->shard_rank = mlp_parse_int("--shard-rank", arg, 0, 1 << 20); return 1;
+    case MLP_O_COUNT: o->shard_count = mlp_parse_int("--shard-count", arg, 1, 1 << 20); return 1;
+    case MLP_O_OPT:
+        if (!strcmp(arg, "sgd")) o->adam = 0;
+        else if (!strcmp(arg, "adam")) o->adam = 1;
+        else mlp_usage_error("--optimizer: invalid value '%s' (sgd or adam)", arg);
+        return 1;
+    case MLP_O_UPDATE:
+        if (!strcmp(arg, "fused")) o->per_tensor = 0;
+        else if (!strcmp(arg, "per-tensor")) o->per_tensor = 1;
+        else mlp_usage_error("--update: invalid value '%s' (fused or per-tensor)", arg);
+        return 1;
+    case MLP_O_CLIP: o->clip = mlp_parse_pos_float("--clip", arg); return 1;
+    case MLP_O_INIT:
+        if (!strcmp(arg, "per-process")) o->init_per_process = 1;
+        else if (!strcmp(arg, "seed")) o->init_per_process = 0;
+        else mlp_usage_error("--init: invalid value '%s' (per-process or seed)", arg);
+        return 1;
+    case MLP_O_INIT_SEED:
+        o->init_seed = mlp_parse_u64("--init-seed", arg);
+        o->init_seed_set = 1;
+        return 1;
+    case MLP_O_SAVE: o->save = arg; return 1;
+    case MLP_O_DUMP: o->dump_samples = arg; return 1;
+    default: return 0;
+    }
+}
+
+/* getopt_long's ':' (a value missing) and '?' (an unknown option): a message and exit 2 */
+static void mlp_bad_option(int c, char **argv)
+{
+    if (c == ':')
+        mlp_usage_error("option '%s' needs a value", argv[optind - 1]);
+    mlp_usage_error("unknown option '%s'", argv[optind - 1]);
+}
+
+/* After the options: no operands, the shard inside the count, the optimizer's default lr. */
+static void mlp_common_finish(int argc, char **argv, mlp_common_opts_t *o)
+{
+    if (optind < argc)
+        mlp_usage_error("unexpected argument '%s'", argv[optind]);
+    if (o->shard_rank >= o->shard_count) {
+        fprintf(stderr, "%s: --shard-rank %lld must be below --shard-count %lld\n"
+                        "Try '%s --help'.\n", mlp_prog, o->shard_rank, o->shard_count, mlp_prog);
+        exit(MLP_EXIT_USAGE);
+    }
+    if (!o->lr_set)
+        o->lr = o->adam ? 0.01f : 0.1f;
 }
 
 #endif /* MLP_DATA_H */

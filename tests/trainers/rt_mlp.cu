@@ -19,15 +19,7 @@
 #include "mlp_data.h"    /* first: mlp_kernels.cu #defines MLP_ACT_* */
 #include "mlp_kernels.cu" /* the kernels, as __global__ functions (ash_kernel.h under nvcc) */
 
-typedef struct rt_opts {
-    long long steps, batch, shard_rank, shard_count;
-    float lr, clip; /* clip <= 0: off */
-    int lr_set;
-    uint64_t seed;
-    int adam, per_tensor, init_per_process, init_seed_set;
-    uint64_t init_seed;
-    const char *save, *dump_samples;
-} rt_opts_t;
+typedef mlp_common_opts_t rt_opts_t; /* rt_mlp takes exactly the common options */
 
 static const char rt_usage[] =
     "usage: rt_mlp [options]\n"
@@ -53,80 +45,19 @@ static const char rt_usage[] =
 
 static void rt_parse_opts(int argc, char **argv, rt_opts_t *o)
 {
-    enum { O_STEPS = 1, O_BATCH, O_LR, O_SEED, O_RANK, O_COUNT, O_OPT, O_UPDATE, O_CLIP, O_INIT,
-           O_SAVE, O_DUMP, O_HELP, O_INIT_SEED };
-    static const struct option longopts[] = {
-        {"steps", required_argument, NULL, O_STEPS},
-        {"batch", required_argument, NULL, O_BATCH},
-        {"lr", required_argument, NULL, O_LR},
-        {"seed", required_argument, NULL, O_SEED},
-        {"shard-rank", required_argument, NULL, O_RANK},
-        {"shard-count", required_argument, NULL, O_COUNT},
-        {"optimizer", required_argument, NULL, O_OPT},
-        {"update", required_argument, NULL, O_UPDATE},
-        {"clip", required_argument, NULL, O_CLIP},
-        {"init", required_argument, NULL, O_INIT},
-        {"init-seed", required_argument, NULL, O_INIT_SEED},
-        {"save", required_argument, NULL, O_SAVE},
-        {"dump-samples", required_argument, NULL, O_DUMP},
-        {"help", no_argument, NULL, O_HELP},
-        {NULL, 0, NULL, 0},
-    };
-    memset(o, 0, sizeof *o);
-    o->steps = 100;
-    o->batch = 8;
-    o->shard_count = 1;
-    o->seed = 1;
+    static const struct option longopts[] = {MLP_COMMON_LONGOPTS, {NULL, 0, NULL, 0}};
+    mlp_common_defaults(o);
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-        switch (c) {
-        case O_STEPS: o->steps = mlp_parse_int("--steps", optarg, 0, 1000000000); break;
-        case O_BATCH: o->batch = mlp_parse_int("--batch", optarg, 1, 1 << 20); break;
-        case O_LR: o->lr = mlp_parse_pos_float("--lr", optarg); o->lr_set = 1; break;
-        case O_SEED:
-            if (optarg[0] == '-')
-                mlp_usage_error("--seed: invalid value '%s' (an unsigned integer)", optarg);
-            o->seed = (uint64_t)mlp_parse_int("--seed", optarg, 0, INT64_MAX);
-            break;
-        case O_RANK: o->shard_rank = mlp_parse_int("--shard-rank", optarg, 0, 1 << 20); break;
-        case O_COUNT: o->shard_count = mlp_parse_int("--shard-count", optarg, 1, 1 << 20); break;
-        case O_OPT:
-            if (!strcmp(optarg, "sgd")) o->adam = 0;
-            else if (!strcmp(optarg, "adam")) o->adam = 1;
-            else mlp_usage_error("--optimizer: invalid value '%s' (sgd or adam)", optarg);
-            break;
-        case O_UPDATE:
-            if (!strcmp(optarg, "fused")) o->per_tensor = 0;
-            else if (!strcmp(optarg, "per-tensor")) o->per_tensor = 1;
-            else mlp_usage_error("--update: invalid value '%s' (fused or per-tensor)", optarg);
-            break;
-        case O_CLIP: o->clip = mlp_parse_pos_float("--clip", optarg); break;
-        case O_INIT:
-            if (!strcmp(optarg, "per-process")) o->init_per_process = 1;
-            else if (!strcmp(optarg, "seed")) o->init_per_process = 0;
-            else mlp_usage_error("--init: invalid value '%s' (per-process or seed)", optarg);
-            break;
-        case O_INIT_SEED:
-            o->init_seed = mlp_parse_u64("--init-seed", optarg);
-            o->init_seed_set = 1;
-            break;
-        case O_SAVE: o->save = optarg; break;
-        case O_DUMP: o->dump_samples = optarg; break;
-        case O_HELP: fputs(rt_usage, stdout); exit(0);
-        case ':': mlp_usage_error("option '%s' needs a value", argv[optind - 1]); break;
-        default: mlp_usage_error("unknown option '%s'", argv[optind - 1]); break;
+        if (c == MLP_O_HELP) {
+            fputs(rt_usage, stdout);
+            exit(0);
         }
+        if (!mlp_common_option(c, optarg, o))
+            mlp_bad_option(c, argv);
     }
-    if (optind < argc)
-        mlp_usage_error("unexpected argument '%s'", argv[optind]);
-    if (o->shard_rank >= o->shard_count) {
-        fprintf(stderr, "rt_mlp: --shard-rank %lld must be below --shard-count %lld\n"
-                        "Try 'rt_mlp --help'.\n", o->shard_rank, o->shard_count);
-        exit(MLP_EXIT_USAGE);
-    }
-    if (!o->lr_set)
-        o->lr = o->adam ? 0.01f : 0.1f;
+    mlp_common_finish(argc, argv, o);
 }
 
 /* ---- CUDA runtime plumbing ---- */

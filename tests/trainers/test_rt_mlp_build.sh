@@ -8,7 +8,7 @@
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 T=$ROOT/build/tests/trainers
-for f in "$T/rt_mlp" "$T/mlp_kernels.ptx"; do
+for f in "$T/rt_mlp" "$T/mlp_kernels.ptx" "$T/mlp" "$ROOT/build/tests/hostcuda/libcuda.so.1"; do
     [ -e "$f" ] || { echo "SKIP: $f is not built"; exit 77; }
 done
 fails=0
@@ -36,11 +36,13 @@ done < <(sed -n 's/^.*\.entry \([A-Za-z0-9_]*\)(.*/\1/p' "$T/mlp_kernels.ptx")
 [ "$n" -ge 9 ] || bad "found only $n .entry names in mlp_kernels.ptx"
 echo "kernels: all $n entries of mlp_kernels.ptx present by name"
 
-# the shared options: each of mlp's that applies is in rt_mlp --help, bad values exit 2
+# the shared options (one table, mlp_data.h): each is in both trainers' --help, bad values exit 2
 for opt in --steps --batch --lr --seed --shard-rank --shard-count --optimizer --update --clip \
            --init --init-seed --save --dump-samples --help; do
     "$T/rt_mlp" --help | grep -q -- "$opt" || bad "rt_mlp --help lacks $opt"
-    grep -q "{\"${opt#--}\"," "$ROOT/tests/trainers/mlp.c" || bad "mlp.c has no option $opt (options drifted apart)"
+    LD_LIBRARY_PATH=$ROOT/build/tests/hostcuda "$T/mlp" --help | grep -q -- "$opt" \
+        || bad "mlp --help lacks $opt (the help texts drifted apart)"
+    grep -q "{\"${opt#--}\"," "$ROOT/tests/trainers/mlp_data.h" || bad "mlp_data.h's common table has no option $opt"
 done
 for args in "--steps x" "--bogus" "--shard-rank 2 --shard-count 2" "--optimizer rmsprop" "--lr -1"; do
     # shellcheck disable=SC2086  # word splitting wanted
