@@ -229,6 +229,25 @@ enum { MLP_O_STEPS = 0x100, MLP_O_BATCH, MLP_O_LR, MLP_O_SEED, MLP_O_RANK, MLP_O
     {"dump-samples", required_argument, NULL, MLP_O_DUMP},                                     \
     {"help", no_argument, NULL, MLP_O_HELP}
 
+/* their lines of a trainer's --help text */
+#define MLP_COMMON_USAGE \
+    "  --steps N              training steps (default 100; 0 allowed)\n" \
+    "  --batch B              samples per step for this process (default 8)\n" \
+    "  --lr LR                learning rate (default 0.1 for sgd, 0.01 for adam)\n" \
+    "  --seed S               data/teacher seed, and init seed unless --init per-process (default 1)\n" \
+    "  --shard-rank R         this process's rank among --shard-count (default 0)\n" \
+    "  --shard-count N        step t reads global samples [t*N*B, (t+1)*N*B); rank R takes\n" \
+    "                         [t*N*B + R*B, t*N*B + (R+1)*B), in increasing order (default 1)\n" \
+    "  --optimizer sgd|adam   (default sgd; adam: b1 0.9, b2 0.999, eps 1e-8, no weight decay)\n" \
+    "  --update fused|per-tensor  one update launch over all parameters, or one per tensor\n" \
+    "                         (W1, b1, W2, b2); bit-identical results (default fused)\n" \
+    "  --clip NORM            clip the global gradient norm to NORM (norm kernel before update)\n" \
+    "  --init per-process|seed  initial weights from getpid() and the clock, or from --seed\n" \
+    "  --init-seed S          initial weights from S (reproduces a per-process run: its\n" \
+    "                         init_seed is printed on stderr)\n" \
+    "  --save FILE            write the final parameters: raw little-endian float32, W1 b1 W2 b2\n" \
+    "  --dump-samples FILE    write the global sample indices read, one per line, in read order\n"
+
 static void mlp_common_defaults(mlp_common_opts_t *o)
 {
     memset(o, 0, sizeof *o);
