@@ -12,45 +12,33 @@
  */
 #include "ash_kernel.h"
 
+/* pass 1's body, for either element width (p: the elements, widened to 32 bits for the test) */
+#define ASH_INSPECT_COUNT_BODY \
+    { \
+        unsigned long long nan = 0, inf = 0; \
+        long long chunk = (n + gridDim.x - 1) / gridDim.x, lo = (long long)blockIdx.x * chunk; \
+        long long hi = lo + chunk < n ? lo + chunk : n; \
+        for (long long i = lo + threadIdx.x; i < hi; i += blockDim.x) { \
+            unsigned int v = p[i]; \
+            if ((v & expmask) == expmask) { \
+                if (v & mantmask) \
+                    nan++; \
+                else \
+                    inf++; \
+            } \
+        } \
+        long long t = ASH_THREAD_ID(); \
+        partial[2 * t] = nan; \
+        partial[2 * t + 1] = inf; \
+    }
+
 ASH_KERNEL(ash_inspect_k_count32, const unsigned int *, p, long long, n, unsigned int, expmask,
            unsigned int, mantmask, unsigned long long *, partial)
-{
-    unsigned long long nan = 0, inf = 0;
-    long long chunk = (n + gridDim.x - 1) / gridDim.x, lo = (long long)blockIdx.x * chunk;
-    long long hi = lo + chunk < n ? lo + chunk : n;
-    for (long long i = lo + threadIdx.x; i < hi; i += blockDim.x) {
-        unsigned int v = p[i];
-        if ((v & expmask) == expmask) {
-            if (v & mantmask)
-                nan++;
-            else
-                inf++;
-        }
-    }
-    long long t = ASH_THREAD_ID();
-    partial[2 * t] = nan;
-    partial[2 * t + 1] = inf;
-}
+ASH_INSPECT_COUNT_BODY
 
 ASH_KERNEL(ash_inspect_k_count16, const unsigned short *, p, long long, n, unsigned int, expmask,
            unsigned int, mantmask, unsigned long long *, partial)
-{
-    unsigned long long nan = 0, inf = 0;
-    long long chunk = (n + gridDim.x - 1) / gridDim.x, lo = (long long)blockIdx.x * chunk;
-    long long hi = lo + chunk < n ? lo + chunk : n;
-    for (long long i = lo + threadIdx.x; i < hi; i += blockDim.x) {
-        unsigned int v = p[i];
-        if ((v & expmask) == expmask) {
-            if (v & mantmask)
-                nan++;
-            else
-                inf++;
-        }
-    }
-    long long t = ASH_THREAD_ID();
-    partial[2 * t] = nan;
-    partial[2 * t + 1] = inf;
-}
+ASH_INSPECT_COUNT_BODY
 
 ASH_KERNEL(ash_inspect_k_fold, const unsigned long long *, partial, long long, nparts,
            unsigned long long *, out)
