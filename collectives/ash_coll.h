@@ -3,7 +3,7 @@
  * What: all-reduce / broadcast / barrier of device buffers across the ranks of a job, with an
  * optional downcast on the wire (fp32 -> bf16/fp16). Backends: "nccl" (libnccl.so.2, dlopen'ed,
  * unique id broadcast over MPI, ops on the caller's stream, no host sync) and "mpi" (host-staged
- * through pinned buffers, private MPI communicator). "auto" = nccl if it loads and initialises on
+ * through pinned buffers, all-reduce pipelined over two slots, private MPI communicator). "auto" = nccl if it loads and initialises on
  * every rank, else mpi with one warning saying why.
  * Invariant: depends on nothing of accelshim's; CUDA is reached only through the driver table the
  * caller fills with the REAL driver's entry points (never the shim's hooks). All ranks end with
@@ -116,7 +116,8 @@ typedef struct ash_coll_config {
     double timeout_s;                    /* > 0: an MPI wait longer than this fails ETIMEDOUT */
     void (*log)(int level, const char *msg);   /* may be NULL (silent); msg has no newline */
     const char *nccl_library;            /* NULL = "libnccl.so.2" (tests point it elsewhere) */
-    size_t staging_bytes;                /* mpi: pinned staging per chunk; 0 = 64 MiB (min 64) */
+    size_t staging_bytes;                /* mpi: pinned staging at most (all-reduce: two pipeline
+                                          * slots of min(half, 4 MiB)); 0 = 64 MiB (min 64) */
 } ash_coll_config_t;
 
 typedef struct ash_coll ash_coll_t;

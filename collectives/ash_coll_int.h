@@ -18,7 +18,7 @@ struct ash_coll {
     double timeout_s;
     void (*log)(int level, const char *msg);
     const char *nccl_library;
-    size_t staging_bytes;   /* mpi backend chunk size (bytes of pinned staging) */
+    size_t staging_bytes;   /* mpi backend: bytes of pinned staging (all-reduce: two slots of <= half) */
     MPI_Comm comm;          /* private dup of the caller's communicator; MPI_COMM_NULL if world 1 */
     int mpi_acquired;       /* ash_coll__mpi_acquire succeeded (release owed) */
     int broken;             /* a collective failed mid-way: later calls answer ESTATE */
