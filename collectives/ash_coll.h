@@ -3,8 +3,8 @@
  * What: all-reduce / broadcast / barrier of device buffers across the ranks of a job, with an
  * optional downcast on the wire (fp32 -> bf16/fp16). Backends: "nccl" (libnccl.so.2, dlopen'ed,
  * unique id broadcast over MPI, ops on the caller's stream, no host sync) and "mpi" (host-staged
- * through pinned buffers, all-reduce pipelined over two slots, private MPI communicator). "auto" = nccl if it loads and initialises on
- * every rank, else mpi with one warning saying why.
+ * through pinned buffers, all-reduce pipelined over two slots, private MPI communicator). "auto"
+ * = nccl if it loads and initialises on every rank, else mpi with one warning saying why.
  * Invariant: depends on nothing of accelshim's; CUDA is reached only through the driver table the
  * caller fills with the REAL driver's entry points (never the shim's hooks). All ranks end with
  * bit-identical results. Threading: one ash_coll_t is used by one thread at a time (the caller
