@@ -231,6 +231,35 @@ static int ash_coll__pipe_events(ash_coll_t *c, ash_coll_mpi_t *m)
     return 1;
 }
 
+/* The pipeline proper (see the file comment): ceil(count / chunk) chunks of `chunk` elements
+ * through two slots of `slot` bytes at m->host. */
+static ash_coll_status_t ash_coll__pipeline(ash_coll_t *c, ash_coll_mpi_t *m, CUdeviceptr buf,
+                                            size_t count, ash_coll_dtype_t dtype,
+                                            ash_coll_dtype_t wire, ash_coll_redop_t op,
+                                            CUstream stream, size_t chunk, size_t slot)
+{
+    size_t es = ash_coll_dtype_size(dtype), nchunks = (count + chunk - 1) / chunk;
+
+    for (size_t k = 0; k < nchunks + 2; k++) {
+        /* chunk k - 2 is reduced (slot k % 2) ... */
+        if (k >= 2) {
+            size_t r = k - 2, off = r * chunk, n = count - off < chunk ? count - off : chunk;
+            char *h = (char *)m->host + (r % 2) * slot;
+            ASH_COLL_CU(c, c->drv.cuEventSynchronize(m->copied[r % 2]));
+            ASH_COLL_CHECK(c, ash_coll__reduce_host(c, m, h, n, dtype, wire, op));
+            ASH_COLL_CU(c, c->drv.cuMemcpyHtoDAsync_v2(buf + off * es, h, n * es, stream));
+        }
+        /* ... then chunk k is copied into the same slot, after the HtoD that reads it */
+        if (k < nchunks) {
+            size_t off = k * chunk, n = count - off < chunk ? count - off : chunk;
+            char *h = (char *)m->host + (k % 2) * slot;
+            ASH_COLL_CU(c, c->drv.cuMemcpyDtoHAsync_v2(h, buf + off * es, n * es, stream));
+            ASH_COLL_CU(c, c->drv.cuEventRecord(m->copied[k % 2], stream));
+        }
+    }
+    return ASH_COLL_OK;
+}
+
 static ash_coll_status_t ash_coll__mpi_allreduce(ash_coll_t *c, CUdeviceptr buf, size_t count,
                                                  ash_coll_dtype_t dtype, ash_coll_dtype_t wire,
                                                  ash_coll_redop_t op, CUstream stream)
@@ -265,22 +294,12 @@ static ash_coll_status_t ash_coll__mpi_allreduce(ash_coll_t *c, CUdeviceptr buf,
     }
     slot = chunk * unit;
     ASH_COLL_CHECK(c, ash_coll__stage_reserve(c, m, 2 * slot));
-    for (size_t k = 0; k < nchunks + 2; k++) {
-        /* chunk k - 2 is reduced (slot k % 2) ... */
-        if (k >= 2) {
-            size_t r = k - 2, off = r * chunk, n = count - off < chunk ? count - off : chunk;
-            char *h = (char *)m->host + (r % 2) * slot;
-            ASH_COLL_CU(c, c->drv.cuEventSynchronize(m->copied[r % 2]));
-            ASH_COLL_CHECK(c, ash_coll__reduce_host(c, m, h, n, dtype, wire, op));
-            ASH_COLL_CU(c, c->drv.cuMemcpyHtoDAsync_v2(buf + off * es, h, n * es, stream));
-        }
-        /* ... then chunk k is copied into the same slot, after the HtoD that reads it */
-        if (k < nchunks) {
-            size_t off = k * chunk, n = count - off < chunk ? count - off : chunk;
-            char *h = (char *)m->host + (k % 2) * slot;
-            ASH_COLL_CU(c, c->drv.cuMemcpyDtoHAsync_v2(h, buf + off * es, n * es, stream));
-            ASH_COLL_CU(c, c->drv.cuEventRecord(m->copied[k % 2], stream));
-        }
+    ash_coll_status_t st = ash_coll__pipeline(c, m, buf, count, dtype, wire, op, stream, chunk, slot);
+    if (st != ASH_COLL_OK) {
+        /* copies may still be queued into the slots: guard them like a finished operation's,
+         * so that nothing frees or reuses the staging buffer under them */
+        (void)ash_coll__stage_done(c, m, stream);
+        return st;
     }
     return ash_coll__stage_done(c, m, stream);
 }
