@@ -15,20 +15,7 @@ eq_preconditions
 S=6
 echo "1..5"
 
-pol=$EQ_TMP/bcast.yaml
-cat >"$pol" <<'Y'
-version: 1
-parameters:
-  - at: "linear_forward*"
-    buffer: { arg: 1, region: allocation }
-    dtype: f32
-    broadcast: once
-gradients:
-  - at: "sgd_update"
-    buffer: { arg: 1, count_arg: 2 }
-    dtype: f32
-    wire: same
-Y
+pol=$EQ_POL/init-broadcast.yaml   # parameters broadcast once at linear_forward, gradients at sgd_update
 d=$EQ_TMP/sgd; mkdir -p "$d"
 ok=0
 ACCELSHIM_REPORT="$d/report-{rank}.json" eq_ranks 2 mpi "$pol" "$d/rank" --steps $S --batch 4 --optimizer sgd --update fused || { ok=1; eq_show "$d"/rank.*.log; }

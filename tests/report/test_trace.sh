@@ -13,20 +13,7 @@ eq_preconditions
 RUN=$EQ_TOP/scripts/accelerate-run
 S=5
 echo "1..5"
-pol=$EQ_TMP/bcast.yaml
-cat >"$pol" <<'Y'
-version: 1
-parameters:
-  - at: "linear_forward*"
-    buffer: { arg: 1, region: allocation }
-    dtype: f32
-    broadcast: once
-gradients:
-  - at: "sgd_update"
-    buffer: { arg: 1, count_arg: 2 }
-    dtype: f32
-    wire: same
-Y
+pol=$EQ_POL/init-broadcast.yaml   # parameters broadcast once at linear_forward, gradients at sgd_update
 MLP_ARGS=(--steps "$S" --batch 4 --shard-rank '{rank}' --shard-count '{world_size}')
 launch() {   # launch LOG ARGS... : accelerate-run --cpu -n 2 on the bundled trainer
     local log=$1; shift
