@@ -95,12 +95,10 @@ HOSTCUBLAS_API cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLay
     return CUBLAS_STATUS_SUCCESS;
 }
 
-HOSTCUBLAS_API cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t l,
-                                                               cublasLtMatrixLayoutAttribute_t attr, void *buf,
-                                                               size_t size, size_t *written)
+/* The GetAttribute contract (cuBLASLt): field f of sz bytes (NULL: unknown attribute) into buf
+ * of `size` bytes; size 0 with `written` asks only for the size. */
+static cublasStatus_t hcb_get_field(const void *f, size_t sz, void *buf, size_t size, size_t *written)
 {
-    size_t sz = 0;
-    void *f = l ? hcb_layout_field((struct hcb_layout *)l, attr, &sz) : NULL;
     if (!f)
         return CUBLAS_STATUS_INVALID_VALUE;
     if (written)
@@ -111,6 +109,15 @@ HOSTCUBLAS_API cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLay
         return CUBLAS_STATUS_INVALID_VALUE;
     memcpy(buf, f, sz);
     return CUBLAS_STATUS_SUCCESS;
+}
+
+HOSTCUBLAS_API cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t l,
+                                                               cublasLtMatrixLayoutAttribute_t attr, void *buf,
+                                                               size_t size, size_t *written)
+{
+    size_t sz = 0;
+    void *f = l ? hcb_layout_field((struct hcb_layout *)l, attr, &sz) : NULL;
+    return hcb_get_field(f, sz, buf, size, written);
 }
 
 HOSTCUBLAS_API cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *d, cublasComputeType_t computeType,
@@ -174,16 +181,7 @@ HOSTCUBLAS_API cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_
 {
     size_t sz = 0;
     void *f = d ? hcb_desc_field((struct hcb_desc *)d, attr, &sz) : NULL;
-    if (!f)
-        return CUBLAS_STATUS_INVALID_VALUE;
-    if (written)
-        *written = sz;
-    if (size == 0 && written)
-        return CUBLAS_STATUS_SUCCESS;
-    if (!buf || size != sz)
-        return CUBLAS_STATUS_INVALID_VALUE;
-    memcpy(buf, f, sz);
-    return CUBLAS_STATUS_SUCCESS;
+    return hcb_get_field(f, sz, buf, size, written);
 }
 
 HOSTCUBLAS_API cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *p)
