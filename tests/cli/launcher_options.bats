@@ -27,6 +27,15 @@ dry() { run "$A" --dry-run "$@"; }
   done
 }
 
+@test "the launcher and its helpers are shellcheck-clean (every severity, sources followed)" {
+  need_cmd shellcheck
+  cd "$TOP" || return 1
+  run shellcheck -x scripts/accelerate-run scripts/accelerate-run.d/rank-wrapper \
+      scripts/accelerate-run.d/commands.bash
+  show
+  status_is 0
+}
+
 @test "-n / --num-processes / --num_processes=N / -nN give mpirun -n N" {
   for form in "-n 4" "--num-processes 4" "--num_processes=4" "-n4" "--num-processes=4"; do
     # shellcheck disable=SC2086
