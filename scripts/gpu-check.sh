@@ -141,8 +141,25 @@ else
         record build FAIL "make all failed (logs/build.log); missing tools/deps here: ${tools[*]:-none detected}; not built: ${still[*]:-none}"
     fi
 fi
-# runtime libraries (libyaml, libmpi, libstdc++...) of what was built must exist on this machine too
+# runtime libraries (libyaml, libmpi, libstdc++...) of what was built must exist on this machine too;
+# what it lacks is taken from the bundle carried in build/gpu-rt (make gpu-bundle), if there
 CHECK_T0=$SECONDS
+rt_note=""
+if [ -z "$FAKE" ] && [ -d "${CUDA_HOME:-/usr/local/cuda}/lib64" ]; then   # cuBLAS for mlp --gemm cublas
+    export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}${CUDA_HOME:-/usr/local/cuda}/lib64
+fi
+if [ -d "${GPU_CHECK_RT:-$B/gpu-rt}/lib" ]; then
+    RTB=${GPU_CHECK_RT:-$B/gpu-rt}
+    # shellcheck source=scripts/gpu-rt.bash
+    . "$ROOT/scripts/gpu-rt.bash"
+    if ! gpu_rt_mpi_works; then
+        gpu_rt_use_mpi "$RTB" && rt_note="Open MPI and PMIx from ${RTB#"$ROOT"/} (this machine's mpirun is missing or does not start);"
+    fi
+    gpu_rt_fill_missing "$RTB" "$SHIM" "$MLP" "$RT" "$COLL" "$ROUTING" "$BENCH" "$CMP" "$PROBE" "$B/tests/gpu/gemm_bench"
+    [ -n "$GPU_RT_USED" ] && rt_note="$rt_note libraries from ${RTB#"$ROOT"/}: $GPU_RT_USED;"
+    rt_note=${rt_note%;}
+    if [ -n "$FAKE" ]; then NCCL_LDP=$B/tests/hostnccl:$LD_LIBRARY_PATH; else NCCL_LDP=$LD_LIBRARY_PATH; fi
+fi
 nf=""
 for f in "$SHIM" "$MLP" "$RT" "$COLL" "$ROUTING" "$BENCH" "$CMP"; do
     [ -e "$f" ] || continue
@@ -150,10 +167,27 @@ for f in "$SHIM" "$MLP" "$RT" "$COLL" "$ROUTING" "$BENCH" "$CMP"; do
     [ -n "$m" ] && nf="$nf ${f#"$B"/}: $m;"
 done
 if [ -n "$nf" ]; then
-    record runtime-libs FAIL "missing on this machine (install the runtime packages, e.g. libyaml-0-2, Open MPI):$nf"
+    record runtime-libs FAIL "missing on this machine and in the bundle (make gpu-bundle; or install e.g. libyaml-0-2, Open MPI):$nf ${rt_note}"
 else
-    record runtime-libs PASS "every built program and libaccelshim.so resolves its libraries (ldd)"
+    record runtime-libs PASS "every built program and libaccelshim.so resolves its libraries (ldd)${rt_note:+; $rt_note}"
 fi
+
+have_nccl() {
+    [ -n "$FAKE" ] && return 0
+    ldconfig -p 2>/dev/null | grep -q 'libnccl\.so\.2 ' && return 0
+    local d; IFS=: read -r -a ldp_parts <<<"$LD_LIBRARY_PATH"
+    for d in "${ldp_parts[@]}"; do [ -n "$d" ] && [ -e "$d/libnccl.so.2" ] && return 0; done
+    # NCCL as a Python wheel (nvidia-nccl-cu13: site-packages/nvidia/nccl/lib), as on images that
+    # carry PyTorch: use that copy for the NCCL runs
+    d=$(find /opt /usr/local/lib /usr/lib/python3* -maxdepth 8 -name libnccl.so.2 -path '*nvidia/nccl/lib/*' \
+        2>/dev/null | head -1)
+    [ -n "$d" ] || return 1
+    NCCL_LDP=${d%/*}:$NCCL_LDP
+    echo "gpu-check: NCCL from ${d%/*}" >>"$L/nccl-location.txt"
+    return 0
+}
+HAVE_NCCL=0
+have_nccl && HAVE_NCCL=1   # also puts a wheel's NCCL on NCCL_LDP
 
 # ---- 1. driver facts and PTX loads ----
 if want driver && need driver "$PROBE"; then
@@ -346,16 +380,9 @@ if want remap && need remap "$ROUTING" "$SHIM" "$ITEST_PTX"; then
 fi
 
 # ---- 6. collectives: NCCL at world 1 (cast kernels on this GPU), MPI with 2 ranks ----
-have_nccl() {
-    [ -n "$FAKE" ] && return 0
-    ldconfig -p 2>/dev/null | grep -q 'libnccl\.so\.2 ' && return 0
-    local d; IFS=: read -r -a ldp_parts <<<"$LD_LIBRARY_PATH"
-    for d in "${ldp_parts[@]}"; do [ -n "$d" ] && [ -e "$d/libnccl.so.2" ] && return 0; done
-    return 1
-}
 if want coll-nccl-world1 && need coll-nccl-world1 "$COLL"; then
-    if ! have_nccl; then
-        record coll-nccl-world1 SKIP "libnccl.so.2 is not installed (ldconfig, LD_LIBRARY_PATH)"
+    if [ $HAVE_NCCL = 0 ]; then
+        record coll-nccl-world1 SKIP "libnccl.so.2 is not installed (ldconfig, LD_LIBRARY_PATH, a Python nvidia-nccl wheel)"
     elif tmo 150 env LD_LIBRARY_PATH="$NCCL_LDP" "$COLL" --backend nccl --expect nccl --expect-warnings 0 >"$L/coll-nccl.txt" 2>&1; then
         record coll-nccl-world1 PASS "test_coll on NCCL, world 1: allreduce f32/bf16/f16 x wires (cast kernels' PTX on this GPU), broadcast, barrier: $(grep -m1 '^PASS' "$L/coll-nccl.txt" | cut -c1-100)"
     else

@@ -9,10 +9,16 @@
 # Tests: test_gpu_check_nogpu.sh (no GPU here: gpu-check exits 77 with one line -> skip),
 #        test_gpu_check_fake.sh  (GPU_CHECK_FAKE=hostcuda: the script's checks run on hostcuda),
 #        test_rt_mlp_host.sh     (rt_mlp's host logic == mlp's, bit for bit, on host kernels),
-#        test_cudart_queries.sh  (cudart13_queries.txt is what this toolkit's static cudart asks).
+#        test_cudart_queries.sh  (cudart13_queries.txt is what this toolkit's static cudart asks),
+#        test_gpu_bundle.sh      (the runtime bundle stands in for a machine's missing Open MPI/libs).
+# make gpu-bundle: build/gpu-rt, the runtime libraries to carry to a GPU machine (scripts/gpu-bundle.sh).
 GPUT_DIR := $(BUILD)/tests/gpu
 ALL += $(GPUT_DIR)/gpu_probe $(GPUT_DIR)/gpu_routing $(GPUT_DIR)/trace/libcuda.so.1
-TESTS += tests/gpu/test_gpu_check_nogpu.sh tests/gpu/test_gpu_check_fake.sh
+TESTS += tests/gpu/test_gpu_check_nogpu.sh tests/gpu/test_gpu_check_fake.sh tests/gpu/test_gpu_bundle.sh
+
+.PHONY: gpu-bundle
+gpu-bundle: all
+	bash scripts/gpu-bundle.sh $(BUILD)/gpu-rt
 
 $(GPUT_DIR)/gpu_probe: tests/gpu/gpu_probe.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
