@@ -8,6 +8,7 @@
  * to the physical device too; any other handle is passed through with a (capped) warning.
  * Threading: the physical handle is computed once (world.c's mutex) and cached in an atomic.
  */
+#include "ash_crash.h"
 #include "ash_hook.h"
 #include "ash_log.h"
 #include "ash_world.h"
@@ -123,12 +124,14 @@ static CUdevice ash_dev_map(CUdevice dev)
 ASH_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 {
     ash_hook_init();
+    ash_crash_thread(); /* this thread works with CUDA: its own alternate stack */
     ASH_CALL_REAL(cuDevicePrimaryCtxRetain, (pctx, ash_dev_map(dev)));
 }
 
 ASH_EXPORT CUresult CUDAAPI cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
 {
     ash_hook_init();
+    ash_crash_thread(); /* this thread works with CUDA: its own alternate stack */
     ASH_CALL_REAL(cuCtxCreate_v2, (pctx, flags, ash_dev_map(dev)));
 }
 
@@ -136,6 +139,7 @@ ASH_EXPORT CUresult CUDAAPI cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam 
                                            unsigned int flags, CUdevice dev)
 {
     ash_hook_init();
+    ash_crash_thread(); /* this thread works with CUDA: its own alternate stack */
     ASH_CALL_REAL(cuCtxCreate_v3, (pctx, paramsArray, numParams, flags, ash_dev_map(dev)));
 }
 
@@ -143,5 +147,6 @@ ASH_EXPORT CUresult CUDAAPI cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *c
                                            CUdevice dev)
 {
     ash_hook_init();
+    ash_crash_thread(); /* this thread works with CUDA: its own alternate stack */
     ASH_CALL_REAL(cuCtxCreate_v4, (pctx, ctxCreateParams, flags, ash_dev_map(dev)));
 }

@@ -8,6 +8,9 @@
  * handler that was there before (if any), restore the default action and re-raise, so the exit
  * status is the signal's. ACCELSHIM_CRASH_HANDLER=0 disables. ash_crash_reinstall puts our
  * handlers back on top after a library (Open MPI) replaced them, chaining to that library's.
+ * ash_crash_thread gives the calling thread an alternate stack of its own (once per thread; a
+ * no-op when disabled or when the program set one): called where a thread creates or retains a
+ * context and at sync points, never on the launch fast path.
  * Threading: install/reinstall at init or under the sync engine's lock; handlers on any thread.
  */
 #ifndef ASH_CRASH_H
@@ -15,5 +18,6 @@
 
 void ash_crash_install(void);
 void ash_crash_reinstall(void);
+void ash_crash_thread(void);
 
 #endif /* ASH_CRASH_H */

@@ -5,8 +5,11 @@
  * for this use), and formats numbers itself (no stdio, no malloc). Invariant: whatever happens,
  * the signal ends the process as it would have without us (default action, re-raised); a fault
  * inside the handler is fatal at once (the signal is blocked while handling it).
- * Threading: the alternate stack belongs to the installing thread; other threads' handlers run
- * on their own stacks. Callers: shim.c (init), sync.c (after MPI initialised).
+ * Threading: an alternate stack is per thread: the installing thread gets a static one; any other
+ * thread gets its own (mmap'ed, unmapped at its exit) the first time it creates or retains a
+ * context or reaches a sync point (ash_crash_thread: off the launch fast path). A thread that does
+ * neither runs the handler on its own stack (a stack overflow there is not reported). Callers:
+ * shim.c (init), sync.c (after MPI initialised; each sync point), intercept/hooks_device.c.
  */
 #include "ash_crash.h"
 
@@ -16,7 +19,10 @@
 
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -28,7 +34,11 @@ static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 #define CRASH_NSIG ((int)(sizeof crash_signals / sizeof crash_signals[0]))
 
 static struct sigaction crash_prev[CRASH_NSIG];
-static int crash_enabled;
+static _Atomic int crash_enabled;
+static pthread_key_t crash_key;          /* a thread's own alternate stack, unmapped at its exit */
+static pthread_once_t crash_key_once = PTHREAD_ONCE_INIT;
+static int crash_key_ok;
+static __thread int crash_thread_seen;   /* this thread's alternate stack was looked at */
 static volatile sig_atomic_t crash_active;
 static char crash_stack[CRASH_ALTSTACK] __attribute__((aligned(16)));
 
@@ -220,8 +230,49 @@ void ash_crash_install(void)
         if (sigaltstack(&ss, NULL) != 0)
             ash_debug("crash", "sigaltstack failed: a stack overflow will not be reported");
     }
+    crash_thread_seen = 1;
     crash_set();
     crash_enabled = 1;
+}
+
+static void crash_thread_exit(void *mem)
+{
+    stack_t off;
+    memset(&off, 0, sizeof off);
+    off.ss_flags = SS_DISABLE;
+    sigaltstack(&off, NULL);
+    munmap(mem, CRASH_ALTSTACK);
+}
+
+static void crash_key_make(void)
+{
+    crash_key_ok = pthread_key_create(&crash_key, crash_thread_exit) == 0;
+}
+
+void ash_crash_thread(void)
+{
+    if (crash_thread_seen || !crash_enabled)
+        return;
+    crash_thread_seen = 1;
+    stack_t ss, old;
+    if (sigaltstack(NULL, &old) != 0 || !(old.ss_flags & SS_DISABLE))
+        return; /* the program gave this thread one: keep it */
+    pthread_once(&crash_key_once, crash_key_make);
+    if (!crash_key_ok)
+        return;
+    void *mem = mmap(NULL, CRASH_ALTSTACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK,
+                     -1, 0);
+    if (mem == MAP_FAILED)
+        return;
+    memset(&ss, 0, sizeof ss);
+    ss.ss_sp = mem;
+    ss.ss_size = CRASH_ALTSTACK;
+    if (sigaltstack(&ss, NULL) != 0) {
+        munmap(mem, CRASH_ALTSTACK);
+        return;
+    }
+    if (pthread_setspecific(crash_key, mem) != 0)
+        crash_thread_exit(mem);
 }
 
 void ash_crash_reinstall(void)

@@ -462,6 +462,7 @@ ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **p
 {
     const sync_plan_t *plan = k->rules;
     const ash_world_t *w = ash_world();
+    ash_crash_thread(); /* a thread that reaches a sync point gets its own alternate stack */
     if (w->size <= 1) /* one rank: nothing to communicate; recording / nan_check still look */
         return ash_record_solo(S.have_driver ? &S.driver : NULL, S.policy, k, s, params, extra, plan->rule, plan->n);
     if (!S.have_driver)

@@ -12,7 +12,12 @@ TESTS += tests/reliability/test_fingerprint.sh \
          tests/reliability/test_checkpoint.sh \
          tests/reliability/test_env_garbage.sh
 TESTS += $(REL_DIR)/test_file_create tests/reliability/test_secure_env.sh
-ALL += $(REL_DIR)/test_file_create $(REL_DIR)/fortify_open
+ALL += $(REL_DIR)/test_file_create $(REL_DIR)/fortify_open $(REL_DIR)/overflow_app
+
+# a stack overflow in a second thread (test_crash.sh); links the driver stub, runs on hostcuda
+$(REL_DIR)/overflow_app: tests/reliability/overflow_app.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(PTHREAD) -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda
 
 # a writer built with _FORTIFY_SOURCE (its opens are glibc's __open_2 family): test_checkpoint.sh
 $(REL_DIR)/fortify_open: tests/reliability/fortify_open.c | $(DEPS_STAMP)
