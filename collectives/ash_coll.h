@@ -2,7 +2,8 @@
  *
  * What: all-reduce / broadcast / barrier of device buffers across the ranks of a job, with an
  * optional downcast on the wire (fp32 -> bf16/fp16). Backends: "nccl" (libnccl.so.2, dlopen'ed,
- * unique id broadcast over MPI, ops on the caller's stream, no host sync) and "mpi" (host-staged
+ * unique id broadcast over MPI, or, without an MPI world (config no_mpi), computed by every rank
+ * from NCCL_COMM_ID; ops on the caller's stream, no host sync) and "mpi" (host-staged
  * through pinned buffers, all-reduce pipelined over two slots, private MPI communicator). "auto"
  * = nccl if it loads and initialises on every rank, else mpi with one warning saying why.
  * Invariant: depends on nothing of accelshim's; CUDA is reached only through the driver table the
@@ -118,6 +119,11 @@ typedef struct ash_coll_config {
     const char *nccl_library;            /* NULL = "libnccl.so.2" (tests point it elsewhere) */
     size_t staging_bytes;                /* mpi: pinned staging at most (all-reduce: two pipeline
                                           * slots of min(half, 4 MiB)); 0 = 64 MiB (min 64) */
+    int no_mpi;                          /* 1: the ranks are not one MPI world (each is its own
+                                          * singleton): they meet through NCCL's own bootstrap at
+                                          * NCCL_COMM_ID (every rank computes the same id); backend
+                                          * nccl only, no fallback; fingerprints and barriers go
+                                          * through NCCL too. Ignored for world 1. */
 } ash_coll_config_t;
 
 typedef struct ash_coll ash_coll_t;

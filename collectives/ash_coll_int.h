@@ -21,6 +21,7 @@ struct ash_coll {
     size_t staging_bytes;   /* mpi backend: bytes of pinned staging (all-reduce: two slots of <= half) */
     MPI_Comm comm;          /* private dup of the caller's communicator; MPI_COMM_NULL if world 1 */
     int mpi_acquired;       /* ash_coll__mpi_acquire succeeded (release owed) */
+    int no_mpi;             /* world > 1 without MPI: NCCL bootstrap (config no_mpi) */
     int broken;             /* a collective failed mid-way: later calls answer ESTATE */
     char why[384];          /* why the last backend init failed (for the fallback warning) */
     void *impl;             /* backend state */
@@ -28,6 +29,10 @@ struct ash_coll {
 
 extern const ash_coll_ops_t ash_coll_mpi_ops;
 extern const ash_coll_ops_t ash_coll_nccl_ops;
+
+/* no_mpi mode: every rank's `bytes` at host `send` into host `all` (world * bytes), rank order,
+ * through ncclAllGather on the legacy stream (the caller's context must be current). */
+ash_coll_status_t ash_coll__nccl_allgather_host(ash_coll_t *c, const void *send, size_t bytes, void *all);
 
 /* explicit "unsupported" slots for backends that lack an operation */
 ash_coll_status_t ash_coll__unsupported_allreduce(ash_coll_t *c, CUdeviceptr buf, size_t count,

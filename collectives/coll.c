@@ -375,7 +375,25 @@ ash_coll_status_t ash_coll_open(const char *backend, const ash_coll_config_t *cf
     c->staging_bytes = cfg->staging_bytes == 0 ? (size_t)64 << 20
                      : cfg->staging_bytes < 64 ? 64 : cfg->staging_bytes;
     c->comm = MPI_COMM_NULL;
+    c->no_mpi = cfg->no_mpi && cfg->world_size > 1;
 
+    if (c->no_mpi) {
+        if (!strcmp(backend, "mpi")) {
+            ash_coll__log(c, ASH_COLL_LOG_ERROR, "collectives: backend mpi asked for, but the ranks "
+                          "are not one MPI world (they meet through NCCL_COMM_ID): start them with "
+                          "mpirun or srun for the mpi backend");
+            free(c);
+            return ASH_COLL_EINVAL;
+        }
+        c->ops = &ash_coll_nccl_ops;
+        st = c->ops->init(c, cfg);
+        if (st == ASH_COLL_OK)
+            goto out;
+        ash_coll__log(c, ASH_COLL_LOG_ERROR, "collectives: NCCL backend unavailable (%s), and without "
+                      "an MPI world there is no fallback", c->why[0] ? c->why : ash_coll_status_text(st));
+        c->impl = NULL;
+        goto fail;
+    }
     st = ash_coll__mpi_acquire(c, cfg);
     if (st != ASH_COLL_OK) {
         free(c);
@@ -458,6 +476,8 @@ ash_coll_status_t ash_coll_fingerprint(ash_coll_t *c,
         return ASH_COLL_EINVAL;
     if (c->broken)
         return ASH_COLL_ESTATE;
+    if (c->no_mpi)
+        return ash_coll__nccl_allgather_host(c, fp, ASH_COLL_FP_WORDS * sizeof *fp, all);
     if (c->comm == MPI_COMM_NULL) {
         memcpy(all, fp, ASH_COLL_FP_WORDS * sizeof *fp);
         return ASH_COLL_OK;

@@ -66,6 +66,7 @@ typedef struct ash_coll_nccl {
                               ncclComm_t, cudaStream_t);
     ncclResult_t (*Broadcast)(const void *, void *, size_t, ncclDataType_t, int, ncclComm_t,
                               cudaStream_t);
+    ncclResult_t (*AllGather)(const void *, void *, size_t, ncclDataType_t, ncclComm_t, cudaStream_t);
     ncclResult_t (*CommDestroy)(ncclComm_t);
     ncclResult_t (*CommAbort)(ncclComm_t);
     const char *(*GetErrorString)(ncclResult_t);
@@ -120,6 +121,7 @@ static ash_coll_status_t ash_coll__nccl_load(ash_coll_t *c, ash_coll_nccl_t *n)
     ASH_COLL__SYM(CommInitRank, "ncclCommInitRank");
     ASH_COLL__SYM(AllReduce, "ncclAllReduce");
     ASH_COLL__SYM(Broadcast, "ncclBroadcast");
+    ASH_COLL__SYM(AllGather, "ncclAllGather");
     ASH_COLL__SYM(CommDestroy, "ncclCommDestroy");
     ASH_COLL__SYM(CommAbort, "ncclCommAbort");
     ASH_COLL__SYM(GetErrorString, "ncclGetErrorString");
@@ -172,9 +174,15 @@ static ash_coll_status_t ash_coll__nccl_init(ash_coll_t *c, const ash_coll_confi
         st = ASH_COLL_EUNAVAILABLE;
         goto fail;
     }
-    /* 2. rank 0 makes the unique id; broadcast over MPI with its outcome */
+    /* 2. rank 0 makes the unique id; broadcast over MPI with its outcome. Without MPI every rank
+     * makes it: NCCL_COMM_ID (the rendezvous address) makes them all the same */
     memset(&boot, 0, sizeof boot);
-    if (c->rank == 0) {
+    if (c->no_mpi && !(getenv("NCCL_COMM_ID") && *getenv("NCCL_COMM_ID"))) {
+        snprintf(c->why, sizeof c->why, "NCCL_COMM_ID (the ranks' meeting address, IP:PORT) is not set");
+        st = ASH_COLL_EUNAVAILABLE;
+        goto fail;
+    }
+    if (c->rank == 0 || c->no_mpi) {
         boot.r = n->GetUniqueId(&boot.id);
         boot.ok = boot.r == ncclSuccess;
     }
@@ -462,12 +470,53 @@ static void ash_coll__nccl_abort(ash_coll_t *c)
     n->CommAbort(comm);
 }
 
+/* ---- without MPI: host-side exchange and barrier through NCCL ---------------------------- */
+
+ash_coll_status_t ash_coll__nccl_allgather_host(ash_coll_t *c, const void *send, size_t bytes, void *all)
+{
+    ash_coll_nccl_t *n = c->impl;
+    CUdeviceptr d = 0;
+    size_t total = bytes * (size_t)c->world;
+    ash_coll_status_t st = ASH_COLL_OK;
+    ncclResult_t r;
+
+    if (!n)
+        return ASH_COLL_ESTATE;
+    ASH_COLL_CU(c, c->drv.cuMemAlloc_v2(&d, total));
+    if (c->drv.cuMemcpyHtoDAsync_v2(d + (size_t)c->rank * bytes, send, bytes, NULL) != CUDA_SUCCESS) {
+        st = ASH_COLL_ECUDA;
+    } else if ((r = n->AllGather((const void *)(uintptr_t)(d + (size_t)c->rank * bytes), (void *)(uintptr_t)d,
+                                 bytes, ncclUint8, n->comm, NULL)) != ncclSuccess) {
+        ash_coll__log(c, ASH_COLL_LOG_ERROR, "collectives: ncclAllGather failed: %s", ash_coll__nccl_err(n, r));
+        st = ASH_COLL_ENCCL;
+    } else if (c->drv.cuMemcpyDtoHAsync_v2(all, d, total, NULL) != CUDA_SUCCESS ||
+               c->drv.cuStreamSynchronize(NULL) != CUDA_SUCCESS) {
+        st = ASH_COLL_ECUDA;
+    }
+    c->drv.cuMemFree_v2(d);
+    if (st != ASH_COLL_OK)
+        c->broken = 1;
+    return st;
+}
+
+static ash_coll_status_t ash_coll__nccl_barrier(ash_coll_t *c)
+{
+    if (!c->no_mpi)
+        return ash_coll__barrier_mpi(c);
+    unsigned char me = 1, *all = malloc((size_t)c->world);
+    if (!all)
+        return ASH_COLL_ENOMEM;
+    ash_coll_status_t st = ash_coll__nccl_allgather_host(c, &me, 1, all);
+    free(all);
+    return st;
+}
+
 const ash_coll_ops_t ash_coll_nccl_ops = {
     .name = "nccl",
     .init = ash_coll__nccl_init,
     .allreduce = ash_coll__nccl_allreduce,
     .broadcast = ash_coll__nccl_broadcast,
-    .barrier = ash_coll__barrier_mpi,
+    .barrier = ash_coll__nccl_barrier,
     .fini = ash_coll__nccl_fini,
     .abort = ash_coll__nccl_abort,
 };

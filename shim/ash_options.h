@@ -22,6 +22,8 @@
     X(ASH_OPT_DRIVER_PATH, "ACCELSHIM_DRIVER_PATH", "libcuda.so.1", 0, "the real driver to dlopen") \
     X(ASH_OPT_POLICY, "ACCELSHIM_POLICY", NULL, 0, "YAML policy file")                              \
     X(ASH_OPT_BACKEND, "ACCELSHIM_BACKEND", "auto", 0, "collectives: auto|nccl|mpi")                \
+    X(ASH_OPT_RENDEZVOUS, "ACCELSHIM_RENDEZVOUS", "mpi", 0,                                          \
+      "how ranks meet: mpi (the engine's MPI world) | nccl (NCCL_COMM_ID; no MPI)")                  \
     X(ASH_OPT_WIRE_OVERRIDE, "ACCELSHIM_WIRE_OVERRIDE", NULL, 0,                                    \
       "wire dtype for every f32 gradient rule: bf16|f16|no (accelerate-run --mixed-precision)")     \
     X(ASH_OPT_TIMEOUT_S, "ACCELSHIM_TIMEOUT_S", NULL, 0,                                            \

@@ -326,6 +326,14 @@ void ash_report_before_close(ash_coll_t *c)
     const ash_world_t *w = ash_world();
     if (!c || w->size <= 1)
         return;
+    const char *rv = ash_opt_str(ASH_OPT_RENDEZVOUS);
+    if (rv && !strcmp(rv, "nccl")) {
+        /* no MPI world: figures could travel only through NCCL, on a CUDA context the program
+         * may have destroyed by now */
+        ash_info("report", "ranks without an MPI world (ACCELSHIM_RENDEZVOUS=nccl): no job summary; "
+                 "each rank's own report stands");
+        return;
+    }
     unsigned long long fp[ASH_COLL_FP_WORDS] = {
         [W_WALL] = R.wall_frozen, [W_COMM] = comm_ns(), [W_COLL] = R.allreduces + R.broadcasts,
         [W_WIRE] = R.wire, [W_PEAK] = peak_bytes(), [W_RANK] = (unsigned long long)w->rank};

@@ -137,6 +137,11 @@ static void sync_read_env(long *timeout, int *check)
         snprintf(msg, sizeof msg, "ACCELSHIM_BACKEND=%.200s: expected auto, nccl or mpi", b);
         sync_fatal(msg);
     }
+    const char *rv = ash_opt_str(ASH_OPT_RENDEZVOUS);
+    if (rv && strcmp(rv, "mpi") && strcmp(rv, "nccl")) {
+        snprintf(msg, sizeof msg, "ACCELSHIM_RENDEZVOUS=%.200s: expected mpi or nccl", rv);
+        sync_fatal(msg);
+    }
     *timeout = -1;
     ash_status_t st = ash_opt_int(ASH_OPT_TIMEOUT_S, 0, 86400 * 7, timeout);
     if (st == ASH_ERR_CONFIG) {
@@ -344,6 +349,8 @@ static ash_coll_status_t open_coll(void)
         .driver = &S.driver,
         .timeout_s = (double)S.timeout_s,
         .log = sync_coll_log,
+        /* ranks of the launcher's own engine (per-machine form) are no MPI world */
+        .no_mpi = ash_opt_str(ASH_OPT_RENDEZVOUS) && !strcmp(ash_opt_str(ASH_OPT_RENDEZVOUS), "nccl"),
     };
     ash_coll_status_t st = ash_coll_open(ash_opt_str(ASH_OPT_BACKEND), &cfg, &S.coll);
     if (st != ASH_COLL_OK) {

@@ -189,12 +189,17 @@ dry() { run "$A" --dry-run "$@"; }
   status_is 2
 }
 
-@test "the own engine with the shim and more than one rank is refused before any rank starts" {
-  # the ranks would be separate MPI singletons: the shim could only fail at its first collective
-  run "$A" -n 4 --num-machines 2 --machine-rank 0 --main-process-ip 127.0.0.1 -- bash -c 'echo RANK-RAN'
+@test "the own engine with the shim: per-machine form meets through NCCL; plain local -n N and --backend mpi are refused" {
+  # the ranks are separate MPI singletons: with the shim they meet through NCCL_COMM_ID
+  dry -n 4 --num-machines 2 --machine-rank 1 --main-process-ip 10.1.2.3 --main-process-port 7000 -- prog
+  status_is 0
+  contains "--env ACCELSHIM_RENDEZVOUS=nccl --env NCCL_COMM_ID=10.1.2.3:7000"
+  dry --no-preload -n 4 --num-machines 2 --machine-rank 1 --main-process-ip 10.1.2.3 -- prog
+  lacks NCCL_COMM_ID
+  run "$A" -n 4 --num-machines 2 --machine-rank 0 --main-process-ip 127.0.0.1 --backend mpi -- bash -c 'echo RANK-RAN'
   status_is 2
   lacks RANK-RAN
-  contains "--hostfile (mpirun) or srun"
+  contains "--backend mpi needs one MPI world"
   run "$A" --launcher local -n 2 -- bash -c 'echo RANK-RAN'
   status_is 2
   lacks RANK-RAN

@@ -9,11 +9,22 @@
  * inputs are allgathered and combined in rank order, one f32 add + one rounding per step for
  * 16-bit types; operations of one communicator run in issue order across streams, as in NCCL;
  * ncclAvg on floats pre-multiplies each input by 1/nranks rounded to the type, as
- * NCCL's PreMulSum does. Needs MPI initialised with MPI_THREAD_MULTIPLE (callbacks call MPI).
- * Env: HOSTNCCL_VERSION (default 22809) to exercise the caller's pre-2.10 path (no ncclAvg).
+ * NCCL's PreMulSum does. Needs MPI initialised with MPI_THREAD_MULTIPLE (callbacks call MPI),
+ * except with NCCL_COMM_ID=IP:PORT, as with real NCCL: then ncclGetUniqueId gives every rank the
+ * same id, and ncclCommInitRank meets the others over TCP, rank 0 listening at that address (the
+ * others retry for up to 60 s); data then goes through rank 0 (a star), no MPI at all.
+ * Also ncclAllGather (bytes). Env: HOSTNCCL_VERSION (default 22809) to exercise the caller's
+ * pre-2.10 path (no ncclAvg).
  */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <sys/socket.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +50,8 @@ void *hostcuda_host_view(CUdeviceptr p);
 
 struct ncclComm {
     int rank, nranks;
-    MPI_Comm mpi;          /* dup of MPI_COMM_WORLD; MPI_COMM_NULL for one rank */
+    MPI_Comm mpi;          /* dup of MPI_COMM_WORLD; MPI_COMM_NULL for one rank or TCP */
+    int *fd;               /* TCP mode: rank 0 holds fd[r] for r >= 1; others fd[0]; else NULL */
     ncclResult_t async_error;
     /* operations run in issue order even when issued on different streams (as NCCL serialises
      * the work of one communicator): a ticket per op, run when its number comes up */
@@ -85,14 +97,135 @@ HOSTNCCL_API const char *ncclGetLastError(ncclComm_t comm)
     return hostnccl_last_error;
 }
 
+#define HOSTNCCL_TCP "hostnccl-tcp:"
+
 HOSTNCCL_API ncclResult_t ncclGetUniqueId(ncclUniqueId *id)
 {
+    const char *addr = getenv("NCCL_COMM_ID");
     if (!id)
         return ncclInvalidArgument;
     memset(id, 0, sizeof *id);
+    if (addr && *addr) {   /* as NCCL: the id names the address; every rank computes the same */
+        snprintf(id->internal, sizeof id->internal, HOSTNCCL_TCP "%s", addr);
+        return ncclSuccess;
+    }
     snprintf(id->internal, sizeof id->internal, "hostnccl:%ld:%ld", (long)getpid(),
              (long)random());
     return ncclSuccess;
+}
+
+/* ---- TCP mode (NCCL_COMM_ID) ---------------------------------------------------------------- */
+
+static ncclResult_t hostnccl_free(ncclComm_t c);
+
+static int hostnccl_io(int fd, void *buf, size_t n, int writing)
+{
+    char *p = buf;
+    while (n > 0) {
+        ssize_t k = writing ? send(fd, p, n, MSG_NOSIGNAL) : recv(fd, p, n, 0);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return -1;   /* a peer gone (EOF) or an error */
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+static int hostnccl_addr(const char *s, struct sockaddr_in *sa)
+{
+    char host[64];
+    const char *colon = strrchr(s, ':');
+    if (!colon || (size_t)(colon - s) >= sizeof host)
+        return -1;
+    memcpy(host, s, (size_t)(colon - s));
+    host[colon - s] = 0;
+    memset(sa, 0, sizeof *sa);
+    sa->sin_family = AF_INET;
+    sa->sin_port = htons((uint16_t)atoi(colon + 1));
+    return inet_pton(AF_INET, host, &sa->sin_addr) == 1 && atoi(colon + 1) > 0 ? 0 : -1;
+}
+
+/* Rank 0 listens at the address and takes nranks-1 peers (each says its rank); the others connect
+ * (retrying for up to 60 s: rank 0 may start later). */
+static ncclResult_t hostnccl_tcp_init(struct ncclComm *c, const char *addr)
+{
+    struct sockaddr_in sa;
+    int one = 1, n = c->nranks;
+    if (hostnccl_addr(addr, &sa) != 0)
+        return hostnccl_fail(ncclInvalidArgument, "NCCL_COMM_ID \"%s\" is not IPv4:PORT", addr);
+    c->fd = malloc((size_t)n * sizeof *c->fd);
+    if (!c->fd)
+        return ncclSystemError;
+    for (int i = 0; i < n; i++)
+        c->fd[i] = -1;
+    if (c->rank == 0) {
+        int ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (ls < 0 || setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+            bind(ls, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(ls, n) != 0) {
+            if (ls >= 0)
+                close(ls);
+            return hostnccl_fail(ncclSystemError, "cannot listen at NCCL_COMM_ID %s", addr);
+        }
+        for (int k = 1; k < n; k++) {
+            struct pollfd pf = {ls, POLLIN, 0};
+            int32_t r = -1;
+            int s = poll(&pf, 1, 60000) == 1 ? accept4(ls, NULL, NULL, SOCK_CLOEXEC) : -1;
+            if (s < 0 || hostnccl_io(s, &r, sizeof r, 0) != 0 || r < 1 || r >= n || c->fd[r] >= 0) {
+                if (s >= 0)
+                    close(s);
+                close(ls);
+                return hostnccl_fail(ncclSystemError, "rendezvous at %s: a peer did not come in 60 s "
+                                     "or said a bad rank", addr);
+            }
+            setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+            c->fd[r] = s;
+        }
+        close(ls);
+        return ncclSuccess;
+    }
+    time_t until = time(NULL) + 60;
+    for (;;) {
+        int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (s >= 0 && connect(s, (struct sockaddr *)&sa, sizeof sa) == 0) {
+            int32_t r = c->rank;
+            setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+            if (hostnccl_io(s, &r, sizeof r, 1) != 0) {
+                close(s);
+                return hostnccl_fail(ncclSystemError, "rendezvous at %s: send failed", addr);
+            }
+            c->fd[0] = s;
+            return ncclSuccess;
+        }
+        if (s >= 0)
+            close(s);
+        if (time(NULL) >= until)
+            return hostnccl_fail(ncclSystemError, "rendezvous at %s: rank 0 not reachable in 60 s", addr);
+        usleep(100 * 1000);
+    }
+}
+
+/* Every rank's `bytes` from `send`, in rank order, into `all` (nranks * bytes): MPI, TCP (through
+ * rank 0) or, for one rank, a copy. 0 or -1 (a peer gone). */
+static int hostnccl_allgather(struct ncclComm *c, const void *send, size_t bytes, char *all)
+{
+    if (c->mpi != MPI_COMM_NULL)
+        return MPI_Allgather(send, (int)bytes, MPI_BYTE, all, (int)bytes, MPI_BYTE, c->mpi) == MPI_SUCCESS ? 0 : -1;
+    if (send != all + (size_t)c->rank * bytes)
+        memmove(all + (size_t)c->rank * bytes, send, bytes);
+    if (!c->fd)
+        return 0;
+    if (c->rank != 0)
+        return hostnccl_io(c->fd[0], all + (size_t)c->rank * bytes, bytes, 1) != 0 ||
+               hostnccl_io(c->fd[0], all, bytes * (size_t)c->nranks, 0) != 0 ? -1 : 0;
+    for (int r = 1; r < c->nranks; r++)
+        if (hostnccl_io(c->fd[r], all + (size_t)r * bytes, bytes, 0) != 0)
+            return -1;
+    for (int r = 1; r < c->nranks; r++)
+        if (hostnccl_io(c->fd[r], all, bytes * (size_t)c->nranks, 1) != 0)
+            return -1;
+    return 0;
 }
 
 HOSTNCCL_API ncclResult_t ncclCommInitRank(ncclComm_t *out, int nranks, ncclUniqueId id, int rank)
@@ -111,7 +244,13 @@ HOSTNCCL_API ncclResult_t ncclCommInitRank(ncclComm_t *out, int nranks, ncclUniq
     c->mpi = MPI_COMM_NULL;
     pthread_mutex_init(&c->mu, NULL);
     pthread_cond_init(&c->cv, NULL);
-    if (nranks > 1) {
+    if (nranks > 1 && !strncmp(id.internal, HOSTNCCL_TCP, strlen(HOSTNCCL_TCP))) {
+        ncclResult_t r = hostnccl_tcp_init(c, id.internal + strlen(HOSTNCCL_TCP));
+        if (r != ncclSuccess) {
+            hostnccl_free(c);
+            return r;
+        }
+    } else if (nranks > 1) {
         MPI_Initialized(&inited);
         if (!inited) {
             free(c);
@@ -149,6 +288,10 @@ static ncclResult_t hostnccl_free(ncclComm_t c)
         return ncclInvalidArgument;
     if (c->mpi != MPI_COMM_NULL)
         MPI_Comm_free(&c->mpi);
+    for (int i = 0; c->fd && i < c->nranks; i++)
+        if (c->fd[i] >= 0)
+            close(c->fd[i]);   /* peers blocked on us see EOF */
+    free(c->fd);
     pthread_cond_destroy(&c->cv);
     pthread_mutex_destroy(&c->mu);
     free(c);
@@ -161,7 +304,7 @@ HOSTNCCL_API ncclResult_t ncclCommAbort(ncclComm_t c) { return hostnccl_free(c);
 /* ---- stream-ordered operations ------------------------------------------------------------ */
 
 typedef struct hostnccl_op {
-    int is_bcast;
+    int is_bcast, is_gather;
     void *send, *recv;     /* host views of the device buffers */
     size_t count;
     ncclDataType_t type;
@@ -233,11 +376,22 @@ static void hostnccl_run_op(hostnccl_op *o)
     struct ncclComm *c = o->comm;
     size_t es = hostnccl_type_size(o->type), bytes = o->count * es;
 
-    if (o->is_bcast) {
+    if (o->is_gather) {
+        if (hostnccl_allgather(c, o->send, bytes, o->recv) != 0)
+            c->async_error = ncclSystemError;
+    } else if (o->is_bcast) {
         if (c->rank == o->root && o->send != o->recv)
             memmove(o->recv, o->send, bytes);
-        if (c->mpi != MPI_COMM_NULL)
+        if (c->mpi != MPI_COMM_NULL) {
             MPI_Bcast(o->recv, (int)bytes, MPI_BYTE, o->root, c->mpi);
+        } else if (c->fd) {   /* TCP: everyone's copy through rank 0, then the root's */
+            char *all = malloc(bytes * (size_t)c->nranks);
+            if (!all || hostnccl_allgather(c, o->recv, bytes, all) != 0)
+                c->async_error = ncclSystemError;
+            else
+                memcpy(o->recv, all + (size_t)o->root * bytes, bytes);
+            free(all);
+        }
     } else {
         char *all = malloc(bytes * (size_t)c->nranks);
         float scale = hostnccl_round(o->type, 1.0f / (float)c->nranks);
@@ -246,10 +400,12 @@ static void hostnccl_run_op(hostnccl_op *o)
             free(o);
             return;
         }
-        if (c->mpi != MPI_COMM_NULL)
-            MPI_Allgather(o->send, (int)bytes, MPI_BYTE, all, (int)bytes, MPI_BYTE, c->mpi);
-        else
-            memcpy(all, o->send, bytes);
+        if (hostnccl_allgather(c, o->send, bytes, all) != 0) {
+            c->async_error = ncclSystemError;
+            free(all);
+            free(o);
+            return;
+        }
         for (size_t i = 0; i < o->count; i++) {
             float acc = 0.0f;
             for (int r = 0; r < c->nranks; r++) {
@@ -336,5 +492,19 @@ HOSTNCCL_API ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, si
         return ncclSystemError;
     *o = (hostnccl_op){.is_bcast = 1, .count = count, .type = datatype, .root = root,
                        .comm = comm};
+    return hostnccl_enqueue(o, sendbuff, recvbuff, stream);
+}
+
+HOSTNCCL_API ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount,
+                                        ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
+{
+    hostnccl_op *o;
+
+    if (sendcount == 0)
+        return ncclSuccess;
+    o = calloc(1, sizeof *o);
+    if (!o)
+        return ncclSystemError;
+    *o = (hostnccl_op){.is_gather = 1, .count = sendcount, .type = datatype, .comm = comm};
     return hostnccl_enqueue(o, sendbuff, recvbuff, stream);
 }
