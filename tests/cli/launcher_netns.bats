@@ -7,7 +7,9 @@
 # Properties: a hostfile spreads 2 ranks per machine with the right rank/local rank/world size;
 # a rank failing on the remote machine is named with its host even when that machine cannot see the
 # launcher's run directory; the bundled trainer on 4 ranks (2 per machine, batch B, sharded) ends
-# with bit-identical parameters on every rank, equal to 1 rank with batch 4B (needs the sync engine).
+# with bit-identical parameters on every rank, equal to 1 rank with batch 4B (needs the sync engine);
+# the same without mpirun, in the per-machine form (one launcher per machine; the ranks meet
+# through NCCL's bootstrap at nodea's address: hostnccl over TCP across the veth pair).
 # Skipped where namespaces cannot be made (not root, no CAP_NET_ADMIN, no iproute2/unshare).
 
 # shellcheck disable=SC2016,SC1007,SC2154  # literal \$ in single quotes and VAR= cmd are on purpose
@@ -113,6 +115,33 @@ on_nodea() {
   echo "4 ranks (batch $b each):"; echo "$sums"
   [ "$(wc -l <<<"$sums")" -eq 4 ] || { echo "expected 4 checksums"; show; false; }
   [ "$(awk '{print $4}' <<<"$sums" | sort -u | wc -l)" -eq 1 ] || { echo "ranks hold different parameters (hashes differ)"; false; }
+  v=$(awk 'NR == 1 {print $3}' <<<"$sums")
+  awk -v a="$ref" -v b="$v" 'BEGIN { d = a - b; if (d < 0) d = -d; m = (a < 0 ? -a : a); if ((b < 0 ? -b : b) > m) m = (b < 0 ? -b : b)
+                                     exit !(d <= 1e-5 * m) }' \
+    || { echo "4 ranks differ from 1 rank beyond rtol 1e-5: $v vs $ref"; false; }
+}
+
+@test "per-machine form across the two machines (no mpirun): 2 ranks each meet through NCCL at nodea's address" {
+  need_trainer
+  need_shim
+  need_file "$BUILD/tests/hostnccl/libnccl.so.2" hostnccl
+  local policy=$TOP/examples/mlp.yaml steps=5 b=4 port=$((20000 + RANDOM % 20000))
+  cd "$WORK" || return 1
+  run "$A" --cpu -n 1 --policy "$policy" -- "$TRAINER" --steps $steps --batch $((4 * b)) --seed 5
+  status_is 0
+  ref=$(awk '$2 == "0]" && $3 == "checksum" {print $4}' <<<"$output")
+  common=(--cpu -n 4 --num-machines 2 --main-process-ip "$NET.1" --main-process-port "$port" --policy "$policy"
+          -- "$TRAINER" --steps $steps --batch $b --seed 5 --shard-rank '{rank}' --shard-count '{world_size}')
+  timeout 120 ip netns exec "$NSB" "$A" --machine-rank 1 "${common[@]}" >nodeb.out 2>&1 &
+  nb=$!
+  run timeout 120 ip netns exec "$NSA" "$A" --machine-rank 0 "${common[@]}"
+  rcb=0; wait "$nb" || rcb=$?
+  status_is 0
+  [ "$rcb" -eq 0 ] || { echo "machine 1 (nodeb): exit $rcb"; cat nodeb.out; false; }
+  sums=$( { printf '%s\n' "$output"; cat nodeb.out; } | awk '$3 == "checksum" {sub(/\]$/, "", $2); print "rank", $2, $4, $5}' | sort)
+  echo "1 rank (batch $((4 * b))): $ref"; echo "4 ranks on 2 machines:"; echo "$sums"
+  [ "$(wc -l <<<"$sums")" -eq 4 ] || { echo "expected 4 checksums"; show; cat nodeb.out; false; }
+  [ "$(awk '{print $4}' <<<"$sums" | sort -u | wc -l)" -eq 1 ] || { echo "ranks hold different parameters"; false; }
   v=$(awk 'NR == 1 {print $3}' <<<"$sums")
   awk -v a="$ref" -v b="$v" 'BEGIN { d = a - b; if (d < 0) d = -d; m = (a < 0 ? -a : a); if ((b < 0 ? -b : b) > m) m = (b < 0 ? -b : b)
                                      exit !(d <= 1e-5 * m) }' \
