@@ -210,8 +210,9 @@ static ncclResult_t hostnccl_tcp_init(struct ncclComm *c, const char *addr)
  * rank 0) or, for one rank, a copy. 0 or -1 (a peer gone). */
 static int hostnccl_allgather(struct ncclComm *c, const void *send, size_t bytes, char *all)
 {
-    if (c->mpi != MPI_COMM_NULL)
-        return MPI_Allgather(send, (int)bytes, MPI_BYTE, all, (int)bytes, MPI_BYTE, c->mpi) == MPI_SUCCESS ? 0 : -1;
+    if (c->mpi != MPI_COMM_NULL)   /* in place when send is this rank's slot (MPI forbids aliasing) */
+        return MPI_Allgather(send == all + (size_t)c->rank * bytes ? MPI_IN_PLACE : send, (int)bytes, MPI_BYTE,
+                             all, (int)bytes, MPI_BYTE, c->mpi) == MPI_SUCCESS ? 0 : -1;
     if (send != all + (size_t)c->rank * bytes)
         memmove(all + (size_t)c->rank * bytes, send, bytes);
     if (!c->fd)
@@ -289,8 +290,10 @@ static ncclResult_t hostnccl_free(ncclComm_t c)
     if (c->mpi != MPI_COMM_NULL)
         MPI_Comm_free(&c->mpi);
     for (int i = 0; c->fd && i < c->nranks; i++)
-        if (c->fd[i] >= 0)
-            close(c->fd[i]);   /* peers blocked on us see EOF */
+        if (c->fd[i] >= 0) {
+            shutdown(c->fd[i], SHUT_RDWR);   /* peers blocked on us see EOF at once */
+            close(c->fd[i]);
+        }
     free(c->fd);
     pthread_cond_destroy(&c->cv);
     pthread_mutex_destroy(&c->mu);
