@@ -124,6 +124,9 @@ typedef struct ash_coll_config {
                                           * NCCL_COMM_ID (every rank computes the same id); backend
                                           * nccl only, no fallback; fingerprints and barriers go
                                           * through NCCL too. Ignored for world 1. */
+    const char *nccl_comm_id;            /* no_mpi: the NCCL_COMM_ID value the caller read (NCCL
+                                          * reads it itself; required, so that no rank makes a
+                                          * random id of its own and waits forever) */
 } ash_coll_config_t;
 
 typedef struct ash_coll ash_coll_t;

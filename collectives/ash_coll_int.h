@@ -22,6 +22,7 @@ struct ash_coll {
     MPI_Comm comm;          /* private dup of the caller's communicator; MPI_COMM_NULL if world 1 */
     int mpi_acquired;       /* ash_coll__mpi_acquire succeeded (release owed) */
     int no_mpi;             /* world > 1 without MPI: NCCL bootstrap (config no_mpi) */
+    int have_comm_id;       /* no_mpi: the caller saw NCCL_COMM_ID set */
     int broken;             /* a collective failed mid-way: later calls answer ESTATE */
     char why[384];          /* why the last backend init failed (for the fallback warning) */
     void *impl;             /* backend state */

@@ -376,6 +376,7 @@ ash_coll_status_t ash_coll_open(const char *backend, const ash_coll_config_t *cf
                      : cfg->staging_bytes < 64 ? 64 : cfg->staging_bytes;
     c->comm = MPI_COMM_NULL;
     c->no_mpi = cfg->no_mpi && cfg->world_size > 1;
+    c->have_comm_id = cfg->nccl_comm_id && *cfg->nccl_comm_id;
 
     if (c->no_mpi) {
         if (!strcmp(backend, "mpi")) {

@@ -177,7 +177,7 @@ static ash_coll_status_t ash_coll__nccl_init(ash_coll_t *c, const ash_coll_confi
     /* 2. rank 0 makes the unique id; broadcast over MPI with its outcome. Without MPI every rank
      * makes it: NCCL_COMM_ID (the rendezvous address) makes them all the same */
     memset(&boot, 0, sizeof boot);
-    if (c->no_mpi && !(getenv("NCCL_COMM_ID") && *getenv("NCCL_COMM_ID"))) {
+    if (c->no_mpi && !c->have_comm_id) {
         snprintf(c->why, sizeof c->why, "NCCL_COMM_ID (the ranks' meeting address, IP:PORT) is not set");
         st = ASH_COLL_EUNAVAILABLE;
         goto fail;

@@ -24,6 +24,8 @@
     X(ASH_OPT_BACKEND, "ACCELSHIM_BACKEND", "auto", 0, "collectives: auto|nccl|mpi")                \
     X(ASH_OPT_RENDEZVOUS, "ACCELSHIM_RENDEZVOUS", "mpi", 0,                                          \
       "how ranks meet: mpi (the engine's MPI world) | nccl (NCCL_COMM_ID; no MPI)")                  \
+    X(ASH_OPT_NCCL_COMM_ID, "NCCL_COMM_ID", NULL, 0,                                                 \
+      "IP:PORT where NCCL's bootstrap meets (read by NCCL; needed by ACCELSHIM_RENDEZVOUS=nccl)")    \
     X(ASH_OPT_WIRE_OVERRIDE, "ACCELSHIM_WIRE_OVERRIDE", NULL, 0,                                    \
       "wire dtype for every f32 gradient rule: bf16|f16|no (accelerate-run --mixed-precision)")     \
     X(ASH_OPT_TIMEOUT_S, "ACCELSHIM_TIMEOUT_S", NULL, 0,                                            \

@@ -142,6 +142,9 @@ static void sync_read_env(long *timeout, int *check)
         snprintf(msg, sizeof msg, "ACCELSHIM_RENDEZVOUS=%.200s: expected mpi or nccl", rv);
         sync_fatal(msg);
     }
+    const char *id = ash_opt_str(ASH_OPT_NCCL_COMM_ID);
+    if (rv && !strcmp(rv, "nccl") && !(id && *id))
+        sync_fatal("ACCELSHIM_RENDEZVOUS=nccl: NCCL_COMM_ID (IP:PORT where the ranks meet) is not set");
     *timeout = -1;
     ash_status_t st = ash_opt_int(ASH_OPT_TIMEOUT_S, 0, 86400 * 7, timeout);
     if (st == ASH_ERR_CONFIG) {
@@ -351,6 +354,7 @@ static ash_coll_status_t open_coll(void)
         .log = sync_coll_log,
         /* ranks of the launcher's own engine (per-machine form) are no MPI world */
         .no_mpi = ash_opt_str(ASH_OPT_RENDEZVOUS) && !strcmp(ash_opt_str(ASH_OPT_RENDEZVOUS), "nccl"),
+        .nccl_comm_id = ash_opt_str(ASH_OPT_NCCL_COMM_ID),
     };
     ash_coll_status_t st = ash_coll_open(ash_opt_str(ASH_OPT_BACKEND), &cfg, &S.coll);
     if (st != ASH_COLL_OK) {

@@ -2,7 +2,8 @@
 # Property: garbage in accelshim's environment gives ONE clear line naming the variable and the
 # value, and never undefined behaviour. Decided per variable (documented in the README):
 #   fatal (exit 2 at the first CUDA call, like a policy error): ACCELSHIM_BACKEND,
-#     ACCELSHIM_TIMEOUT_S, ACCELSHIM_CHECK_COLLECTIVES, ACCELSHIM_WIRE_OVERRIDE
+#     ACCELSHIM_TIMEOUT_S, ACCELSHIM_CHECK_COLLECTIVES, ACCELSHIM_WIRE_OVERRIDE,
+#     ACCELSHIM_RENDEZVOUS (and =nccl without NCCL_COMM_ID)
 #   warning + fallback (the program runs): ACCELSHIM_RANK / LOCAL_RANK / WORLD_SIZE (next
 #     source, else the default), ACCELSHIM_DEVICES (all visible devices), ACCELSHIM_LOG (warn),
 #     ACCELSHIM_CRASH_HANDLER (1)
@@ -36,6 +37,8 @@ case_ 2 'ACCELSHIM_TIMEOUT_S=-1: expected whole seconds' ACCELSHIM_TIMEOUT_S=-1
 case_ 2 'ACCELSHIM_TIMEOUT_S=99999999999999999999999: expected' ACCELSHIM_TIMEOUT_S=99999999999999999999999
 case_ 2 'ACCELSHIM_CHECK_COLLECTIVES=yes: expected 0 or 1' ACCELSHIM_CHECK_COLLECTIVES=yes
 case_ 2 'ACCELSHIM_WIRE_OVERRIDE=fp8: expected bf16, f16 or no' ACCELSHIM_WIRE_OVERRIDE=fp8
+case_ 2 'ACCELSHIM_RENDEZVOUS=tcp: expected mpi or nccl' ACCELSHIM_RENDEZVOUS=tcp
+case_ 2 'ACCELSHIM_RENDEZVOUS=nccl: NCCL_COMM_ID .* is not set' ACCELSHIM_RENDEZVOUS=nccl NCCL_COMM_ID=
 # warning + fallback
 case_ 0 'WARN world: ACCELSHIM_WORLD_SIZE="abc" is not an integer in 1\.\.[0-9]+; ignored' ACCELSHIM_WORLD_SIZE=abc
 case_ 0 'WARN world: ACCELSHIM_WORLD_SIZE="99999999999999999999" is not an integer' ACCELSHIM_WORLD_SIZE=99999999999999999999
