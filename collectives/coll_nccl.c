@@ -475,14 +475,19 @@ static void ash_coll__nccl_abort(ash_coll_t *c)
 ash_coll_status_t ash_coll__nccl_allgather_host(ash_coll_t *c, const void *send, size_t bytes, void *all)
 {
     ash_coll_nccl_t *n = c->impl;
-    CUdeviceptr d = 0;
+    ash_coll_nccl_ctx_t *e = NULL;
+    CUdeviceptr d;
     size_t total = bytes * (size_t)c->world;
     ash_coll_status_t st = ASH_COLL_OK;
     ncclResult_t r;
 
     if (!n)
         return ASH_COLL_ESTATE;
-    ASH_COLL_CU(c, c->drv.cuMemAlloc_v2(&d, total));
+    /* the context's scratch (no allocation per call: this runs before every collective with
+     * check_collectives); the legacy stream, waited for on the host before returning */
+    ASH_COLL_CHECK(c, ash_coll__nccl_ctx(c, n, &e));
+    ASH_COLL_CHECK(c, ash_coll__scratch(c, e, total, NULL));
+    d = e->scratch;
     if (c->drv.cuMemcpyHtoDAsync_v2(d + (size_t)c->rank * bytes, send, bytes, NULL) != CUDA_SUCCESS) {
         st = ASH_COLL_ECUDA;
     } else if ((r = n->AllGather((const void *)(uintptr_t)(d + (size_t)c->rank * bytes), (void *)(uintptr_t)d,
@@ -493,7 +498,6 @@ ash_coll_status_t ash_coll__nccl_allgather_host(ash_coll_t *c, const void *send,
                c->drv.cuStreamSynchronize(NULL) != CUDA_SUCCESS) {
         st = ASH_COLL_ECUDA;
     }
-    c->drv.cuMemFree_v2(d);
     if (st != ASH_COLL_OK)
         c->broken = 1;
     return st;
