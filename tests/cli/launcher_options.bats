@@ -189,21 +189,27 @@ dry() { run "$A" --dry-run "$@"; }
   status_is 2
 }
 
-@test "the own engine with the shim: per-machine form meets through NCCL; plain local -n N and --backend mpi are refused" {
+@test "the own engine with the shim: ranks meet through NCCL (per-machine form at the main address, else 127.0.0.1); --backend mpi is refused" {
   # the ranks are separate MPI singletons: with the shim they meet through NCCL_COMM_ID
   dry -n 4 --num-machines 2 --machine-rank 1 --main-process-ip 10.1.2.3 --main-process-port 7000 -- prog
   status_is 0
   contains "--env ACCELSHIM_RENDEZVOUS=nccl --env NCCL_COMM_ID=10.1.2.3:7000"
+  dry -n 4 --num-machines 2 --machine-rank 0 --main-process-ip 10.1.2.3 -- prog
+  contains "NCCL_COMM_ID=10.1.2.3:29500"   # no port given: the same default on every machine
+  dry --launcher local -n 2 -- prog
+  status_is 0
+  [[ $output =~ NCCL_COMM_ID=127\.0\.0\.1:[0-9]+ ]] || { echo "no local rendezvous"; show; false; }
   dry --no-preload -n 4 --num-machines 2 --machine-rank 1 --main-process-ip 10.1.2.3 -- prog
   lacks NCCL_COMM_ID
-  run "$A" -n 4 --num-machines 2 --machine-rank 0 --main-process-ip 127.0.0.1 --backend mpi -- bash -c 'echo RANK-RAN'
-  status_is 2
-  lacks RANK-RAN
-  contains "--backend mpi needs one MPI world"
-  run "$A" --launcher local -n 2 -- bash -c 'echo RANK-RAN'
-  status_is 2
-  lacks RANK-RAN
-  contains "--launcher mpirun"
+  dry --launcher local -n 1 -- prog
+  lacks NCCL_COMM_ID
+  for form in "-n 4 --num-machines 2 --machine-rank 0 --main-process-ip 127.0.0.1" "--launcher local -n 2"; do
+    # shellcheck disable=SC2086  # word splitting wanted
+    run "$A" $form --backend mpi -- bash -c 'echo RANK-RAN'
+    status_is 2
+    lacks RANK-RAN
+    contains "--backend mpi needs one MPI world"
+  done
   # controls: one rank with the shim, and several with --no-preload, run
   run "$A" --launcher local -n 1 -- bash -c 'echo RANK-RAN'
   status_is 0

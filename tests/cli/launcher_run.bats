@@ -216,6 +216,20 @@ per_machine_run() {
   ! cmp -s nosync/p0.bin nosync/p1.bin || { echo "control: unsynced ranks agree (the test proves nothing)"; false; }
 }
 
+@test "--launcher local -n 3 with the shim: the ranks meet through NCCL on this host = 1 rank with a 3x batch" {
+  need_trainer
+  need_shim
+  need_file "$BUILD/tests/hostnccl/libnccl.so.2" hostnccl
+  need_file "$BUILD/tests/equivalence/fcompare" fcompare
+  run timeout 120 "$A" --cpu --launcher local -n 3 --policy "$TOP/tests/equivalence/policies/sgd-fused.yaml" \
+    -- "$TRAINER" --steps 6 --batch 2 --shard-rank '{rank}' --shard-count '{world_size}' --save "$PWD/l{rank}.bin"
+  status_is 0
+  for r in 1 2; do cmp l0.bin "l$r.bin" || { echo "rank $r differs from rank 0"; false; }; done
+  LD_LIBRARY_PATH=$BUILD/tests/hostcuda HOSTCUDA_KERNEL_LIBS=$BUILD/tests/trainers/libmlp_kernels_host.so \
+    "$TRAINER" --steps 6 --batch 6 --save "$PWD/ref3.bin" >/dev/null 2>&1
+  "$BUILD/tests/equivalence/fcompare" l0.bin ref3.bin --rtol 1e-5 --atol 1e-6
+}
+
 @test "per-machine form with the shim: --debug fingerprints travel through NCCL too (a rank with another count stops the job, exit 3)" {
   need_trainer
   need_shim
