@@ -162,6 +162,9 @@ ASH_COLL_API void ash_coll_close(ash_coll_t *c);
 
 ASH_COLL_API const ash_coll_ops_t *ash_coll_ops(const ash_coll_t *c);
 ASH_COLL_API const char *ash_coll_backend_name(const ash_coll_t *c);   /* "nccl" | "mpi" */
+/* 1 when the ranks are no MPI world (config no_mpi, world > 1): host-side exchanges
+ * (ash_coll_fingerprint) then need a current CUDA context. */
+ASH_COLL_API int ash_coll_no_mpi(const ash_coll_t *c);
 
 /* In-place all-reduce of `count` elements of `dtype` at device address `buf`, ordered on
  * `stream`: work the app queued on `stream` before is seen, and work it queues after sees the

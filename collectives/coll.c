@@ -445,6 +445,8 @@ const char *ash_coll_backend_name(const ash_coll_t *c)
     return c && c->ops ? c->ops->name : "none";
 }
 
+int ash_coll_no_mpi(const ash_coll_t *c) { return c && c->no_mpi; }
+
 ash_coll_status_t ash_coll_allreduce(ash_coll_t *c, CUdeviceptr buf, size_t count,
                                      ash_coll_dtype_t dtype, ash_coll_dtype_t wire,
                                      ash_coll_redop_t op, CUstream stream)

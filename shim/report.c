@@ -326,8 +326,7 @@ void ash_report_before_close(ash_coll_t *c)
     const ash_world_t *w = ash_world();
     if (!c || w->size <= 1)
         return;
-    const char *rv = ash_opt_str(ASH_OPT_RENDEZVOUS);
-    if (rv && !strcmp(rv, "nccl")) {
+    if (ash_coll_no_mpi(c)) {
         /* no MPI world: figures could travel only through NCCL, on a CUDA context the program
          * may have destroyed by now */
         ash_info("report", "ranks without an MPI world (ACCELSHIM_RENDEZVOUS=nccl): no job summary; "

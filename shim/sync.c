@@ -65,6 +65,7 @@ static struct {
     bcast_seen_t *seen;
     unsigned long long allreduces, broadcasts, bytes;
     int check;                      /* fingerprint each collective first */
+    int no_mpi;                     /* ACCELSHIM_RENDEZVOUS=nccl: the ranks are no MPI world */
     unsigned long long seq;         /* collectives issued by this rank (all ranks agree) */
     unsigned long long fp_calls;    /* fingerprint exchanges, and their total time */
     double fp_seconds;
@@ -143,7 +144,8 @@ static void sync_read_env(long *timeout, int *check)
         sync_fatal(msg);
     }
     const char *id = ash_opt_str(ASH_OPT_NCCL_COMM_ID);
-    if (rv && !strcmp(rv, "nccl") && !(id && *id))
+    S.no_mpi = rv && !strcmp(rv, "nccl");
+    if (S.no_mpi && !(id && *id))
         sync_fatal("ACCELSHIM_RENDEZVOUS=nccl: NCCL_COMM_ID (IP:PORT where the ranks meet) is not set");
     *timeout = -1;
     ash_status_t st = ash_opt_int(ASH_OPT_TIMEOUT_S, 0, 86400 * 7, timeout);
@@ -353,7 +355,7 @@ static ash_coll_status_t open_coll(void)
         .timeout_s = (double)S.timeout_s,
         .log = sync_coll_log,
         /* ranks of the launcher's own engine (per-machine form) are no MPI world */
-        .no_mpi = ash_opt_str(ASH_OPT_RENDEZVOUS) && !strcmp(ash_opt_str(ASH_OPT_RENDEZVOUS), "nccl"),
+        .no_mpi = S.no_mpi,
         .nccl_comm_id = ash_opt_str(ASH_OPT_NCCL_COMM_ID),
     };
     ash_coll_status_t st = ash_coll_open(ash_opt_str(ASH_OPT_BACKEND), &cfg, &S.coll);
