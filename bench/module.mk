@@ -7,8 +7,6 @@
 #                              MPI_Allreduce on a host buffer (allreduce_mpi), same run
 #   bench/scaling.sh           weak scaling of the bundled trainer on hostcuda: samples/s at 1, 2, 4 ranks
 BENCH_DIR := $(BUILD)/bench
-BENCH_MPI_CFLAGS := $(shell mpicc --showme:compile 2>/dev/null || pkg-config --cflags ompi-c 2>/dev/null)
-BENCH_MPI_LIBS := $(shell mpicc --showme:link 2>/dev/null || pkg-config --libs ompi-c 2>/dev/null || echo -lmpi)
 ALL += $(BENCH_DIR)/launch_overhead $(BENCH_DIR)/fakecuda/libcuda.so.1 \
        $(BENCH_DIR)/allreduce_app $(BENCH_DIR)/allreduce_mpi $(BENCH_DIR)/allreduce_kernels.ptx \
        $(BENCH_DIR)/liballreduce_kernels_host.so
@@ -31,7 +29,7 @@ $(BENCH_DIR)/allreduce_app: bench/allreduce_app.c | $(DEPS_STAMP)
 
 $(BENCH_DIR)/allreduce_mpi: bench/allreduce_mpi.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(BENCH_MPI_CFLAGS) -o $@ $< $(BENCH_MPI_LIBS)
+	$(CC) $(CFLAGS) $(MPI_CFLAGS) -o $@ $< $(MPI_LIBS)
 
 $(BENCH_DIR)/liballreduce_kernels_host.so: $(BENCH_DIR)/allreduce_kernels.host.o | $(DEPS_STAMP)
 	$(CC) -shared -o $@ $<

@@ -8,7 +8,7 @@
 #ifndef ASH_COLL_INT_H
 #define ASH_COLL_INT_H
 
-#include <mpi.h>
+#include "ash_coll_mpi.h"
 #include "ash_coll.h"
 
 struct ash_coll {
@@ -19,7 +19,7 @@ struct ash_coll {
     void (*log)(int level, const char *msg);
     const char *nccl_library;
     size_t staging_bytes;   /* mpi backend: bytes of pinned staging (all-reduce: two slots of <= half) */
-    MPI_Comm comm;          /* private dup of the caller's communicator; MPI_COMM_NULL if world 1 */
+    MPI_Comm comm;          /* private dup of the caller's communicator; ASH_COLL_NO_COMM if world 1 */
     int mpi_acquired;       /* ash_coll__mpi_acquire succeeded (release owed) */
     int no_mpi;             /* world > 1 without MPI: NCCL bootstrap (config no_mpi) */
     int have_comm_id;       /* no_mpi: the caller saw NCCL_COMM_ID set */

@@ -1,7 +1,8 @@
 /* coll.c — collectives front door: backend registry, open/close with auto selection, MPI
  * bootstrap (init once, private dup, finalise only what we initialised), bounded waits, names.
  *
- * Invariant: MPI is touched only when world_size > 1; MPI_Init_thread is called only if the
+ * Invariant: MPI is touched (and libmpi.so.40 opened, mpi_dl.c) only when world_size > 1 and
+ * the ranks are one MPI world; MPI_Init_thread is called only if the
  * program has not initialised MPI itself, and MPI_Finalize only by the last ash_coll_close of a
  * process that initialised it. Backend choice is collective: "auto"/"nccl" either succeed on
  * every rank or every rank falls back to "mpi" (the nccl backend agrees over MPI first).
@@ -140,7 +141,7 @@ ash_coll_status_t ash_coll__mpi_fail(ash_coll_t *c, int rc, const char *call)
     char text[MPI_MAX_ERROR_STRING] = "";
     int len = 0;
 
-    MPI_Error_string(rc, text, &len);
+    ASH_MPI(Error_string)(rc, text, &len);
     ash_coll__log(c, ASH_COLL_LOG_ERROR, "collectives: %s failed on rank %d: %s", call, c->rank,
                   text);
     c->broken = 1;
@@ -167,12 +168,12 @@ ash_coll_status_t ash_coll__mpi_wait(ash_coll_t *c, MPI_Request *req, const char
     int done = 0, rc;
 
     if (c->timeout_s <= 0) {
-        rc = MPI_Wait(req, MPI_STATUS_IGNORE);
+        rc = ASH_MPI(Wait)(req, MPI_STATUS_IGNORE);
         return rc == MPI_SUCCESS ? ASH_COLL_OK : ash_coll__mpi_fail(c, rc, what);
     }
     deadline = ash_coll__now() + c->timeout_s;
     for (;;) {
-        rc = MPI_Test(req, &done, MPI_STATUS_IGNORE);
+        rc = ASH_MPI(Test)(req, &done, MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS)
             return ash_coll__mpi_fail(c, rc, what);
         if (done)
@@ -203,21 +204,21 @@ static ash_coll_status_t ash_coll__mpi_init_locked(ash_coll_t *c)
 {
     int inited = 0, finalized = 0, provided = MPI_THREAD_SINGLE, rc;
 
-    MPI_Finalized(&finalized);
+    ASH_MPI(Finalized)(&finalized);
     if (finalized) {
         ash_coll__log(c, ASH_COLL_LOG_ERROR, "collectives: MPI was already finalised");
         return ASH_COLL_EMPI;
     }
-    MPI_Initialized(&inited);
+    ASH_MPI(Initialized)(&inited);
     if (!inited) {
-        rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided);
+        rc = ASH_MPI(Init_thread)(NULL, NULL, MPI_THREAD_MULTIPLE, &provided);
         if (rc != MPI_SUCCESS)
             return ash_coll__mpi_fail(c, rc, "MPI_Init_thread");
         ash_coll__mpi_owned = 1;
         ash_coll__log(c, ASH_COLL_LOG_DEBUG, "collectives: MPI initialised (thread level %d)",
                       provided);
     } else {
-        MPI_Query_thread(&provided);
+        ASH_MPI(Query_thread)(&provided);
     }
     if (provided < MPI_THREAD_SERIALIZED)
         ash_coll__log(c, ASH_COLL_LOG_WARN,
@@ -232,37 +233,44 @@ static ash_coll_status_t ash_coll__mpi_init_locked(ash_coll_t *c)
 
 ash_coll_status_t ash_coll__mpi_acquire(ash_coll_t *c, const ash_coll_config_t *cfg)
 {
-    MPI_Comm base = cfg->mpi_comm ? *(const MPI_Comm *)cfg->mpi_comm : MPI_COMM_WORLD;
+    MPI_Comm base;
     int size = 0, rank = -1, rc;
     ash_coll_status_t st;
+    char why[512];
 
-    c->comm = MPI_COMM_NULL;
+    c->comm = ASH_COLL_NO_COMM;
     if (c->world == 1)
         return ASH_COLL_OK;
+    /* the first use of MPI in this process: open Open MPI (mpi_dl.c) */
+    if (ash_coll__mpi_load(why, sizeof why) != 0) {
+        ash_coll__log(c, ASH_COLL_LOG_ERROR, "collectives: %s", why);
+        return ASH_COLL_EUNAVAILABLE;
+    }
+    base = cfg->mpi_comm ? *(const MPI_Comm *)cfg->mpi_comm : MPI_COMM_WORLD;
     pthread_mutex_lock(&ash_coll__mpi_mutex);
     st = ash_coll__mpi_init_locked(c);
     if (st == ASH_COLL_OK) {
-        MPI_Comm_size(base, &size);
-        MPI_Comm_rank(base, &rank);
+        ASH_MPI(Comm_size)(base, &size);
+        ASH_MPI(Comm_rank)(base, &rank);
         if (size != c->world || rank != c->rank) {
             ash_coll__log(c, ASH_COLL_LOG_ERROR,
                           "collectives: world mismatch: configured rank %d of %d, but the MPI "
                           "communicator says rank %d of %d (launcher environment?)",
                           c->rank, c->world, rank, size);
             st = ASH_COLL_EINVAL;
-        } else if ((rc = MPI_Comm_dup(base, &c->comm)) != MPI_SUCCESS) {
+        } else if ((rc = ASH_MPI(Comm_dup)(base, &c->comm)) != MPI_SUCCESS) {
             st = ash_coll__mpi_fail(c, rc, "MPI_Comm_dup");
-            c->comm = MPI_COMM_NULL;
+            c->comm = ASH_COLL_NO_COMM;
         } else {
-            MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
-            MPI_Comm_set_name(c->comm, "accelshim");
+            ASH_MPI(Comm_set_errhandler)(c->comm, MPI_ERRORS_RETURN);
+            ASH_MPI(Comm_set_name)(c->comm, "accelshim");
             ash_coll__mpi_users++;
             c->mpi_acquired = 1;
         }
     }
     /* never initialised for nothing: if the first user failed, undo our own init */
     if (st != ASH_COLL_OK && ash_coll__mpi_users == 0 && ash_coll__mpi_owned) {
-        MPI_Finalize();
+        ASH_MPI(Finalize)();
         ash_coll__mpi_owned = 0;
     }
     pthread_mutex_unlock(&ash_coll__mpi_mutex);
@@ -274,12 +282,12 @@ void ash_coll__mpi_release(ash_coll_t *c)
     if (!c->mpi_acquired)
         return;
     pthread_mutex_lock(&ash_coll__mpi_mutex);
-    if (c->comm != MPI_COMM_NULL && !c->broken)
-        MPI_Comm_free(&c->comm);   /* collective; skipped if a peer may be gone */
-    c->comm = MPI_COMM_NULL;
+    if (c->comm != ASH_COLL_NO_COMM && !c->broken)
+        ASH_MPI(Comm_free)(&c->comm);   /* collective; skipped if a peer may be gone */
+    c->comm = ASH_COLL_NO_COMM;
     c->mpi_acquired = 0;
     if (--ash_coll__mpi_users == 0 && ash_coll__mpi_owned) {
-        MPI_Finalize();
+        ASH_MPI(Finalize)();
         ash_coll__mpi_owned = 0;
         ash_coll__log(c, ASH_COLL_LOG_DEBUG, "collectives: MPI finalised");
     }
@@ -374,7 +382,7 @@ ash_coll_status_t ash_coll_open(const char *backend, const ash_coll_config_t *cf
     c->nccl_library = cfg->nccl_library ? cfg->nccl_library : "libnccl.so.2";
     c->staging_bytes = cfg->staging_bytes == 0 ? (size_t)64 << 20
                      : cfg->staging_bytes < 64 ? 64 : cfg->staging_bytes;
-    c->comm = MPI_COMM_NULL;
+    c->comm = ASH_COLL_NO_COMM;
     c->no_mpi = cfg->no_mpi && cfg->world_size > 1;
     c->have_comm_id = cfg->nccl_comm_id && *cfg->nccl_comm_id;
 
@@ -481,11 +489,11 @@ ash_coll_status_t ash_coll_fingerprint(ash_coll_t *c,
         return ASH_COLL_ESTATE;
     if (c->no_mpi)
         return ash_coll__nccl_allgather_host(c, fp, ASH_COLL_FP_WORDS * sizeof *fp, all);
-    if (c->comm == MPI_COMM_NULL) {
+    if (c->comm == ASH_COLL_NO_COMM) {
         memcpy(all, fp, ASH_COLL_FP_WORDS * sizeof *fp);
         return ASH_COLL_OK;
     }
-    rc = MPI_Iallgather(fp, ASH_COLL_FP_WORDS, MPI_UNSIGNED_LONG_LONG, all, ASH_COLL_FP_WORDS,
+    rc = ASH_MPI(Iallgather)(fp, ASH_COLL_FP_WORDS, MPI_UNSIGNED_LONG_LONG, all, ASH_COLL_FP_WORDS,
                         MPI_UNSIGNED_LONG_LONG, c->comm, &req);
     if (rc != MPI_SUCCESS)
         return ash_coll__mpi_fail(c, rc, "MPI_Iallgather(fingerprint)");

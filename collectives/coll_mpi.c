@@ -155,13 +155,13 @@ static ash_coll_status_t ash_coll__iallreduce(ash_coll_t *c, void *buf, size_t n
     MPI_Request req;
     int rc;
 
-    if (c->comm == MPI_COMM_NULL)
+    if (c->comm == ASH_COLL_NO_COMM)
         return ASH_COLL_OK;   /* world 1: the sum of one contribution is itself */
     if (c->timeout_s <= 0) {   /* no deadline of ours: MPI's blocking (tuned) algorithm */
-        rc = MPI_Allreduce(MPI_IN_PLACE, buf, (int)n, dt, op, c->comm);
+        rc = ASH_MPI(Allreduce)(MPI_IN_PLACE, buf, (int)n, dt, op, c->comm);
         return rc == MPI_SUCCESS ? ASH_COLL_OK : ash_coll__mpi_fail(c, rc, "MPI_Allreduce");
     }
-    rc = MPI_Iallreduce(MPI_IN_PLACE, buf, (int)n, dt, op, c->comm, &req);
+    rc = ASH_MPI(Iallreduce)(MPI_IN_PLACE, buf, (int)n, dt, op, c->comm, &req);
     if (rc != MPI_SUCCESS)
         return ash_coll__mpi_fail(c, rc, "MPI_Iallreduce");
     return ash_coll__mpi_wait(c, &req, "MPI_Iallreduce");
@@ -208,9 +208,9 @@ static ash_coll_status_t ash_coll__mpi_init(ash_coll_t *c, const ash_coll_config
     (void)cfg;
     if (!m)
         return ASH_COLL_ENOMEM;
-    if (c->comm != MPI_COMM_NULL) {
-        if (MPI_Op_create(ash_coll__sum_bf16, 1, &m->op_bf16) != MPI_SUCCESS ||
-            MPI_Op_create(ash_coll__sum_f16, 1, &m->op_f16) != MPI_SUCCESS) {
+    if (c->comm != ASH_COLL_NO_COMM) {
+        if (ASH_MPI(Op_create)(ash_coll__sum_bf16, 1, &m->op_bf16) != MPI_SUCCESS ||
+            ASH_MPI(Op_create)(ash_coll__sum_f16, 1, &m->op_f16) != MPI_SUCCESS) {
             free(m);
             return ASH_COLL_EMPI;
         }
@@ -312,7 +312,7 @@ static ash_coll_status_t ash_coll__mpi_broadcast(ash_coll_t *c, CUdeviceptr buf,
     MPI_Request req;
     int rc;
 
-    if (bytes == 0 || c->comm == MPI_COMM_NULL)
+    if (bytes == 0 || c->comm == ASH_COLL_NO_COMM)
         return ASH_COLL_OK;   /* world 1: root's bytes are already everyone's */
     ASH_COLL_CHECK(c, ash_coll__stage_reserve(c, m, chunk));
     for (size_t off = 0; off < bytes; off += n) {
@@ -321,11 +321,11 @@ static ash_coll_status_t ash_coll__mpi_broadcast(ash_coll_t *c, CUdeviceptr buf,
             ASH_COLL_CU(c, c->drv.cuMemcpyDtoHAsync_v2(m->host, buf + off, n, stream));
         ASH_COLL_CU(c, c->drv.cuStreamSynchronize(stream));
         if (c->timeout_s <= 0) {
-            rc = MPI_Bcast(m->host, (int)n, MPI_BYTE, root, c->comm);
+            rc = ASH_MPI(Bcast)(m->host, (int)n, MPI_BYTE, root, c->comm);
             if (rc != MPI_SUCCESS)
                 return ash_coll__mpi_fail(c, rc, "MPI_Bcast");
         } else {
-            rc = MPI_Ibcast(m->host, (int)n, MPI_BYTE, root, c->comm, &req);
+            rc = ASH_MPI(Ibcast)(m->host, (int)n, MPI_BYTE, root, c->comm, &req);
             if (rc != MPI_SUCCESS)
                 return ash_coll__mpi_fail(c, rc, "MPI_Ibcast");
             ASH_COLL_CHECK(c, ash_coll__mpi_wait(c, &req, "MPI_Ibcast"));
@@ -341,9 +341,9 @@ ash_coll_status_t ash_coll__barrier_mpi(ash_coll_t *c)
     MPI_Request req;
     int rc;
 
-    if (c->comm == MPI_COMM_NULL)
+    if (c->comm == ASH_COLL_NO_COMM)
         return ASH_COLL_OK;
-    rc = MPI_Ibarrier(c->comm, &req);
+    rc = ASH_MPI(Ibarrier)(c->comm, &req);
     if (rc != MPI_SUCCESS)
         return ash_coll__mpi_fail(c, rc, "MPI_Ibarrier");
     return ash_coll__mpi_wait(c, &req, "MPI_Ibarrier");
@@ -367,8 +367,8 @@ static void ash_coll__mpi_fini(ash_coll_t *c)
     if (m->host)
         c->drv.cuMemFreeHost(m->host);
     if (m->have_ops) {
-        MPI_Op_free(&m->op_bf16);
-        MPI_Op_free(&m->op_f16);
+        ASH_MPI(Op_free)(&m->op_bf16);
+        ASH_MPI(Op_free)(&m->op_f16);
     }
     free(m);
     c->impl = NULL;

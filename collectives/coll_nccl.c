@@ -78,18 +78,6 @@ typedef struct ash_coll_nccl {
 
 /* ---- loading ----------------------------------------------------------------------------- */
 
-/* libc's dlsym, never the public name: linked into libaccelshim.so, `dlsym` is the shim's own
- * hook (DESIGN.md §3: never call it from inside). */
-static void *ash_coll__dlsym(void *handle, const char *name)
-{
-    static void *(*real)(void *, const char *);
-    if (!real)
-        *(void **)&real = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
-    if (!real)
-        *(void **)&real = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
-    return real ? real(handle, name) : NULL;
-}
-
 /* dlopen + dlsym. A missing file is reported quietly (debug); any other error is shown. */
 static ash_coll_status_t ash_coll__nccl_load(ash_coll_t *c, ash_coll_nccl_t *n)
 {
@@ -136,9 +124,9 @@ static ash_coll_status_t ash_coll__agree(ash_coll_t *c, int ok, int *all_ok)
     int rc;
 
     *all_ok = ok;
-    if (c->comm == MPI_COMM_NULL)
+    if (c->comm == ASH_COLL_NO_COMM)
         return ASH_COLL_OK;
-    rc = MPI_Iallreduce(&ok, all_ok, 1, MPI_INT, MPI_MIN, c->comm, &req);
+    rc = ASH_MPI(Iallreduce)(&ok, all_ok, 1, MPI_INT, MPI_MIN, c->comm, &req);
     if (rc != MPI_SUCCESS)
         return ash_coll__mpi_fail(c, rc, "MPI_Iallreduce(agree)");
     return ash_coll__mpi_wait(c, &req, "MPI_Iallreduce(agree)");
@@ -186,8 +174,8 @@ static ash_coll_status_t ash_coll__nccl_init(ash_coll_t *c, const ash_coll_confi
         boot.r = n->GetUniqueId(&boot.id);
         boot.ok = boot.r == ncclSuccess;
     }
-    if (c->comm != MPI_COMM_NULL) {
-        rc = MPI_Ibcast(&boot, (int)sizeof boot, MPI_BYTE, 0, c->comm, &req);
+    if (c->comm != ASH_COLL_NO_COMM) {
+        rc = ASH_MPI(Ibcast)(&boot, (int)sizeof boot, MPI_BYTE, 0, c->comm, &req);
         if (rc != MPI_SUCCESS) {
             st = ash_coll__mpi_fail(c, rc, "MPI_Ibcast(ncclUniqueId)");
             goto fail;

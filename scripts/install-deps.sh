@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # install-deps.sh — install what accelshim needs to build and test, with apt-get, only if missing.
-# Idempotent: a second run installs nothing. Uses sudo when not root. Says clearly what it could not
+# Idempotent: a second run installs nothing. The Makefile runs it before any compile and reads no
+# flag of these packages before (MPI_CFLAGS is computed at recipe time; tests/make checks). Uses sudo when not root. Says clearly what it could not
 # install and exits non-zero then. The CUDA toolkit (nvcc, cuda.h, NCCL) is not a Debian package
 # here: it is checked, not installed.
 set -u
@@ -9,7 +10,7 @@ set -u
 declare -A want=(
   [libyaml-dev]=/usr/include/yaml.h
   [libunwind-dev]=/usr/include/libunwind.h
-  [libopenmpi-dev]=/usr/include/x86_64-linux-gnu/openmpi/mpi.h
+  [libopenmpi-dev]=/usr/include/x86_64-linux-gnu/openmpi/mpi.h   # mpi.h; the shim dlopens libmpi.so.40
   [openmpi-bin]=/usr/bin/mpirun
   [libcmocka-dev]=/usr/include/cmocka.h
   [bats]=/usr/bin/bats
@@ -43,14 +44,15 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "install-deps: installing ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
   "${sudo_cmd[@]}" apt-get update -qq >/dev/null 2>&1 || echo "install-deps: apt-get update failed (continuing with the cached lists)" >&2
-  if ! "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/tmp/accelshim-apt.log 2>&1; then
+  log=$(mktemp --suffix=.log "${TMPDIR:-/tmp}/accelshim-apt.XXXXXX")
+  if ! "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >"$log" 2>&1; then
     # one by one, to name exactly what failed
     failed=()
     for pkg in "${missing[@]}"; do
-      "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "$pkg" >>/tmp/accelshim-apt.log 2>&1 || failed+=("$pkg")
+      "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "$pkg" >>"$log" 2>&1 || failed+=("$pkg")
     done
     if [ ${#failed[@]} -gt 0 ]; then
-      echo "install-deps: could not install: ${failed[*]} (see /tmp/accelshim-apt.log)" >&2
+      echo "install-deps: could not install: ${failed[*]} (see $log)" >&2
       exit 1
     fi
   fi

@@ -12,7 +12,8 @@
  * NCCL's PreMulSum does. Needs MPI initialised with MPI_THREAD_MULTIPLE (callbacks call MPI),
  * except with NCCL_COMM_ID=IP:PORT, as with real NCCL: then ncclGetUniqueId gives every rank the
  * same id, and ncclCommInitRank meets the others over TCP, rank 0 listening at that address (the
- * others retry for up to 60 s); data then goes through rank 0 (a star), no MPI at all.
+ * others retry for up to 60 s); data then goes through rank 0 (a star), no MPI at all (Open MPI
+ * is opened only on the MPI path, through collectives/mpi_dl.c, so that case never maps it).
  * Also ncclAllGather (bytes). Env: HOSTNCCL_VERSION (default 22809) to exercise the caller's
  * pre-2.10 path (no ncclAvg).
  */
@@ -31,7 +32,7 @@
 #include <unistd.h>
 
 #include <cuda.h>
-#include <mpi.h>
+#include "ash_coll_mpi.h"   /* MPI through collectives/mpi_dl.c: dlopen at first use */
 #include <nccl.h>
 
 #include "../../collectives/ash_coll_cast.h"
@@ -50,7 +51,7 @@ void *hostcuda_host_view(CUdeviceptr p);
 
 struct ncclComm {
     int rank, nranks;
-    MPI_Comm mpi;          /* dup of MPI_COMM_WORLD; MPI_COMM_NULL for one rank or TCP */
+    MPI_Comm mpi;          /* dup of MPI_COMM_WORLD; ASH_COLL_NO_COMM for one rank or TCP */
     int *fd;               /* TCP mode: rank 0 holds fd[r] for r >= 1; others fd[0]; else NULL */
     ncclResult_t async_error;
     /* operations run in issue order even when issued on different streams (as NCCL serialises
@@ -210,8 +211,8 @@ static ncclResult_t hostnccl_tcp_init(struct ncclComm *c, const char *addr)
  * rank 0) or, for one rank, a copy. 0 or -1 (a peer gone). */
 static int hostnccl_allgather(struct ncclComm *c, const void *send, size_t bytes, char *all)
 {
-    if (c->mpi != MPI_COMM_NULL)   /* in place when send is this rank's slot (MPI forbids aliasing) */
-        return MPI_Allgather(send == all + (size_t)c->rank * bytes ? MPI_IN_PLACE : send, (int)bytes, MPI_BYTE,
+    if (c->mpi != ASH_COLL_NO_COMM)   /* in place when send is this rank's slot (MPI forbids aliasing) */
+        return ASH_MPI(Allgather)(send == all + (size_t)c->rank * bytes ? MPI_IN_PLACE : send, (int)bytes, MPI_BYTE,
                              all, (int)bytes, MPI_BYTE, c->mpi) == MPI_SUCCESS ? 0 : -1;
     if (send != all + (size_t)c->rank * bytes)
         memmove(all + (size_t)c->rank * bytes, send, bytes);
@@ -242,7 +243,7 @@ HOSTNCCL_API ncclResult_t ncclCommInitRank(ncclComm_t *out, int nranks, ncclUniq
         return ncclSystemError;
     c->rank = rank;
     c->nranks = nranks;
-    c->mpi = MPI_COMM_NULL;
+    c->mpi = ASH_COLL_NO_COMM;
     pthread_mutex_init(&c->mu, NULL);
     pthread_cond_init(&c->cv, NULL);
     if (nranks > 1 && !strncmp(id.internal, HOSTNCCL_TCP, strlen(HOSTNCCL_TCP))) {
@@ -252,29 +253,34 @@ HOSTNCCL_API ncclResult_t ncclCommInitRank(ncclComm_t *out, int nranks, ncclUniq
             return r;
         }
     } else if (nranks > 1) {
-        MPI_Initialized(&inited);
+        char why[200];   /* fits hostnccl_last_error with the prefix */
+        if (ash_coll__mpi_load(why, sizeof why) != 0) {
+            free(c);
+            return hostnccl_fail(ncclSystemError, "ncclCommInitRank: %s", why);
+        }
+        ASH_MPI(Initialized)(&inited);
         if (!inited) {
             free(c);
             return hostnccl_fail(ncclInvalidUsage, "MPI is not initialised%s", "");
         }
-        MPI_Query_thread(&level);
-        MPI_Comm_size(MPI_COMM_WORLD, &size);
-        MPI_Comm_rank(MPI_COMM_WORLD, &me);
+        ASH_MPI(Query_thread)(&level);
+        ASH_MPI(Comm_size)(MPI_COMM_WORLD, &size);
+        ASH_MPI(Comm_rank)(MPI_COMM_WORLD, &me);
         if (level != MPI_THREAD_MULTIPLE || size != nranks || me != rank) {
             free(c);
             return hostnccl_fail(ncclInvalidUsage, "needs MPI_THREAD_MULTIPLE and the world "
                                  "to match nranks/rank%s", "");
         }
-        MPI_Comm_dup(MPI_COMM_WORLD, &c->mpi);
+        ASH_MPI(Comm_dup)(MPI_COMM_WORLD, &c->mpi);
         /* every rank must have received rank 0's id (the caller's broadcast) */
         for (size_t i = 0; i < sizeof id.internal; i++)
             h = (h ^ (unsigned char)id.internal[i]) * 1099511628211ull;
         h0 = h;
-        MPI_Bcast(&h0, 1, MPI_UNSIGNED_LONG_LONG, 0, c->mpi);
+        ASH_MPI(Bcast)(&h0, 1, MPI_UNSIGNED_LONG_LONG, 0, c->mpi);
         same = h0 == h;
-        MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_MIN, c->mpi);
+        ASH_MPI(Allreduce)(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_MIN, c->mpi);
         if (!same) {
-            MPI_Comm_free(&c->mpi);
+            ASH_MPI(Comm_free)(&c->mpi);
             free(c);
             return hostnccl_fail(ncclInvalidUsage, "ranks passed different unique ids%s", "");
         }
@@ -287,8 +293,8 @@ static ncclResult_t hostnccl_free(ncclComm_t c)
 {
     if (!c)
         return ncclInvalidArgument;
-    if (c->mpi != MPI_COMM_NULL)
-        MPI_Comm_free(&c->mpi);
+    if (c->mpi != ASH_COLL_NO_COMM)
+        ASH_MPI(Comm_free)(&c->mpi);
     for (int i = 0; c->fd && i < c->nranks; i++)
         if (c->fd[i] >= 0) {
             shutdown(c->fd[i], SHUT_RDWR);   /* peers blocked on us see EOF at once */
@@ -385,8 +391,8 @@ static void hostnccl_run_op(hostnccl_op *o)
     } else if (o->is_bcast) {
         if (c->rank == o->root && o->send != o->recv)
             memmove(o->recv, o->send, bytes);
-        if (c->mpi != MPI_COMM_NULL) {
-            MPI_Bcast(o->recv, (int)bytes, MPI_BYTE, o->root, c->mpi);
+        if (c->mpi != ASH_COLL_NO_COMM) {
+            ASH_MPI(Bcast)(o->recv, (int)bytes, MPI_BYTE, o->root, c->mpi);
         } else if (c->fd) {   /* TCP: everyone's copy through rank 0, then the root's */
             char *all = malloc(bytes * (size_t)c->nranks);
             if (!all || hostnccl_allgather(c, o->recv, bytes, all) != 0)

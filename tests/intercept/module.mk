@@ -50,7 +50,7 @@ $(ITEST_DIR)/%: $(ITEST_DIR)/%.o
 ITEST_TSAN_OK := $(shell echo 'int main(void){return 0;}' | $(CC) -fsanitize=thread -x c - -o /dev/null 2>/dev/null && echo yes)
 ifeq ($(ITEST_TSAN_OK),yes)
 ITEST_TSAN_DIR  := $(ITEST_DIR)/tsan
-ITEST_TSAN_SRCS := $(filter-out intercept/doors.c,$(wildcard intercept/*.c shim/*.c))
+ITEST_TSAN_SRCS := $(filter-out intercept/doors.c,$(ASH_LIB_SRCS))
 ITEST_TSAN_OBJS := $(patsubst %.c,$(ITEST_TSAN_DIR)/%.o,$(ITEST_TSAN_SRCS)) $(ITEST_TSAN_DIR)/intercept/doors.o
 ITEST_TSAN_FLAGS := $(filter-out -O2,$(CFLAGS)) -O1
 ALL += $(ITEST_TSAN_DIR)/libaccelshim.so $(ITEST_TSAN_DIR)/threads
@@ -63,10 +63,10 @@ $(ITEST_TSAN_DIR)/%.o: %.c $(ASH_LIB_HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ASH_LIB_CPPFLAGS) $(ITEST_TSAN_FLAGS) -fsanitize=thread $(PTHREAD) -c -o $@ $<
 
-$(ITEST_TSAN_DIR)/libaccelshim.so: $(ITEST_TSAN_OBJS) intercept/exports.map \
-    $(BUILD)/policy/libash_policy.a $(BUILD)/collectives/libash_coll.a
-	$(CC) -shared -fsanitize=thread $(PTHREAD) -o $@ $(ITEST_TSAN_OBJS) \
-	    -Wl,--version-script=intercept/exports.map -Wl,--no-undefined $(ASH_LIB_EXTRA_LIBS) -ldl
+# the same parts and link line as libaccelshim.mk, objects built with -fsanitize=thread
+$(ITEST_TSAN_DIR)/libaccelshim.so: $(ITEST_TSAN_OBJS) $(ASH_LIB_BLOBS) $(ASH_LIB_ARCHIVES) intercept/exports.map
+	$(CC) -shared -fsanitize=thread $(PTHREAD) -o $@ $(ITEST_TSAN_OBJS) $(ASH_LIB_BLOBS) $(ASH_LIB_LDFLAGS) \
+	    $(ASH_LIB_ARCHIVES) $(ASH_LIB_LDLIBS)
 
 $(ITEST_TSAN_DIR)/threads: tests/intercept/threads.c $(ITEST_HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)

@@ -1,0 +1,92 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2034  # T_* paths are read by the tests that source this file
+# tests/lib.sh — the one shared test library (sourced, never run): repository paths, skip / fail
+# helpers (a skip exits 77 with its reason, never passes), TAP cases, a scratch directory removed
+# at exit, Open MPI's command line for this host (t_mpirun), {rank} templating (t_template) and
+# the "N ranks equal one rank with N x batch" comparison (t_equiv, scripts/equiv-compare).
+# Every suite's own lib.sh (tests/*/lib.sh, tests/cli/helpers.bash) sources this file first and
+# adds only what is particular to it. Works under `set -u`; changes no shell option itself.
+
+T_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+T_BUILD=$T_TOP/build
+T_SHIM=$T_BUILD/libaccelshim.so
+T_IO=$T_BUILD/libaccelshim-io.so
+T_HOSTCUDA_DIR=$T_BUILD/tests/hostcuda
+T_HOSTNCCL_DIR=$T_BUILD/tests/hostnccl
+T_MLP=$T_BUILD/tests/trainers/mlp
+T_LAUNCHER=$T_TOP/scripts/accelerate-run
+T_COMPARE=$T_TOP/scripts/equiv-compare
+# the host builds of every kernel the bundled trainer and the shim launch (hostcuda's
+# HOSTCUDA_KERNEL_LIBS): the trainer's, the collectives' casts, the NaN sentinel's scans
+T_KLIBS=$T_BUILD/tests/trainers/libmlp_kernels_host.so:$T_BUILD/collectives/libash_cast_kernels_host.so
+T_KLIBS=$T_KLIBS:$T_BUILD/shim/libash_inspect_kernels_host.so
+
+# ---- verdicts --------------------------------------------------------------------------------
+# skip REASON: the property cannot be checked here (exit 77, counted apart from a pass)
+skip() { echo "SKIP: $*"; exit 77; }
+# fail REASON: the property does not hold (exit 1)
+fail() { echo "FAIL: $*"; exit 1; }
+# need FILE...: skip unless every FILE exists (a build product this test runs)
+need() { local f; for f in "$@"; do [ -e "$f" ] || skip "$f is not built (make all)"; done; }
+# need_cmd CMD...: skip unless every command is installed
+need_cmd() { local c; for c in "$@"; do command -v "$c" >/dev/null 2>&1 || skip "$c is not installed (scripts/install-deps.sh)"; done; }
+need_mpirun() { need_cmd mpirun; }
+# need_root_ns: skip unless this process may make a private mount namespace (unshare -m as root)
+need_root_ns() {
+    [ "$(id -u)" -eq 0 ] || skip "needs root for a private mount namespace (unshare -m)"
+    unshare -m true 2>/dev/null || skip "unshare -m is not permitted here"
+}
+
+# TAP: t_case STATUS DESCRIPTION (STATUS 0 = ok); t_done ends the plan and exits 1 on any failure.
+T_N=0
+T_FAILED=0
+t_case() {
+    T_N=$((T_N + 1))
+    if [ "$1" -eq 0 ]; then echo "ok $T_N - $2"; else echo "not ok $T_N - $2"; T_FAILED=1; fi
+}
+t_done() { echo "1..$T_N"; [ "$T_FAILED" -eq 0 ]; exit $?; }
+# t_show FILE...: evidence of a failed case, as TAP comments (last 20 lines)
+t_show() { sed 's/^/# /' "$@" | tail -n 20; }
+
+# t_tmp: a private scratch directory in T_TMP, removed when the test exits
+t_tmp() {
+    T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/accelshim-test.XXXXXX")
+    trap 'rm -rf "$T_TMP"' EXIT
+}
+
+# ---- running ranks -------------------------------------------------------------------------
+# t_mpirun NP ARGS...: Open MPI on this host only: as root it must be told; --oversubscribe lets
+# 4 ranks share 2 cores; TCP and shared memory on loopback (no single-copy: containers forbid it).
+# T_MPIRUN_TIMEOUT (default 120 s) bounds the whole run.
+t_mpirun() {
+    local np=$1; shift
+    local root=()
+    [ "$(id -u)" -eq 0 ] && root=(--allow-run-as-root)
+    timeout -k 5 "${T_MPIRUN_TIMEOUT:-120}" mpirun "${root[@]}" --oversubscribe --bind-to none -np "$np" \
+        --mca btl self,tcp,vader --mca btl_vader_single_copy_mechanism none \
+        --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo "$@"
+}
+
+# t_template RANK WORLD ARG...: print each ARG (one per line, NUL-free) with {rank} and
+# {world_size} replaced, as accelerate-run substitutes them. Use: mapfile -t a < <(t_template ...)
+t_template() {
+    local r=$1 w=$2 x; shift 2
+    for x in "$@"; do x=${x//\{rank\}/$r}; printf '%s\n' "${x//\{world_size\}/$w}"; done
+}
+
+# t_rank_cmd: the bash program each mpirun rank runs to exec "$0" "$@" with {rank}/{world_size}
+# templated, sharded by rank, LD_PRELOAD=$T_PRELOAD. Pass it as: bash -c "$(t_rank_cmd)" PROG ARGS
+# shellcheck disable=SC2016  # expanded by the rank shell, on purpose
+t_rank_cmd() {
+    printf '%s' 'r=$OMPI_COMM_WORLD_RANK w=$OMPI_COMM_WORLD_SIZE; a=()
+        for x in "$@"; do x=${x//\{rank\}/$r}; a+=("${x//\{world_size\}/$w}"); done
+        LD_PRELOAD=$T_PRELOAD exec "$0" "${a[@]}" --shard-rank "$r" --shard-count "$w"'
+}
+
+# ---- the equivalence comparison --------------------------------------------------------------
+# t_equiv OUT RANKFILE... -- REFERENCE [equiv-compare options]: "every rank equals the
+# reference" (scripts/equiv-compare), its report in OUT; returns its status (0 equal, 1 not).
+t_equiv() {
+    local out=$1; shift
+    "$T_COMPARE" "$@" >"$out" 2>&1
+}
