@@ -7,6 +7,8 @@
 # Timing helpers: bench_now (seconds, ns resolution), bench_median (of its arguments).
 
 BENCH_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=tests/lib.sh
+. "$BENCH_TOP/tests/lib.sh"
 # shellcheck disable=SC2034  # used by the scripts that source this file
 BENCH_BUILD=$BENCH_TOP/build
 
@@ -33,10 +35,5 @@ bench_skip_unless_built() {
 # bench_mpirun NP ARGS... : Open MPI on this host only, as the equivalence suite runs it (as root it
 # must be told; --oversubscribe lets 4 ranks share 2 cores; shared memory without single-copy).
 bench_mpirun() {
-    local np=$1; shift
-    local root=()
-    [ "$(id -u)" -eq 0 ] && root=(--allow-run-as-root)
-    timeout -k 5 "${BENCH_MPI_TIMEOUT:-180}" mpirun "${root[@]}" --oversubscribe --bind-to none -np "$np" \
-        --mca btl self,tcp,vader --mca btl_vader_single_copy_mechanism none \
-        --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo "$@"
+    T_MPIRUN_TIMEOUT=${BENCH_MPI_TIMEOUT:-180} t_mpirun "$@"   # tests/lib.sh: one command line for this host
 }

@@ -1,6 +1,7 @@
 # scripts/install.mk — `make install [PREFIX=/usr/local] [DESTDIR=]`: the recipe of the top
 # Makefile's phony `install` target (builds `all` first). Layout (what accelerate-run expects):
-#   PREFIX/bin/accelerate-run, PREFIX/bin/accelshim-policy, PREFIX/bin/accelshim-compare
+#   PREFIX/bin/accelerate-run, PREFIX/bin/accelshim-policy, PREFIX/bin/accelshim-compare,
+#   PREFIX/bin/accelshim-equiv (the equivalence comparison, for accelerate-run test)
 #   PREFIX/lib/accelshim/libaccelshim.so            found by the launcher from its own path
 #   PREFIX/lib/accelshim/libaccelshim-io.so         (one writer per output), preloaded beside it
 #   PREFIX/lib/accelshim/accelerate-run.d/          the launcher's helpers (rank wrapper, subcommands)
@@ -24,6 +25,7 @@ install: all
 	install -m 0755 $(BUILD)/libaccelshim-io.so $(INSTALL_LIBDIR)/libaccelshim-io.so
 	install -m 0755 $(BUILD)/bin/accelshim-policy $(INSTALL_ROOT)/bin/accelshim-policy
 	install -m 0755 $(BUILD)/bin/accelshim-compare $(INSTALL_ROOT)/bin/accelshim-compare
+	install -m 0755 $(BUILD)/bin/accelshim-equiv $(INSTALL_ROOT)/bin/accelshim-equiv
 	@set -e; \
 	inst() { if [ -f "$$1" ]; then install -d "$$(dirname "$$2")"; install -m "$$3" "$$1" "$$2"; \
 	         else echo "install: $$1 not built; skipped"; fi; }; \

@@ -3,9 +3,11 @@
 # tests/lib.sh — the one shared test library (sourced, never run): repository paths, skip / fail
 # helpers (a skip exits 77 with its reason, never passes), TAP cases, a scratch directory removed
 # at exit, Open MPI's command line for this host (t_mpirun), {rank} templating (t_template) and
-# the "N ranks equal one rank with N x batch" comparison (t_equiv, scripts/equiv-compare).
-# Every suite's own lib.sh (tests/*/lib.sh, tests/cli/helpers.bash) sources this file first and
-# adds only what is particular to it. Works under `set -u`; changes no shell option itself.
+# the "N ranks equal one rank with N x batch" comparison (t_equiv: tools/accelshim-equiv.c).
+# Every suite's own lib.sh (tests/*/lib.sh, tests/cli/helpers.bash, tests/trainers/mlp_test_lib.sh)
+# sources this file first and adds only what is particular to it. Names: t_* / T_* only, so a
+# script that sources it keeps its own functions (scripts/gpu-check.sh has a need()). Works under
+# `set -u`; changes no shell option itself.
 
 T_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 T_BUILD=$T_TOP/build
@@ -15,26 +17,26 @@ T_HOSTCUDA_DIR=$T_BUILD/tests/hostcuda
 T_HOSTNCCL_DIR=$T_BUILD/tests/hostnccl
 T_MLP=$T_BUILD/tests/trainers/mlp
 T_LAUNCHER=$T_TOP/scripts/accelerate-run
-T_COMPARE=$T_TOP/scripts/equiv-compare
+T_EQUIV=$T_BUILD/bin/accelshim-equiv
 # the host builds of every kernel the bundled trainer and the shim launch (hostcuda's
 # HOSTCUDA_KERNEL_LIBS): the trainer's, the collectives' casts, the NaN sentinel's scans
 T_KLIBS=$T_BUILD/tests/trainers/libmlp_kernels_host.so:$T_BUILD/collectives/libash_cast_kernels_host.so
 T_KLIBS=$T_KLIBS:$T_BUILD/shim/libash_inspect_kernels_host.so
 
 # ---- verdicts --------------------------------------------------------------------------------
-# skip REASON: the property cannot be checked here (exit 77, counted apart from a pass)
-skip() { echo "SKIP: $*"; exit 77; }
-# fail REASON: the property does not hold (exit 1)
-fail() { echo "FAIL: $*"; exit 1; }
-# need FILE...: skip unless every FILE exists (a build product this test runs)
-need() { local f; for f in "$@"; do [ -e "$f" ] || skip "$f is not built (make all)"; done; }
-# need_cmd CMD...: skip unless every command is installed
-need_cmd() { local c; for c in "$@"; do command -v "$c" >/dev/null 2>&1 || skip "$c is not installed (scripts/install-deps.sh)"; done; }
-need_mpirun() { need_cmd mpirun; }
-# need_root_ns: skip unless this process may make a private mount namespace (unshare -m as root)
-need_root_ns() {
-    [ "$(id -u)" -eq 0 ] || skip "needs root for a private mount namespace (unshare -m)"
-    unshare -m true 2>/dev/null || skip "unshare -m is not permitted here"
+# t_skip REASON: the property cannot be checked here (exit 77, counted apart from a pass)
+t_skip() { echo "SKIP: $*"; exit 77; }
+# t_fail REASON: the property does not hold (exit 1)
+t_fail() { echo "FAIL: $*"; exit 1; }
+# t_need FILE...: skip unless every FILE exists (a build product this test runs)
+t_need() { local f; for f in "$@"; do [ -e "$f" ] || t_skip "$f is not built (make all)"; done; }
+# t_need_cmd CMD...: skip unless every command is installed
+t_need_cmd() { local c; for c in "$@"; do command -v "$c" >/dev/null 2>&1 || t_skip "$c is not installed (scripts/install-deps.sh)"; done; }
+t_need_mpirun() { t_need_cmd mpirun; }
+# t_need_root_ns: skip unless this process may make a private mount namespace (unshare -m as root)
+t_need_root_ns() {
+    [ "$(id -u)" -eq 0 ] || t_skip "needs root for a private mount namespace (unshare -m)"
+    unshare -m true 2>/dev/null || t_skip "unshare -m is not permitted here"
 }
 
 # TAP: t_case STATUS DESCRIPTION (STATUS 0 = ok); t_done ends the plan and exits 1 on any failure.
@@ -74,19 +76,24 @@ t_template() {
     for x in "$@"; do x=${x//\{rank\}/$r}; printf '%s\n' "${x//\{world_size\}/$w}"; done
 }
 
-# t_rank_cmd: the bash program each mpirun rank runs to exec "$0" "$@" with {rank}/{world_size}
-# templated, sharded by rank, LD_PRELOAD=$T_PRELOAD. Pass it as: bash -c "$(t_rank_cmd)" PROG ARGS
+# t_rank_cmd: the bash program each mpirun rank runs: exec "$0" "$@" with {rank} and
+# {world_size} templated (Open MPI's rank variables), LD_PRELOAD=$T_PRELOAD, sharded by rank
+# (--shard-rank R --shard-count W appended), output to $T_RANK_LOG templated when that is set.
+# Use: t_mpirun NP -x T_PRELOAD=... [-x T_RANK_LOG=...] bash -c "$(t_rank_cmd)" PROGRAM ARGS...
 # shellcheck disable=SC2016  # expanded by the rank shell, on purpose
 t_rank_cmd() {
     printf '%s' 'r=$OMPI_COMM_WORLD_RANK w=$OMPI_COMM_WORLD_SIZE; a=()
         for x in "$@"; do x=${x//\{rank\}/$r}; a+=("${x//\{world_size\}/$w}"); done
+        if [ -n "${T_RANK_LOG:-}" ]; then x=${T_RANK_LOG//\{rank\}/$r}; exec >"$x" 2>&1; fi
         LD_PRELOAD=$T_PRELOAD exec "$0" "${a[@]}" --shard-rank "$r" --shard-count "$w"'
 }
 
 # ---- the equivalence comparison --------------------------------------------------------------
-# t_equiv OUT RANKFILE... -- REFERENCE [equiv-compare options]: "every rank equals the
-# reference" (scripts/equiv-compare), its report in OUT; returns its status (0 equal, 1 not).
+# t_equiv OUT [accelshim-equiv options] --ref REFERENCE RANKFILE...: every rank's parameters equal
+# rank 0's bit for bit and rank 0's equal the reference within the tolerance (default rtol 1e-5,
+# atol 1e-6); the tool's report (both sides of any mismatch) in OUT; returns its status (0 equal,
+# 1 not, 2 a file missing or unreadable).
 t_equiv() {
     local out=$1; shift
-    "$T_COMPARE" "$@" >"$out" 2>&1
+    "$T_EQUIV" "$@" >"$out" 2>&1
 }

@@ -1,15 +1,17 @@
-# helpers.bash — shared set-up for the accelerate-run bats tests (tests/cli/*.bats).
-# Locates the repository from this file's path; A = the launcher under test. need_* helpers
-# skip a test (counted as skipped, never passed) when a build product it needs is missing.
+# helpers.bash — shared set-up for the accelerate-run bats tests (tests/cli/*.bats), on the
+# shared library tests/lib.sh (paths). A = the launcher under test. need_* helpers skip a test
+# with bats' own skip (counted as skipped, never passed) when a build product it needs is missing.
 # shellcheck shell=bash disable=SC2034,SC2154  # variables used by the .bats files; status/output set by bats
 
-TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-A=$TOP/scripts/accelerate-run
-BUILD=$TOP/build
+# shellcheck source=tests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+TOP=$T_TOP
+A=$T_LAUNCHER
+BUILD=$T_BUILD
 POLICY_TOOL=$BUILD/bin/accelshim-policy
-TRAINER=$BUILD/tests/trainers/mlp
-SHIM=$BUILD/libaccelshim.so
-HOSTCUDA=$BUILD/tests/hostcuda/libcuda.so.1
+TRAINER=$T_MLP
+SHIM=$T_SHIM
+HOSTCUDA=$T_HOSTCUDA_DIR/libcuda.so.1
 
 need_file() { [ -e "$1" ] || skip "${2:-$1} not built ($1 missing)"; }
 need_cmd() { command -v "$1" >/dev/null 2>&1 || skip "$1 not installed"; }

@@ -11,11 +11,11 @@
 set -u
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
-need "$T_SHIM" "$T_MLP" "$T_HOSTCUDA_DIR/libcuda.so.1" "$T_HOSTNCCL_DIR/libnccl.so.2"
-need_cmd readelf
+t_need "$T_SHIM" "$T_MLP" "$T_HOSTCUDA_DIR/libcuda.so.1" "$T_HOSTNCCL_DIR/libnccl.so.2"
+t_need_cmd readelf
 t_tmp
 policy=$T_TOP/tests/equivalence/policies/sgd-fused.yaml
-[ -f "$policy" ] || fail "$policy missing"
+[ -f "$policy" ] || t_fail "$policy missing"
 
 # loaded LOGDIR: the libraries mapped by the processes that loaded libaccelshim.so, one line each
 # "PID LIBRARY"; prints nothing when no such process left a log

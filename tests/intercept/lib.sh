@@ -1,17 +1,21 @@
 # shellcheck shell=bash
-# lib.sh — sourced by the intercept tests: locate the repo and build outputs, skip (77) when a
-# precondition is missing. Sets ROOT, B (build/tests/intercept), SHIM, HOSTCUDA_DIR and the
-# environment a test program needs on hostcuda (LD_LIBRARY_PATH, HOSTCUDA_KERNEL_LIBS, ITEST_PTX).
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-B=$ROOT/build/tests/intercept
-SHIM=$ROOT/build/libaccelshim.so
-HOSTCUDA_DIR=$ROOT/build/tests/hostcuda
+# shellcheck disable=SC2034  # read by the tests that source this file
+# lib.sh — sourced by the intercept tests, on the shared library tests/lib.sh: the build outputs
+# they run, skip (77) when one is missing. Sets ROOT, B (build/tests/intercept), SHIM,
+# HOSTCUDA_DIR and the environment a test program needs on hostcuda (LD_LIBRARY_PATH,
+# HOSTCUDA_KERNEL_LIBS, ITEST_PTX); skip/fail/need are the shared t_skip/t_fail/t_need.
+# shellcheck source=tests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+ROOT=$T_TOP
+B=$T_BUILD/tests/intercept
+SHIM=$T_SHIM
+HOSTCUDA_DIR=$T_HOSTCUDA_DIR
 
-skip() { echo "SKIP: $*"; exit 77; }
-fail() { echo "FAIL: $*"; exit 1; }
-need() { for f in "$@"; do [ -e "$f" ] || skip "$f is not built"; done; }
+skip() { t_skip "$@"; }
+fail() { t_fail "$@"; }
+need() { t_need "$@"; }
 
-need "$SHIM" "$HOSTCUDA_DIR/libcuda.so.1"
+t_need "$SHIM" "$HOSTCUDA_DIR/libcuda.so.1"
 export LD_LIBRARY_PATH=$HOSTCUDA_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export HOSTCUDA_KERNEL_LIBS=$B/libitest_kernels.so
 export ITEST_PTX=$B/kernels.ptx

@@ -10,16 +10,16 @@
 set -u
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
-need_root_ns
-need_cmd git mpicc
+t_need_root_ns
+t_need_cmd git mpicc
 t_tmp
 
 # the tree as a fresh clone would have it: tracked + untracked-not-ignored files, no build/
 src=$T_TMP/src
 mkdir -p "$src"
 (cd "$T_TOP" && git ls-files -z --cached --others --exclude-standard | xargs -0 tar --ignore-failed-read -cf - 2>/dev/null) \
-    | tar xf - -C "$src" || fail "cannot copy the tree"
-[ -f "$src/Makefile" ] || fail "copy of the tree has no Makefile"
+    | tar xf - -C "$src" || t_fail "cannot copy the tree"
+[ -f "$src/Makefile" ] || t_fail "copy of the tree has no Makefile"
 
 # what Open MPI puts on the machine (Debian 12's libopenmpi-dev, libopenmpi3, openmpi-bin)
 hide=()
@@ -71,15 +71,15 @@ T=$T_TMP unshare -m --propagation private bash -c '
 ' _ >"$T_TMP/make.log" 2>&1
 rc=$?
 if [ "$rc" -eq 90 ] || [ "$rc" -eq 91 ]; then
-    cat "$T_TMP/make.log"; fail "could not hide Open MPI (status $rc)"
+    cat "$T_TMP/make.log"; t_fail "could not hide Open MPI (status $rc)"
 fi
 if ! grep -q 'libopenmpi-dev\|openmpi-bin' "$T_TMP/apt.log" 2>/dev/null; then
-    tail -n 30 "$T_TMP/make.log"; fail "install-deps never asked apt-get for Open MPI: the precondition did not hold"
+    tail -n 30 "$T_TMP/make.log"; t_fail "install-deps never asked apt-get for Open MPI: the precondition did not hold"
 fi
 if [ "$rc" -ne 0 ]; then
     echo "--- last lines of the first \`make demo\` (status $rc) ---"; tail -n 40 "$T_TMP/make.log"
-    fail "the first \`make demo\` on a machine without Open MPI failed (status $rc)"
+    t_fail "the first \`make demo\` on a machine without Open MPI failed (status $rc)"
 fi
-grep -q '^EQUAL' "$T_TMP/make.log" || { tail -n 30 "$T_TMP/make.log"; fail "make demo succeeded but printed no EQUAL verdict"; }
+grep -q '^EQUAL' "$T_TMP/make.log" || { tail -n 30 "$T_TMP/make.log"; t_fail "make demo succeeded but printed no EQUAL verdict"; }
 echo "# the first make compiled $(grep -Ec '^(cc|gcc|clang|/[^ ]*nvcc) ' "$T_TMP/make.log") programs/objects; its verdict: $(grep -m1 '^EQUAL' "$T_TMP/make.log")"
 echo "ok: first \`make demo\` succeeded; apt-get asked for: $(grep -o 'libopenmpi-dev\|openmpi-bin' "$T_TMP/apt.log" | sort -u | tr '\n' ' ')"

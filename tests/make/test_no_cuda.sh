@@ -7,12 +7,12 @@
 set -u
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
-need_root_ns
+t_need_root_ns
 t_tmp
 src=$T_TMP/src
 mkdir -p "$src" "$T_TMP/empty" "$T_TMP/nocuda"
 (cd "$T_TOP" && git ls-files -z --cached --others --exclude-standard -- Makefile '*.mk' 'scripts/*' \
-    | xargs -0 tar --ignore-failed-read -cf - 2>/dev/null) | tar xf - -C "$src" || fail "cannot copy the Makefiles"
+    | xargs -0 tar --ignore-failed-read -cf - 2>/dev/null) | tar xf - -C "$src" || t_fail "cannot copy the Makefiles"
 mkdir -p "$src/build" && : >"$src/build/marker"
 cuda=$(readlink -f /usr/local/cuda 2>/dev/null || echo /usr/local/cuda)
 

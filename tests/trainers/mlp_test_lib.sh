@@ -1,32 +1,31 @@
 # shellcheck shell=bash
+# shellcheck disable=SC2034  # MLP_* are read by the tests that source this file
 # mlp_test_lib.sh — shared setup for the tests of build/tests/trainers/mlp (sourced, not a test).
 # Locates the repo root from the test's own path, checks preconditions (exit 77 = skip when the
 # CUDA driver to run on is missing; exit 1 when the trainer itself was not built), and provides
 # mlp_run (runs the trainer, fails the test loudly on a non-zero exit) and a scratch directory.
 # Driver: build/tests/hostcuda/libcuda.so.1 (hostcuda) by default; MLP_TEST_LIBCUDA_DIR names another
 # directory holding a libcuda.so.1 (e.g. the real driver's, on a GPU machine).
+# Built on the shared library tests/lib.sh (paths, skip/fail, scratch directory).
 set -u
-MLP_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-MLP_BIN="$MLP_ROOT/build/tests/trainers/mlp"
-MLP_KLIB="$MLP_ROOT/build/tests/trainers/libmlp_kernels_host.so"
-MLP_DRIVER_DIR=${MLP_TEST_LIBCUDA_DIR:-$MLP_ROOT/build/tests/hostcuda}
+# shellcheck source=tests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+MLP_ROOT=$T_TOP
+MLP_BIN=$T_MLP
+MLP_KLIB="$T_BUILD/tests/trainers/libmlp_kernels_host.so"
+MLP_DRIVER_DIR=${MLP_TEST_LIBCUDA_DIR:-$T_HOSTCUDA_DIR}
 
 mlp_need_driver() {
-    if [ ! -e "$MLP_DRIVER_DIR/libcuda.so.1" ]; then
-        echo "skip: no CUDA driver to run on: $MLP_DRIVER_DIR/libcuda.so.1 is missing (make build/tests/hostcuda/libcuda.so.1)"
-        exit 77
-    fi
+    [ -e "$MLP_DRIVER_DIR/libcuda.so.1" ] \
+        || t_skip "no CUDA driver to run on: $MLP_DRIVER_DIR/libcuda.so.1 is missing (make build/tests/hostcuda/libcuda.so.1)"
     for f in "$MLP_BIN" "$MLP_KLIB"; do
-        if [ ! -x "$f" ] && [ ! -f "$f" ]; then
-            echo "FAIL: $f not built (make all)"
-            exit 1
-        fi
+        [ -f "$f" ] || t_fail "$f not built (make all)"
     done
     export LD_LIBRARY_PATH="$MLP_DRIVER_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     export HOSTCUDA_KERNEL_LIBS="$MLP_KLIB"
     export HOSTCUDA_STRICT=1   # the trainer must never touch device memory from the host
-    MLP_TMP=$(mktemp -d "${TMPDIR:-/tmp}/mlp-test.XXXXXX")
-    trap 'rm -rf "$MLP_TMP"' EXIT
+    t_tmp
+    MLP_TMP=$T_TMP
 }
 
 # mlp_run OUTFILE ARGS... : run the trainer, stdout to OUTFILE, stderr to OUTFILE.err
