@@ -7,7 +7,7 @@
 # without the shim; per launch = (Ir(2N) - Ir(N)) / N, which cancels start-up and init.
 # Rows "+ rule elsewhere": the shim with a policy loaded (bench/rule_elsewhere.yaml) whose rule
 # matches some other kernel, so the launched one must stay on the same fast path.
-# Targets (DESIGN.md §2): < 25 ns and < 60 instructions added per launch. Prints; never fails on
+# Targets (docs/design.md §2): < 25 ns and < 60 instructions added per launch. Prints; never fails on
 # a figure. Env: LAUNCHES (default 2000000), ROUNDS (3), CG_LAUNCHES (200000).
 # Under scripts/run-bench.sh the figures also go to build/bench/results.json (bench/lib.sh).
 set -u

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# equiv_suite.sh BACKEND — the data-parallel equivalence suite (DESIGN.md §7) for one backend.
+# equiv_suite.sh BACKEND — the data-parallel equivalence suite (docs/design.md §7) for one backend.
 # Property: N ranks (N = 2, 4) of the unmodified trainer under accelshim, each with batch B on its
 # own shard, end with the parameters of ONE process with batch N*B: within rtol 1e-5 (atol 1e-6)
 # for wire `same`, within the stated bound for bf16/f16 wires; and all ranks end bit-identical.

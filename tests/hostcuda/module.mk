@@ -1,4 +1,4 @@
-# tests/hostcuda/module.mk — hostcuda: the CUDA 13 Driver API on host memory (DESIGN.md §6).
+# tests/hostcuda/module.mk — hostcuda: the CUDA 13 Driver API on host memory (docs/design.md §6).
 # Builds $(HOSTCUDA_DIR)/libcuda.so.1 (soname libcuda.so.1) + libcuda.so symlink, the test kernels
 # (PTX via nvcc, host implementations via cc) and the cmocka tests test_hc_*.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Property (DESIGN.md §7, passthrough identity): with world size 1 and no policy, the mlp trainer
+# Property (docs/design.md §7, passthrough identity): with world size 1 and no policy, the mlp trainer
 # prints byte-identical stdout and stderr and writes byte-identical --save files with and without
 # LD_PRELOAD=libaccelshim.so, for every trainer option; --init per-process (output differs per pid
 # by design) runs to completion under the shim. Skips (77) while the trainer is not built.
