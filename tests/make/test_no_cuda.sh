@@ -8,6 +8,7 @@ set -u
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 t_need_root_ns
+git -C "$T_TOP" rev-parse --git-dir >/dev/null 2>&1 || t_skip "not a git checkout (the tree is copied with git ls-files)"
 t_tmp
 src=$T_TMP/src
 mkdir -p "$src" "$T_TMP/empty" "$T_TMP/nocuda"
