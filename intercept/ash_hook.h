@@ -23,6 +23,7 @@
  * "cuGetProcAddress_v2", so the macro must go: every other name in hooks.def is spelled as the
  * exported symbol already, and is not a macro in cuda.h without PER_THREAD_DEFAULT_STREAM. */
 #undef cuGetProcAddress
+#undef cuDeviceGetUuid /* cuda.h: -> cuDeviceGetUuid_v2; both exports are hooked, each by its name */
 
 #define ASH_EXPORT __attribute__((visibility("default")))
 #define ASH_LIKELY(x) __builtin_expect(!!(x), 1)

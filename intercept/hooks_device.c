@@ -1,11 +1,15 @@
 /* hooks_device.c — device remap: the program sees ONE device, ordinal 0, which is this rank's
- * physical device (shim/world.c: ACCELSHIM_DEVICES list[local_rank % len], default all visible).
+ * physical device (shim/world.c: ACCELSHIM_DEVICES list[local_rank % len], default all visible;
+ * the identity when the driver sees one device, e.g. CUDA_VISIBLE_DEVICES set per rank).
  *
  * cuDeviceGetCount -> 1 (0 if the driver sees none; the driver's error unchanged);
  * cuDeviceGet(0) -> the physical device's handle; cuDeviceGet(n > 0) -> CUDA_ERROR_INVALID_DEVICE.
- * Context creation and primary-context retain take the handle the program holds, which already is
- * the physical one; a program that skips cuDeviceGet and passes the literal ordinal 0 is mapped
- * to the physical device too; any other handle is passed through with a (capped) warning.
+ * Every hooked call that takes a device (context creation, primary-context Retain / Release /
+ * Reset / SetFlags / GetState, GetAttribute, GetName, TotalMem, GetUuid, GetPCIBusId, the memory
+ * pool getters) takes the handle the program holds, which already is the physical one, or the
+ * literal ordinal 0, mapped to the physical device; any other handle is passed through with a
+ * (capped) warning. Handles handed back (cuCtxGetDevice, unhooked: the driver's own answer;
+ * cuDeviceGetByPCIBusId) are the one cuDeviceGet(0) gives, so cudart's handle table agrees.
  * Threading: the physical handle is computed once (world.c's mutex) and cached in an atomic.
  */
 #include "ash_crash.h"
@@ -149,4 +153,45 @@ ASH_EXPORT CUresult CUDAAPI cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *c
     ash_hook_init();
     ash_crash_thread(); /* this thread works with CUDA: its own alternate stack */
     ASH_CALL_REAL(cuCtxCreate_v4, (pctx, ctxCreateParams, flags, ash_dev_map(dev)));
+}
+
+/* ---- queries and primary-context calls: the literal 0 is the rank's device ---- */
+
+#define ASH_DEV_HOOK(name, params, args)                                                   \
+    ASH_EXPORT CUresult CUDAAPI name params                                                \
+    {                                                                                      \
+        ash_hook_init();                                                                   \
+        ASH_CALL_REAL(name, args);                                                         \
+    }
+
+ASH_DEV_HOOK(cuDeviceGetAttribute, (int *pi, CUdevice_attribute attrib, CUdevice dev), (pi, attrib, ash_dev_map(dev)))
+ASH_DEV_HOOK(cuDeviceGetName, (char *name, int len, CUdevice dev), (name, len, ash_dev_map(dev)))
+ASH_DEV_HOOK(cuDeviceTotalMem_v2, (size_t *bytes, CUdevice dev), (bytes, ash_dev_map(dev)))
+ASH_DEV_HOOK(cuDeviceGetUuid, (CUuuid *uuid, CUdevice dev), (uuid, ash_dev_map(dev)))
+ASH_DEV_HOOK(cuDeviceGetUuid_v2, (CUuuid *uuid, CUdevice dev), (uuid, ash_dev_map(dev)))
+ASH_DEV_HOOK(cuDeviceGetPCIBusId, (char *pciBusId, int len, CUdevice dev), (pciBusId, len, ash_dev_map(dev)))
+ASH_DEV_HOOK(cuDeviceGetDefaultMemPool, (CUmemoryPool *pool, CUdevice dev), (pool, ash_dev_map(dev)))
+ASH_DEV_HOOK(cuDeviceGetMemPool, (CUmemoryPool *pool, CUdevice dev), (pool, ash_dev_map(dev)))
+ASH_DEV_HOOK(cuDevicePrimaryCtxRelease_v2, (CUdevice dev), (ash_dev_map(dev)))
+ASH_DEV_HOOK(cuDevicePrimaryCtxReset_v2, (CUdevice dev), (ash_dev_map(dev)))
+ASH_DEV_HOOK(cuDevicePrimaryCtxSetFlags_v2, (CUdevice dev, unsigned int flags), (ash_dev_map(dev), flags))
+ASH_DEV_HOOK(cuDevicePrimaryCtxGetState, (CUdevice dev, unsigned int *flags, int *active),
+             (ash_dev_map(dev), flags, active))
+
+/* The program sees one device: a bus id of any other answers CUDA_ERROR_INVALID_DEVICE, as the
+ * driver does for a device CUDA_VISIBLE_DEVICES hides. */
+ASH_EXPORT CUresult CUDAAPI cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)
+{
+    ash_hook_init();
+    if (ASH_UNLIKELY(ash_real.cuDeviceGetByPCIBusId == NULL))
+        return ash_hook_missing("cuDeviceGetByPCIBusId");
+    CUdevice d = -1;
+    CUresult r = ash_real.cuDeviceGetByPCIBusId(dev ? &d : NULL, pciBusId); /* NULL: the driver's own error */
+    if (r != CUDA_SUCCESS || dev == NULL)
+        return r;
+    CUdevice phys = d;
+    if (ash_dev_physical(&phys) == CUDA_SUCCESS && d != phys)
+        return CUDA_ERROR_INVALID_DEVICE;
+    *dev = d;
+    return CUDA_SUCCESS;
 }

@@ -272,6 +272,42 @@ static inline int itest_call(itest_fix_t *f, const char *name, void *p)
         CUcontext c;
         r = ((PFN_cuCtxCreate_v12050)p)(&c, NULL, 0, f->dev);
         f->set_current(f->ctx);
+    } else if (IS("cuDeviceGetAttribute")) {
+        int a;
+        r = ((PFN_cuDeviceGetAttribute_v2000)p)(&a, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, f->dev);
+    } else if (IS("cuDeviceGetName")) {
+        char nm[128];
+        r = ((PFN_cuDeviceGetName_v2000)p)(nm, sizeof nm, f->dev);
+    } else if (IS("cuDeviceTotalMem_v2")) {
+        size_t b;
+        r = ((PFN_cuDeviceTotalMem_v3020)p)(&b, f->dev);
+    } else if (IS("cuDeviceGetUuid") || IS("cuDeviceGetUuid_v2")) {
+        CUuuid u;
+        r = ((PFN_cuDeviceGetUuid_v11040)p)(&u, f->dev);
+    } else if (IS("cuDeviceGetPCIBusId")) {
+        char bus[32];
+        r = ((PFN_cuDeviceGetPCIBusId_v4010)p)(bus, sizeof bus, f->dev);
+    } else if (IS("cuDeviceGetByPCIBusId")) {
+        CUdevice dv;
+        r = ((PFN_cuDeviceGetByPCIBusId_v4010)p)(&dv, "0000:18:00.0");
+    } else if (IS("cuDeviceGetDefaultMemPool")) {
+        CUmemoryPool pl;
+        r = ((PFN_cuDeviceGetDefaultMemPool_v11020)p)(&pl, f->dev);
+    } else if (IS("cuDeviceGetMemPool")) {
+        CUmemoryPool pl;
+        r = ((PFN_cuDeviceGetMemPool_v11020)p)(&pl, f->dev);
+    } else if (IS("cuDevicePrimaryCtxGetState")) {
+        unsigned fl;
+        int act;
+        r = ((PFN_cuDevicePrimaryCtxGetState_v7000)p)(f->dev, &fl, &act);
+    } else if (IS("cuDevicePrimaryCtxSetFlags_v2")) {
+        r = ((PFN_cuDevicePrimaryCtxSetFlags_v11000)p)(f->dev, 0);
+    } else if (IS("cuDevicePrimaryCtxRelease_v2")) { /* retained once more first: the fixture's stays */
+        CUcontext c;
+        ITEST_CU(f->retain(&c, f->dev));
+        r = ((PFN_cuDevicePrimaryCtxRelease_v11000)p)(f->dev);
+    } else if (IS("cuDevicePrimaryCtxReset_v2")) { /* a device the fixture does not use */
+        r = ((PFN_cuDevicePrimaryCtxReset_v11000)p)(f->dev + 1);
     } else if (IS("cuGetProcAddress")) {
         void *q = NULL;
         r = ((PFN_cuGetProcAddress_v11030)p)("cuInit", &q, 12000, 0);
