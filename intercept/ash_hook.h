@@ -87,6 +87,10 @@ void *ash_hook_driver_export(const char *name);
  * (intercept/coll_driver.c). Init only. */
 void ash_hook_give_sync_driver(void);
 
+/* The device handle to give the driver for one the program passed (hooks_device.c): the literal
+ * ordinal 0 -> the rank's device; its handle -> itself; anything else unchanged, with a warning. */
+CUdevice ash_hook_device_map(CUdevice dev);
+
 /* A hook whose real symbol is missing: warn (capped) and answer CUDA_ERROR_NOT_SUPPORTED. */
 CUresult ash_hook_missing(const char *name);
 

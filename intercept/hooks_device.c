@@ -113,7 +113,7 @@ ASH_EXPORT CUresult CUDAAPI cuDeviceGet(CUdevice *device, int ordinal)
 }
 
 /* The handle to give the driver for a handle the program passed. */
-static CUdevice ash_dev_map(CUdevice dev)
+CUdevice ash_hook_device_map(CUdevice dev)
 {
     CUdevice phys = dev;
     if (ash_dev_physical(&phys) != CUDA_SUCCESS || dev == phys)
@@ -129,14 +129,14 @@ ASH_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice d
 {
     ash_hook_init();
     ash_crash_thread(); /* this thread works with CUDA: its own alternate stack */
-    ASH_CALL_REAL(cuDevicePrimaryCtxRetain, (pctx, ash_dev_map(dev)));
+    ASH_CALL_REAL(cuDevicePrimaryCtxRetain, (pctx, ash_hook_device_map(dev)));
 }
 
 ASH_EXPORT CUresult CUDAAPI cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
 {
     ash_hook_init();
     ash_crash_thread(); /* this thread works with CUDA: its own alternate stack */
-    ASH_CALL_REAL(cuCtxCreate_v2, (pctx, flags, ash_dev_map(dev)));
+    ASH_CALL_REAL(cuCtxCreate_v2, (pctx, flags, ash_hook_device_map(dev)));
 }
 
 ASH_EXPORT CUresult CUDAAPI cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray, int numParams,
@@ -144,7 +144,7 @@ ASH_EXPORT CUresult CUDAAPI cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam 
 {
     ash_hook_init();
     ash_crash_thread(); /* this thread works with CUDA: its own alternate stack */
-    ASH_CALL_REAL(cuCtxCreate_v3, (pctx, paramsArray, numParams, flags, ash_dev_map(dev)));
+    ASH_CALL_REAL(cuCtxCreate_v3, (pctx, paramsArray, numParams, flags, ash_hook_device_map(dev)));
 }
 
 ASH_EXPORT CUresult CUDAAPI cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags,
@@ -152,7 +152,7 @@ ASH_EXPORT CUresult CUDAAPI cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *c
 {
     ash_hook_init();
     ash_crash_thread(); /* this thread works with CUDA: its own alternate stack */
-    ASH_CALL_REAL(cuCtxCreate_v4, (pctx, ctxCreateParams, flags, ash_dev_map(dev)));
+    ASH_CALL_REAL(cuCtxCreate_v4, (pctx, ctxCreateParams, flags, ash_hook_device_map(dev)));
 }
 
 /* ---- queries and primary-context calls: the literal 0 is the rank's device ---- */
@@ -164,19 +164,19 @@ ASH_EXPORT CUresult CUDAAPI cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *c
         ASH_CALL_REAL(name, args);                                                         \
     }
 
-ASH_DEV_HOOK(cuDeviceGetAttribute, (int *pi, CUdevice_attribute attrib, CUdevice dev), (pi, attrib, ash_dev_map(dev)))
-ASH_DEV_HOOK(cuDeviceGetName, (char *name, int len, CUdevice dev), (name, len, ash_dev_map(dev)))
-ASH_DEV_HOOK(cuDeviceTotalMem_v2, (size_t *bytes, CUdevice dev), (bytes, ash_dev_map(dev)))
-ASH_DEV_HOOK(cuDeviceGetUuid, (CUuuid *uuid, CUdevice dev), (uuid, ash_dev_map(dev)))
-ASH_DEV_HOOK(cuDeviceGetUuid_v2, (CUuuid *uuid, CUdevice dev), (uuid, ash_dev_map(dev)))
-ASH_DEV_HOOK(cuDeviceGetPCIBusId, (char *pciBusId, int len, CUdevice dev), (pciBusId, len, ash_dev_map(dev)))
-ASH_DEV_HOOK(cuDeviceGetDefaultMemPool, (CUmemoryPool *pool, CUdevice dev), (pool, ash_dev_map(dev)))
-ASH_DEV_HOOK(cuDeviceGetMemPool, (CUmemoryPool *pool, CUdevice dev), (pool, ash_dev_map(dev)))
-ASH_DEV_HOOK(cuDevicePrimaryCtxRelease_v2, (CUdevice dev), (ash_dev_map(dev)))
-ASH_DEV_HOOK(cuDevicePrimaryCtxReset_v2, (CUdevice dev), (ash_dev_map(dev)))
-ASH_DEV_HOOK(cuDevicePrimaryCtxSetFlags_v2, (CUdevice dev, unsigned int flags), (ash_dev_map(dev), flags))
+ASH_DEV_HOOK(cuDeviceGetAttribute, (int *pi, CUdevice_attribute attrib, CUdevice dev), (pi, attrib, ash_hook_device_map(dev)))
+ASH_DEV_HOOK(cuDeviceGetName, (char *name, int len, CUdevice dev), (name, len, ash_hook_device_map(dev)))
+ASH_DEV_HOOK(cuDeviceTotalMem_v2, (size_t *bytes, CUdevice dev), (bytes, ash_hook_device_map(dev)))
+ASH_DEV_HOOK(cuDeviceGetUuid, (CUuuid *uuid, CUdevice dev), (uuid, ash_hook_device_map(dev)))
+ASH_DEV_HOOK(cuDeviceGetUuid_v2, (CUuuid *uuid, CUdevice dev), (uuid, ash_hook_device_map(dev)))
+ASH_DEV_HOOK(cuDeviceGetPCIBusId, (char *pciBusId, int len, CUdevice dev), (pciBusId, len, ash_hook_device_map(dev)))
+ASH_DEV_HOOK(cuDeviceGetDefaultMemPool, (CUmemoryPool *pool, CUdevice dev), (pool, ash_hook_device_map(dev)))
+ASH_DEV_HOOK(cuDeviceGetMemPool, (CUmemoryPool *pool, CUdevice dev), (pool, ash_hook_device_map(dev)))
+ASH_DEV_HOOK(cuDevicePrimaryCtxRelease_v2, (CUdevice dev), (ash_hook_device_map(dev)))
+ASH_DEV_HOOK(cuDevicePrimaryCtxReset_v2, (CUdevice dev), (ash_hook_device_map(dev)))
+ASH_DEV_HOOK(cuDevicePrimaryCtxSetFlags_v2, (CUdevice dev, unsigned int flags), (ash_hook_device_map(dev), flags))
 ASH_DEV_HOOK(cuDevicePrimaryCtxGetState, (CUdevice dev, unsigned int *flags, int *active),
-             (ash_dev_map(dev), flags, active))
+             (ash_hook_device_map(dev), flags, active))
 
 /* The program sees one device: a bus id of any other answers CUDA_ERROR_INVALID_DEVICE, as the
  * driver does for a device CUDA_VISIBLE_DEVICES hides. */

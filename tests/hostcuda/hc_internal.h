@@ -191,6 +191,12 @@ void hc_stream_destroy_locked(struct CUstream_st *s);    /* hc_mu held */
 void hc_event_destroy_locked(struct CUevent_st *e);      /* hc_mu held */
 uint64_t hc_now_ns(void);
 
+/* ---- hc_vmm.c: reserved ranges (cuMemAddressReserve / cuMemMap) ---- */
+/* 1 if v lies in a reservation: *rw = read-write address of [v, v + n) when all of it is mapped
+ * with access, else NULL; *dev = its device. 0 otherwise. Takes its own lock (after hc_mu). */
+int hc_vmm_resolve(uintptr_t v, size_t n, void **rw, int *dev);
+void *hc_vmm_rw(uintptr_t v);                          /* mapped with access -> rw, else NULL */
+
 /* ---- hc_module.c ---- */
 void hc_module_unload_locked(struct CUmod_st *m);        /* hc_mu held */
 
