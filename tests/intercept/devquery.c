@@ -3,8 +3,9 @@
  * attributes, total memory, compute capability (attributes), and the primary context's state through
  * Retain / SetFlags / GetState / Release. Two lines on stdout:
  *   query: <everything the device answers>      (equal for equal devices, whoever asks)
- *   handles: get0=H ctxdev=C bybus=B count=N    (cuDeviceGet(0), cuCtxGetDevice, the handle of its
- *                                                own bus id, cuDeviceGetCount)
+ *   handles: get0=H ctxdev=C bybus=B count=N bus18=R/D  (cuDeviceGet(0), cuCtxGetDevice, the
+ *            handle of its own bus id, cuDeviceGetCount, cuDeviceGetByPCIBusId of device 0's bus id:
+ *            CUresult / handle)
  * Run without the shim with ordinal R it describes device R; under the shim at local rank R with
  * ordinal 0 it must print the same query line (tests/intercept/test_devquery.sh).
  */
@@ -51,6 +52,8 @@ int main(int argc, char **argv)
     CK(cuDeviceGetByPCIBusId(&bybus, bus));
     int count = -1;
     CK(cuDeviceGetCount(&count));
+    CUdevice d18 = -1; /* device 0's bus id: another device's, for a rank R > 0 under the shim */
+    CUresult r18 = cuDeviceGetByPCIBusId(&d18, "0000:18:00.0");
     CK(cuCtxSetCurrent(NULL));
     CK(cuDevicePrimaryCtxRelease(dev));
     CK(cuDevicePrimaryCtxGetState(dev, &flags2, &active2));
@@ -60,6 +63,7 @@ int main(int argc, char **argv)
         printf("%02x", (unsigned char)u.bytes[i]);
     printf(" bus=%s busattr=%d group=%d mem=%zu cc=%d.%d state=%u/%d,%u/%d,%u/%d\n", bus, busattr, group, mem,
            major, minor, flags0, active0, flags1, active1, flags2, active2);
-    printf("handles: get0=%d ctxdev=%d bybus=%d count=%d\n", (int)get0, (int)ctxdev, (int)bybus, count);
+    printf("handles: get0=%d ctxdev=%d bybus=%d count=%d bus18=%d/%d\n", (int)get0, (int)ctxdev, (int)bybus, count,
+           (int)r18, r18 == CUDA_SUCCESS ? (int)d18 : -1);
     return 0;
 }

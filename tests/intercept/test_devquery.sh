@@ -4,7 +4,8 @@
 # primary-context calls (Retain, SetFlags, GetState, Release, Reset) gets, under the shim at local
 # rank R of 8 devices, exactly what device R answers to a program without the shim (name, UUID,
 # bus id and board group differ per device on hostcuda); cuCtxGetDevice and cuDeviceGetByPCIBusId
-# of its own bus id give the handle cuDeviceGet(0) gives, which is device R; the count is 1.
+# of its own bus id give the handle cuDeviceGet(0) gives, which is device R; the count is 1; another
+# device's bus id answers CUDA_ERROR_INVALID_DEVICE (as a device CUDA_VISIBLE_DEVICES hides).
 # With CUDA_VISIBLE_DEVICES=R (one device, as the launcher sets it) the remap is the identity:
 # ordinal 0, handle 0, device R's answers, and ACCELSHIM_DEVICES is not applied (no warning).
 # Control: without the shim ordinal 0 is device 0, whose answers differ from device R's.
@@ -40,20 +41,20 @@ done
 echo "device 3 without the shim: ${truth[3]}"
 # control: the devices answer differently, and without the shim ordinal 0 is device 0
 [ "$(printf '%s\n' "${truth[@]}" | sort -u | wc -l)" -eq 8 ] || fail "hostcuda's 8 devices do not answer differently"
-expect "no shim, ordinal 0" "${truth[0]}" "get0=0 ctxdev=0 bybus=0 count=8" -- clean "$B/devquery" 0
+expect "no shim, ordinal 0" "${truth[0]}" "get0=0 ctxdev=0 bybus=0 count=8 bus18=0/0" -- clean "$B/devquery" 0
 nc=$(clean "$B/devquery" 0 | sed -n 's/^query: //p')
 [ "$nc" != "${truth[5]}" ] || fail "control: without the shim ordinal 0 answered like device 5"
 for r in 0 1 2 3 4 5 6 7; do
-    expect "shim, local rank $r, ordinal 0" "${truth[r]}" "get0=$r ctxdev=$r bybus=$r count=1" -- \
+    b18="101/-1"; [ $r -eq 0 ] && b18="0/0"   # another device's bus id is not visible
+    expect "shim, local rank $r, ordinal 0" "${truth[r]}" "get0=$r ctxdev=$r bybus=$r count=1 bus18=$b18" -- \
         clean ACCELSHIM_LOCAL_RANK=$r LD_PRELOAD="$SHIM" "$B/devquery" 0
 done
-expect "shim, ACCELSHIM_DEVICES=6,2, local rank 1" "${truth[2]}" "get0=2 ctxdev=2 bybus=2 count=1" -- \
+expect "shim, ACCELSHIM_DEVICES=6,2, local rank 1" "${truth[2]}" "get0=2 ctxdev=2 bybus=2 count=1 bus18=101/-1" -- \
     clean ACCELSHIM_DEVICES=6,2 ACCELSHIM_LOCAL_RANK=1 LD_PRELOAD="$SHIM" "$B/devquery" 0
 for r in 3 7; do
     expect "shim, CUDA_VISIBLE_DEVICES=$r, local rank $r, ACCELSHIM_DEVICES=0,$r" "${truth[r]}" \
-        "get0=0 ctxdev=0 bybus=0 count=1" -- \
+        "get0=0 ctxdev=0 bybus=0 count=1 bus18=101/-1" -- \
         clean CUDA_VISIBLE_DEVICES=$r ACCELSHIM_LOCAL_RANK=$r ACCELSHIM_DEVICES=0,$r LD_PRELOAD="$SHIM" "$B/devquery" 0
 done
-# another device's bus id is not visible to the program under the shim (as CUDA_VISIBLE_DEVICES hides it)
 [ $fails -eq 0 ] || fail "$fails device-query cases failed"
 echo "PASS: literal ordinal 0 reaches the rank's device in every query and primary-context call"
