@@ -7,8 +7,8 @@
  * Every hooked call that takes a device (context creation, primary-context Retain / Release /
  * Reset / SetFlags / GetState, GetAttribute, GetName, TotalMem, GetUuid, GetPCIBusId, the memory
  * pool getters) takes the handle the program holds, which already is the physical one, or the
- * literal ordinal 0, mapped to the physical device; any other handle is passed through with a
- * (capped) warning. Handles handed back (cuCtxGetDevice, unhooked: the driver's own answer;
+ * literal ordinal 0, mapped to the physical device; another device's handle is passed through
+ * with a (capped) warning, a handle of no device silently (the driver's error follows). Handles handed back (cuCtxGetDevice, unhooked: the driver's own answer;
  * cuDeviceGetByPCIBusId) are the one cuDeviceGet(0) gives, so cudart's handle table agrees.
  * Threading: the physical handle is computed once (world.c's mutex) and cached in an atomic.
  */
@@ -120,6 +120,9 @@ CUdevice ash_hook_device_map(CUdevice dev)
         return dev;
     if (dev == 0)
         return phys; /* the literal ordinal 0, without cuDeviceGet */
+    int n = 0;
+    if (dev < 0 || ash_dev_count(&n) != CUDA_SUCCESS || dev >= n)
+        return dev; /* no device at all: the driver's own error, as without the shim */
     ASH_WARN_CAPPED("device", "the program passed device %d, which it did not get from cuDeviceGet (its only "
                     "device is %d); passed through", (int)dev, (int)phys);
     return dev;

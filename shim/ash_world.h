@@ -7,8 +7,7 @@
  * A malformed value is warned about (naming the variable) and the next source is used; a rank
  * >= size raises size to rank + 1 with a warning. Device: ACCELSHIM_DEVICES (comma list of
  * physical ordinals, default all visible) -> list[local_rank % len]; a malformed list or an
- * ordinal not visible is warned about and the default (all visible) is used. One visible device
- * (CUDA_VISIBLE_DEVICES chose it) is the rank's device whatever ACCELSHIM_DEVICES says.
+ * ordinal not visible is warned about and the default (all visible) is used.
  * Threading: ash_world_init runs once (lazy init); the getters are reads of immutable data;
  * ash_world_device_ordinal computes once under a mutex. Knows no CUDA symbol: the caller passes
  * the real visible device count.

@@ -120,7 +120,7 @@ int ash_world_device_ordinal(int visible_count)
         int list[ASH_WORLD_MAX_DEVICES];
         int n = -1;
         const char *spec = ash_opt_str(ASH_OPT_DEVICES);
-        if (spec != NULL && visible_count > 1) {
+        if (spec != NULL) {
             n = ash_world_parse_devices(spec, visible_count, list, ASH_WORLD_MAX_DEVICES);
             if (n == -1)
                 ash_warn("world", "ACCELSHIM_DEVICES=\"%s\" is not a comma list of device ordinals "
@@ -131,8 +131,6 @@ int ash_world_device_ordinal(int visible_count)
                          "using all visible devices", spec, visible_count);
         }
         int local = ash_world_now.local_rank;
-        if (spec != NULL && visible_count == 1) /* e.g. CUDA_VISIBLE_DEVICES chose it per rank */
-            ash_info("world", "one visible device: ACCELSHIM_DEVICES=\"%s\" is not applied", spec);
         if (n > 0)
             dev = list[local % n];
         else

@@ -342,8 +342,8 @@ static inline int itest_call(itest_fix_t *f, const char *name, void *p)
         CUcontext c;
         ITEST_CU(f->retain(&c, f->dev));
         r = ((PFN_cuDevicePrimaryCtxRelease_v11000)p)(f->dev);
-    } else if (IS("cuDevicePrimaryCtxReset_v2")) { /* a device the fixture does not use */
-        r = ((PFN_cuDevicePrimaryCtxReset_v11000)p)(f->dev + 1);
+    } else if (IS("cuDevicePrimaryCtxReset_v2")) { /* no device: the fixture's context must live */
+        r = ((PFN_cuDevicePrimaryCtxReset_v11000)p)(-1);
     } else if (IS("cuMemGetAllocationGranularity")) {
         size_t g;
         CUmemAllocationProp prop = itest_vmm_prop(f);
