@@ -3,10 +3,13 @@
  * A launch that matches a policy rule must run the rule's collective before the kernel, every
  * time the kernel runs. Captured into a CUDA graph, the kernel would replay at each cuGraphLaunch
  * while the collective (run by the host, once, at capture) would not: ranks would diverge with
- * no error. So a matched launch on a stream that is capturing stops the job (ASH_EXIT_CAPTURE).
- * Because the stop comes at capture, no graph the job goes on to launch holds a matched launch
- * from capture. Threading: any thread; the real cuStreamIsCapturing is resolved once.
- * Caller: shim/sync.c ash_launch_prepare, first thing, at every world size.
+ * no error. So a launch on a capturing stream stops the job (ASH_EXIT_CAPTURE) when one of its
+ * rules would communicate: a gradient rule, or a parameters rule whose buffer was not broadcast
+ * yet (once it was, replaying the kernel skips nothing). Because the stop comes at capture, no
+ * graph the job goes on to launch holds a launch that needed a collective.
+ * Threading: any thread; the real cuStreamIsCapturing is resolved once.
+ * Caller: shim/sync.c ash_launch_prepare, per rule, just before its collective (one rank: for
+ * gradient rules, so a one-rank rehearsal stops where N ranks would).
  */
 #ifndef ASH_CAPTURE_H
 #define ASH_CAPTURE_H

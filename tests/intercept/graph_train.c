@@ -4,8 +4,10 @@
  *   --graph step: captured once (cuStreamBeginCapture_v2 .. cuStreamEndCapture) with both
  *                 launches, instantiated, then cuGraphLaunch'ed once per step;
  *   --graph grad: only ash_itest_grad captured and replayed; ash_itest_sgd launched eagerly.
- * Prints `params HASH ...` as vmm_train does, and `graph launches N`. --shard R: the rank's data.
- * Used by test_graph_capture.sh with vmm_policy.yaml (a sync point before ash_itest_sgd).
+ * --warmup W: W eager steps first (before any capture). Prints `params HASH ...` as vmm_train
+ * does, and `graph launches N`. --shard R: the rank's data. Used by test_graph_capture.sh with
+ * vmm_policy.yaml (a sync point before ash_itest_sgd) and graph_params_policy.yaml (also a
+ * parameters broadcast, once, before ash_itest_grad).
  */
 #include <cuda.h>
 #include <stdint.h>
@@ -45,7 +47,7 @@ static char *read_file(const char *path)
 int main(int argc, char **argv)
 {
     const char *graph = "none";
-    int steps = 5, shard = 0;
+    int steps = 5, shard = 0, warmup = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--graph") && i + 1 < argc)
             graph = argv[++i];
@@ -53,8 +55,10 @@ int main(int argc, char **argv)
             steps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--shard") && i + 1 < argc)
             shard = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--warmup") && i + 1 < argc)
+            warmup = atoi(argv[++i]);
         else {
-            fprintf(stderr, "usage: graph_train [--graph none|step|grad] [--steps N] [--shard R]\n");
+            fprintf(stderr, "usage: graph_train [--graph none|step|grad] [--steps N] [--warmup W] [--shard R]\n");
             return 2;
         }
     }
@@ -99,6 +103,10 @@ int main(int argc, char **argv)
     void *ua[] = {&w, &g, &n, &lr};
     CUgraph gr = NULL;
     CUgraphExec gx = NULL;
+    for (int i = 0; i < warmup; i++) {
+        CK(cuLaunchKernel(fgrad, blocks, 1, 1, 128, 1, 1, 0, s, ga, NULL));
+        CK(cuLaunchKernel(fsgd, blocks, 1, 1, 128, 1, 1, 0, s, ua, NULL));
+    }
     if (g_step || g_grad) {
         CK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
         CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Property: CUDA graphs and stream capture cannot silently skip a sync point. A launch that
-# matches a policy rule on a stream being captured (cuStreamIsCapturing, asked of the real driver)
-# stops the job with exit 6 and a message naming the rule (file:line:col, at) and the kernel,
-# at 2 ranks and at world size 1 — so no graph the job launches holds a matched launch. Controls:
+# Property: CUDA graphs and stream capture cannot silently skip a sync point. A launch on a
+# stream being captured (cuStreamIsCapturing, asked of the real driver) that matches a gradient
+# rule, or a parameters rule whose buffer was not broadcast yet, stops the job with exit 6 and a
+# message naming the rule (file:line:col, at) and the kernel, at 2 ranks and (gradient rules) at
+# world size 1 — so no graph the job launches holds a launch that needed a collective. A
+# parameters rule already broadcast (eager warm-up step) does not stop the capture. Controls:
 # the same program without capture runs and syncs at 2 ranks (ranks equal, unlike without the
 # policy); a captured graph with no matching launch replays under the shim and gives the eager
 # result bit for bit (2 ranks, synced); without the shim, hostcuda's replay of a captured step
@@ -59,5 +61,18 @@ echo "2 ranks, no policy:       $(params "$tmp/nopol.0") | $(params "$tmp/nopol.
 [ "$u0" = "$e0" ] && [ "$u1" = "$e0" ] || no "unmatched graph: '$u0' / '$u1' != eager '$e0'"
 [ "$(params "$tmp/nopol.0")" != "$(params "$tmp/nopol.1")" ] || no "control: without the policy the ranks agree: no sync needed"
 [ "$e0" != "$(params "$tmp/nopol.0")" ] || no "control: the synced run equals rank 0 without the policy"
+
+# parameters rule (broadcast once) at the captured kernel: stops unless already broadcast
+PPOL=$ROOT/tests/intercept/graph_params_policy.yaml
+pmsg='graph_params_policy\.yaml:5:5: rule at "ash_itest_grad" matched ash_itest_grad, launched on a stream that is in CUDA graph capture'
+itest_ranks 2 mpi "$PPOL" "$tmp/pcap" "$B/graph_train" --graph grad
+rc=$?
+[ $rc -eq 6 ] && grep -Eq "$pmsg" "$tmp/pcap.0.err" && echo "parameters rule not yet broadcast, captured: rc 6, rule named" \
+    || { no "parameters rule not yet broadcast, captured: rc $rc, want 6 and the rule named"; show "$tmp/pcap".*; }
+itest_ranks 2 mpi "$PPOL" "$tmp/pwarm" "$B/graph_train" --graph grad --warmup 1 --steps 4 || { show "$tmp/pwarm".*; no "parameters already broadcast, captured: failed"; }
+itest_ranks 2 mpi "$PPOL" "$tmp/peager" "$B/graph_train" --graph none --steps 5 || { show "$tmp/peager".*; no "parameters policy, no capture: failed"; }
+w0=$(params "$tmp/pwarm.0"); w1=$(params "$tmp/pwarm.1"); p0=$(params "$tmp/peager.0")
+echo "parameters broadcast in warm-up, then graph: $w0 | $w1 (eager: $p0)"
+[ -n "$w0" ] && [ "$w0" = "$w1" ] && [ "$w0" = "$p0" ] || no "warm-up + unmatched-by-now graph: '$w0' / '$w1' != eager '$p0'"
 [ $fails -eq 0 ] || fail "$fails graph/capture cases failed"
 echo "PASS: a sync point inside stream capture stops the job (exit 6, rule named); graphs without one replay correctly"
