@@ -23,6 +23,7 @@
  * "cuGetProcAddress_v2", so the macro must go: every other name in hooks.def is spelled as the
  * exported symbol already, and is not a macro in cuda.h without PER_THREAD_DEFAULT_STREAM. */
 #undef cuGetProcAddress
+#undef cuDeviceGetUuid /* cuda.h: -> cuDeviceGetUuid_v2; both exports are hooked, each by its name */
 
 #define ASH_EXPORT __attribute__((visibility("default")))
 #define ASH_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -85,6 +86,10 @@ void *ash_hook_driver_export(const char *name);
 /* Fill the collectives' driver table from the real driver and hand it to the sync engine
  * (intercept/coll_driver.c). Init only. */
 void ash_hook_give_sync_driver(void);
+
+/* The device handle to give the driver for one the program passed (hooks_device.c): the literal
+ * ordinal 0 -> the rank's device; its handle -> itself; anything else unchanged, with a warning. */
+CUdevice ash_hook_device_map(CUdevice dev);
 
 /* A hook whose real symbol is missing: warn (capped) and answer CUDA_ERROR_NOT_SUPPORTED. */
 CUresult ash_hook_missing(const char *name);

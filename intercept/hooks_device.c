@@ -1,11 +1,15 @@
 /* hooks_device.c — device remap: the program sees ONE device, ordinal 0, which is this rank's
- * physical device (shim/world.c: ACCELSHIM_DEVICES list[local_rank % len], default all visible).
+ * physical device (shim/world.c: ACCELSHIM_DEVICES list[local_rank % len], default all visible;
+ * the identity when the driver sees one device, e.g. CUDA_VISIBLE_DEVICES set per rank).
  *
  * cuDeviceGetCount -> 1 (0 if the driver sees none; the driver's error unchanged);
  * cuDeviceGet(0) -> the physical device's handle; cuDeviceGet(n > 0) -> CUDA_ERROR_INVALID_DEVICE.
- * Context creation and primary-context retain take the handle the program holds, which already is
- * the physical one; a program that skips cuDeviceGet and passes the literal ordinal 0 is mapped
- * to the physical device too; any other handle is passed through with a (capped) warning.
+ * Every hooked call that takes a device (context creation, primary-context Retain / Release /
+ * Reset / SetFlags / GetState, GetAttribute, GetName, TotalMem, GetUuid, GetPCIBusId, the memory
+ * pool getters) takes the handle the program holds, which already is the physical one, or the
+ * literal ordinal 0, mapped to the physical device; another device's handle is passed through
+ * with a (capped) warning, a handle of no device silently (the driver's error follows). Handles handed back (cuCtxGetDevice, unhooked: the driver's own answer;
+ * cuDeviceGetByPCIBusId) are the one cuDeviceGet(0) gives, so cudart's handle table agrees.
  * Threading: the physical handle is computed once (world.c's mutex) and cached in an atomic.
  */
 #include "ash_crash.h"
@@ -109,13 +113,16 @@ ASH_EXPORT CUresult CUDAAPI cuDeviceGet(CUdevice *device, int ordinal)
 }
 
 /* The handle to give the driver for a handle the program passed. */
-static CUdevice ash_dev_map(CUdevice dev)
+CUdevice ash_hook_device_map(CUdevice dev)
 {
     CUdevice phys = dev;
     if (ash_dev_physical(&phys) != CUDA_SUCCESS || dev == phys)
         return dev;
     if (dev == 0)
         return phys; /* the literal ordinal 0, without cuDeviceGet */
+    int n = 0;
+    if (dev < 0 || ash_dev_count(&n) != CUDA_SUCCESS || dev >= n)
+        return dev; /* no device at all: the driver's own error, as without the shim */
     ASH_WARN_CAPPED("device", "the program passed device %d, which it did not get from cuDeviceGet (its only "
                     "device is %d); passed through", (int)dev, (int)phys);
     return dev;
@@ -125,14 +132,14 @@ ASH_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice d
 {
     ash_hook_init();
     ash_crash_thread(); /* this thread works with CUDA: its own alternate stack */
-    ASH_CALL_REAL(cuDevicePrimaryCtxRetain, (pctx, ash_dev_map(dev)));
+    ASH_CALL_REAL(cuDevicePrimaryCtxRetain, (pctx, ash_hook_device_map(dev)));
 }
 
 ASH_EXPORT CUresult CUDAAPI cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
 {
     ash_hook_init();
     ash_crash_thread(); /* this thread works with CUDA: its own alternate stack */
-    ASH_CALL_REAL(cuCtxCreate_v2, (pctx, flags, ash_dev_map(dev)));
+    ASH_CALL_REAL(cuCtxCreate_v2, (pctx, flags, ash_hook_device_map(dev)));
 }
 
 ASH_EXPORT CUresult CUDAAPI cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray, int numParams,
@@ -140,7 +147,7 @@ ASH_EXPORT CUresult CUDAAPI cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam 
 {
     ash_hook_init();
     ash_crash_thread(); /* this thread works with CUDA: its own alternate stack */
-    ASH_CALL_REAL(cuCtxCreate_v3, (pctx, paramsArray, numParams, flags, ash_dev_map(dev)));
+    ASH_CALL_REAL(cuCtxCreate_v3, (pctx, paramsArray, numParams, flags, ash_hook_device_map(dev)));
 }
 
 ASH_EXPORT CUresult CUDAAPI cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags,
@@ -148,5 +155,46 @@ ASH_EXPORT CUresult CUDAAPI cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *c
 {
     ash_hook_init();
     ash_crash_thread(); /* this thread works with CUDA: its own alternate stack */
-    ASH_CALL_REAL(cuCtxCreate_v4, (pctx, ctxCreateParams, flags, ash_dev_map(dev)));
+    ASH_CALL_REAL(cuCtxCreate_v4, (pctx, ctxCreateParams, flags, ash_hook_device_map(dev)));
+}
+
+/* ---- queries and primary-context calls: the literal 0 is the rank's device ---- */
+
+#define ASH_DEV_HOOK(name, params, args)                                                   \
+    ASH_EXPORT CUresult CUDAAPI name params                                                \
+    {                                                                                      \
+        ash_hook_init();                                                                   \
+        ASH_CALL_REAL(name, args);                                                         \
+    }
+
+ASH_DEV_HOOK(cuDeviceGetAttribute, (int *pi, CUdevice_attribute attrib, CUdevice dev), (pi, attrib, ash_hook_device_map(dev)))
+ASH_DEV_HOOK(cuDeviceGetName, (char *name, int len, CUdevice dev), (name, len, ash_hook_device_map(dev)))
+ASH_DEV_HOOK(cuDeviceTotalMem_v2, (size_t *bytes, CUdevice dev), (bytes, ash_hook_device_map(dev)))
+ASH_DEV_HOOK(cuDeviceGetUuid, (CUuuid *uuid, CUdevice dev), (uuid, ash_hook_device_map(dev)))
+ASH_DEV_HOOK(cuDeviceGetUuid_v2, (CUuuid *uuid, CUdevice dev), (uuid, ash_hook_device_map(dev)))
+ASH_DEV_HOOK(cuDeviceGetPCIBusId, (char *pciBusId, int len, CUdevice dev), (pciBusId, len, ash_hook_device_map(dev)))
+ASH_DEV_HOOK(cuDeviceGetDefaultMemPool, (CUmemoryPool *pool, CUdevice dev), (pool, ash_hook_device_map(dev)))
+ASH_DEV_HOOK(cuDeviceGetMemPool, (CUmemoryPool *pool, CUdevice dev), (pool, ash_hook_device_map(dev)))
+ASH_DEV_HOOK(cuDevicePrimaryCtxRelease_v2, (CUdevice dev), (ash_hook_device_map(dev)))
+ASH_DEV_HOOK(cuDevicePrimaryCtxReset_v2, (CUdevice dev), (ash_hook_device_map(dev)))
+ASH_DEV_HOOK(cuDevicePrimaryCtxSetFlags_v2, (CUdevice dev, unsigned int flags), (ash_hook_device_map(dev), flags))
+ASH_DEV_HOOK(cuDevicePrimaryCtxGetState, (CUdevice dev, unsigned int *flags, int *active),
+             (ash_hook_device_map(dev), flags, active))
+
+/* The program sees one device: a bus id of any other answers CUDA_ERROR_INVALID_DEVICE, as the
+ * driver does for a device CUDA_VISIBLE_DEVICES hides. */
+ASH_EXPORT CUresult CUDAAPI cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)
+{
+    ash_hook_init();
+    if (ASH_UNLIKELY(ash_real.cuDeviceGetByPCIBusId == NULL))
+        return ash_hook_missing("cuDeviceGetByPCIBusId");
+    CUdevice d = -1;
+    CUresult r = ash_real.cuDeviceGetByPCIBusId(dev ? &d : NULL, pciBusId); /* NULL: the driver's own error */
+    if (r != CUDA_SUCCESS || dev == NULL)
+        return r;
+    CUdevice phys = d;
+    if (ash_dev_physical(&phys) == CUDA_SUCCESS && d != phys)
+        return CUDA_ERROR_INVALID_DEVICE;
+    *dev = d;
+    return CUDA_SUCCESS;
 }

@@ -1,8 +1,11 @@
 /* hooks_mem.c — allocation hooks: every successful allocation is recorded in the allocation
  * table (shim/alloc.c) with its size, physical device and kind; every free removes it BEFORE the
  * real free (and puts it back if the free fails), as ash_alloc.h requires. Stream-ordered frees
- * are removed when enqueued. The device is the current context's (real cuCtxGetDevice, resolved
- * once), else the rank's remapped device. The application always gets the driver's CUresult.
+ * are removed when enqueued. VMM: each cuMemMap is one allocation (its mapped extent); cuMemUnmap
+ * and cuMemAddressFree remove the mappings in their range; cuMemCreate, cuMemSetAccess and
+ * cuMemGetAllocationGranularity get the literal device 0 mapped to the rank's device. The device
+ * recorded is the current context's (real cuCtxGetDevice, resolved once), else the rank's
+ * remapped device. The application always gets the driver's CUresult.
  */
 #include "ash_alloc.h"
 #include "ash_hook.h"
@@ -123,4 +126,88 @@ ASH_EXPORT CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
 ASH_EXPORT CUresult CUDAAPI cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream)
 {
     ASH_MEM_FREE(cuMemFreeAsync_ptsz, (dptr, hStream))
+}
+
+/* ---- virtual memory management (PyTorch's expandable segments, NCCL) ----
+ * "The allocation" of a pointer in a VMM range is the extent of the cuMemMap call that mapped
+ * it: [ptr, ptr + size) of that call, whatever reservation or physical handle lies behind it.
+ * A buffer that spans two mappings is two allocations. Unmapping (or freeing the reservation)
+ * removes every mapping whose base lies in the range, before the real call. */
+
+ASH_EXPORT CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle,
+                                     unsigned long long flags)
+{
+    ash_hook_init();
+    if (ASH_UNLIKELY(ash_real.cuMemMap == NULL))
+        return ash_hook_missing("cuMemMap");
+    CUresult r = ash_real.cuMemMap(ptr, size, offset, handle, flags);
+    ash_mem_record(r, &ptr, size, ASH_ALLOC_KIND_MAPPED, "cuMemMap");
+    return r;
+}
+
+#define ASH_MEM_UNMAP_KEEP 64 /* mappings restored if the real call fails (more: forgotten, warned) */
+
+#define ASH_MEM_UNMAP(name)                                                                \
+    ash_hook_init();                                                                       \
+    if (ASH_UNLIKELY(ash_real.name == NULL))                                               \
+        return ash_hook_missing(#name);                                                    \
+    ash_alloc_entry_t kept[ASH_MEM_UNMAP_KEEP];                                            \
+    size_t n = 0;                                                                          \
+    if (size == 0 || ash_alloc_remove_range((uint64_t)ptr, (uint64_t)size, kept, ASH_MEM_UNMAP_KEEP, &n) != ASH_ALLOC_OK) \
+        n = 0;                                                                             \
+    CUresult r = ash_real.name(ptr, size);                                                 \
+    if (r != CUDA_SUCCESS) {                                                               \
+        for (size_t i = 0; i < n && i < ASH_MEM_UNMAP_KEEP; i++)                           \
+            (void)ash_alloc_insert(kept[i].base, kept[i].size, kept[i].device, kept[i].kind); \
+        if (n > ASH_MEM_UNMAP_KEEP)                                                        \
+            ASH_WARN_CAPPED("alloc", "%s failed; %zu of its %zu mappings stay out of the allocation table", \
+                            #name, n - ASH_MEM_UNMAP_KEEP, n);                             \
+    }                                                                                      \
+    return r;
+
+ASH_EXPORT CUresult CUDAAPI cuMemUnmap(CUdeviceptr ptr, size_t size) { ASH_MEM_UNMAP(cuMemUnmap) }
+
+ASH_EXPORT CUresult CUDAAPI cuMemAddressFree(CUdeviceptr ptr, size_t size) { ASH_MEM_UNMAP(cuMemAddressFree) }
+
+/* A CUmemAllocationProp with the literal device 0 mapped to the rank's device. */
+static const CUmemAllocationProp *ash_mem_prop(const CUmemAllocationProp *prop, CUmemAllocationProp *copy)
+{
+    if (prop == NULL || prop->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+        return prop;
+    *copy = *prop;
+    copy->location.id = ash_hook_device_map(prop->location.id);
+    return copy;
+}
+
+ASH_EXPORT CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
+                                        const CUmemAllocationProp *prop, unsigned long long flags)
+{
+    ash_hook_init();
+    CUmemAllocationProp copy;
+    ASH_CALL_REAL(cuMemCreate, (handle, size, ash_mem_prop(prop, &copy), flags));
+}
+
+ASH_EXPORT CUresult CUDAAPI cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop,
+                                                          CUmemAllocationGranularity_flags option)
+{
+    ash_hook_init();
+    CUmemAllocationProp copy;
+    ASH_CALL_REAL(cuMemGetAllocationGranularity, (granularity, ash_mem_prop(prop, &copy), option));
+}
+
+#define ASH_MEM_ACCESS_MAX 16 /* descriptors remapped; a longer list is passed as it is */
+
+ASH_EXPORT CUresult CUDAAPI cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)
+{
+    ash_hook_init();
+    CUmemAccessDesc copy[ASH_MEM_ACCESS_MAX];
+    if (desc != NULL && count > 0 && count <= ASH_MEM_ACCESS_MAX) {
+        for (size_t i = 0; i < count; i++) {
+            copy[i] = desc[i];
+            if (desc[i].location.type == CU_MEM_LOCATION_TYPE_DEVICE)
+                copy[i].location.id = ash_hook_device_map(desc[i].location.id);
+        }
+        desc = copy;
+    }
+    ASH_CALL_REAL(cuMemSetAccess, (ptr, size, desc, count));
 }

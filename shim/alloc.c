@@ -236,6 +236,40 @@ ash_alloc_status_t ash_alloc_remove(uint64_t base, ash_alloc_entry_t *removed)
     return ASH_ALLOC_OK;
 }
 
+ash_alloc_status_t ash_alloc_remove_range(uint64_t base, uint64_t size, ash_alloc_entry_t *out, size_t cap,
+                                          size_t *n)
+{
+    if (size == 0 || base + size < base)
+        return ASH_ALLOC_ERR_INVALID;
+    ash_alloc_node_t *gone_list = NULL; /* freed after unlock, chained through ->left */
+    size_t removed = 0;
+    uint64_t last = base + size - 1;
+    ash_alloc__wrlock();
+    for (;;) { /* the entry with the greatest base <= last, while that base is in range */
+        const ash_alloc_node_t *f = ash_alloc__floor(last);
+        if (!f || f->e.base < base)
+            break;
+        ash_alloc_node_t *gone = NULL;
+        ash_alloc_root = ash_alloc__tree_remove(ash_alloc_root, f->e.base, &gone);
+        ash_alloc__account_del(&gone->e);
+        gone->left = gone_list; /* pushed in descending order, so the list ascends */
+        gone_list = gone;
+        removed++;
+    }
+    ash_alloc__unlock();
+    size_t copied = 0;
+    while (gone_list) {
+        ash_alloc_node_t *next = gone_list->left;
+        if (copied < cap)
+            out[copied++] = gone_list->e;
+        free(gone_list);
+        gone_list = next;
+    }
+    if (n)
+        *n = removed;
+    return ASH_ALLOC_OK;
+}
+
 ash_alloc_status_t ash_alloc_find(uint64_t ptr, ash_alloc_entry_t *entry)
 {
     ash_alloc_status_t st = ASH_ALLOC_ERR_NOT_FOUND;
@@ -399,6 +433,7 @@ const char *ash_alloc_kind_name(ash_alloc_kind_t kind)
     case ASH_ALLOC_KIND_ASYNC: return "async";
     case ASH_ALLOC_KIND_POOL: return "pool";
     case ASH_ALLOC_KIND_HOST_REGISTERED: return "host-registered";
+    case ASH_ALLOC_KIND_MAPPED: return "mapped";
     case ASH_ALLOC_KIND_COUNT_: break;
     }
     return "unknown";

@@ -34,6 +34,7 @@ typedef enum {
     ASH_ALLOC_KIND_ASYNC,           /* cuMemAllocAsync (stream-ordered, default pool) */
     ASH_ALLOC_KIND_POOL,            /* cuMemAllocFromPoolAsync */
     ASH_ALLOC_KIND_HOST_REGISTERED, /* cuMemHostRegister: base is the host address */
+    ASH_ALLOC_KIND_MAPPED,          /* cuMemMap (VMM): one entry per mapping, its mapped extent */
     ASH_ALLOC_KIND_COUNT_
 } ash_alloc_kind_t;
 
@@ -67,6 +68,14 @@ ash_alloc_status_t ash_alloc_insert(uint64_t base, uint64_t size, int device, as
  * Consequence: current bytes count what the application holds, not what the driver or a pool
  * still reserves. */
 ash_alloc_status_t ash_alloc_remove(uint64_t base, ash_alloc_entry_t *removed);
+
+/* Forget every allocation whose base lies in [base, base + size) (cuMemUnmap, cuMemAddressFree:
+ * a range may hold several mappings). Copies up to `cap` of them, ascending by base, into out
+ * (may be NULL when cap == 0), to put back if the real call fails; *n (may be NULL) receives how
+ * many were removed. Call BEFORE the real unmap, for the reason ash_alloc_remove gives.
+ * OK (possibly none removed) or INVALID (size 0 or wrapping; nothing changed). */
+ash_alloc_status_t ash_alloc_remove_range(uint64_t base, uint64_t size, ash_alloc_entry_t *out, size_t cap,
+                                          size_t *n);
 
 /* Which live allocation contains ptr? OK and *entry filled (entry may be NULL), or NOT_FOUND.
  * O(log n), read lock only, no allocation: usable on the launch path. */

@@ -18,6 +18,7 @@
 #include "ash_sync.h"
 
 #include "ash_alloc.h"
+#include "ash_capture.h"
 #include "ash_crash.h"
 #include "ash_log.h"
 #include "ash_options.h"
@@ -476,6 +477,11 @@ ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **p
     const sync_plan_t *plan = k->rules;
     const ash_world_t *w = ash_world();
     ash_crash_thread(); /* a thread that reaches a sync point gets its own alternate stack */
+    const char *cap; /* a sync point inside CUDA graph capture (capture.c); one rank: as N would */
+    for (size_t i = 0; w->size <= 1 && i < plan->n; i++)
+        if (plan->rule[i]->kind == ASH_POLICY_RULE_GRADIENT &&
+            (cap = ash_capture_check(k, s, plan->rule[i], ash_policy_source(S.policy))) != NULL)
+            sync_fatal_code(cap, ASH_EXIT_CAPTURE);
     if (w->size <= 1) /* one rank: nothing to communicate; recording / nan_check still look */
         return ash_record_solo(S.have_driver ? &S.driver : NULL, S.policy, k, s, params, extra, plan->rule, plan->n);
     if (!S.have_driver)
@@ -520,6 +526,8 @@ ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **p
             if (b)
                 continue;
         }
+        if ((cap = ash_capture_check(k, s, r, ash_policy_source(S.policy))) != NULL) /* capture.c */
+            sync_fatal_code(cap, ASH_EXIT_CAPTURE);
         char what[384];
         snprintf(what, sizeof what, "%s[%u] (at: \"%s\") before %s",
                  grad ? "gradients" : "parameters", r->index, r->at, k->demangled);

@@ -20,6 +20,9 @@ pthread_mutex_t hc_mu = PTHREAD_MUTEX_INITIALIZER;
 pthread_cond_t hc_cv = PTHREAD_COND_INITIALIZER;
 hc_dev hc_devs[HC_MAX_DEVICES];
 int hc_ndev;
+/* visible ordinal -> the "physical" device whose name, UUID and PCI bus id it reports; the
+ * identity unless CUDA_VISIBLE_DEVICES picks and orders devices (read at cuInit) */
+static int hc_phys[HC_MAX_DEVICES];
 _Atomic unsigned long long hc_calls[HC_API_COUNT];
 
 static unsigned long long hc_next_ctx_id = 1;
@@ -150,14 +153,43 @@ static void hc_atfork_child(void)
     atomic_store(&hc_initialized, 0);
 }
 
+/* CUDA_VISIBLE_DEVICES as the driver reads it: a comma list of ordinals of the machine's
+ * HOSTCUDA_DEVICES devices; the list ends at the first entry that is not one (malformed, out of
+ * range, or repeated), so "" or "-1" hides every device. Unset: all devices, in order. */
+static int visible_devices(int machine)
+{
+    const char *v = getenv("CUDA_VISIBLE_DEVICES");
+    if (v == NULL) {
+        for (int i = 0; i < machine; i++)
+            hc_phys[i] = i;
+        return machine;
+    }
+    int n = 0;
+    while (*v != '\0' && n < machine) {
+        char *end;
+        errno = 0;
+        long x = strtol(v, &end, 10);
+        if (errno || end == v || x < 0 || x >= machine || (*end != ',' && *end != '\0'))
+            break;
+        int dup = 0;
+        for (int i = 0; i < n; i++)
+            dup |= hc_phys[i] == (int)x;
+        if (dup)
+            break;
+        hc_phys[n++] = (int)x;
+        v = *end == ',' ? end + 1 : end;
+    }
+    return n;
+}
+
 static void hc_do_init(void)
 {
     hc_options_load();
-    if (hc_opt.devices <= 0) {
+    hc_ndev = hc_opt.devices > 0 ? visible_devices(hc_opt.devices) : 0;
+    if (hc_ndev <= 0) {
         hc_init_result = CUDA_ERROR_NO_DEVICE;
         return;
     }
-    hc_ndev = hc_opt.devices;
     hc_init_result = hc_mem_init();
     if (hc_init_result == CUDA_SUCCESS) {
         pthread_atfork(NULL, NULL, hc_atfork_child);
@@ -220,7 +252,7 @@ CUresult CUDAAPI cuDeviceGetName(char *name, int len, CUdevice dev)
     if (!name || len <= 0)
         return CUDA_ERROR_INVALID_VALUE;
     HC_CHECK_DEV(dev);
-    snprintf(name, (size_t)len, "NVIDIA H100 80GB HBM3 (hostcuda)");
+    snprintf(name, (size_t)len, "NVIDIA H100 80GB HBM3 (hostcuda %d)", hc_phys[dev]);
     return CUDA_SUCCESS;
 }
 
@@ -232,8 +264,8 @@ static CUresult uuid_of(CUuuid *uuid, CUdevice dev)
     HC_CHECK_DEV(dev);
     static const char tag[16] = "hostcuda-dev-000";
     memcpy(uuid->bytes, tag, 16);
-    uuid->bytes[14] = (char)('0' + dev / 10);
-    uuid->bytes[15] = (char)('0' + dev % 10);
+    uuid->bytes[14] = (char)('0' + hc_phys[dev] / 10);
+    uuid->bytes[15] = (char)('0' + hc_phys[dev] % 10);
     return CUDA_SUCCESS;
 }
 
@@ -271,9 +303,11 @@ CUresult CUDAAPI cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
     return CUDA_SUCCESS;
 }
 
-/* H100 SXM-like values; attributes not listed are 0 (feature absent). */
-static int attr_value(CUdevice_attribute a, int dev)
+/* H100 SXM-like values; attributes not listed are 0 (feature absent). The PCI bus id and the
+ * board group id are the physical device's, so each device answers differently. */
+static int attr_value(CUdevice_attribute a, int vis)
 {
+    int dev = hc_phys[vis];
     switch (a) {
     case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: return 1024;
     case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: return 1024;
@@ -336,7 +370,7 @@ static int attr_value(CUdevice_attribute a, int dev)
     case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: return 1;
     case CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES: return 0;
     case CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH: return 1;
-    case CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: return 0;
+    case CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: return 1;
     case CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED: return 0;
     default: return 0;
     }
@@ -351,6 +385,41 @@ CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevi
     HC_CHECK_DEV(dev);
     *pi = attr_value(attrib, dev);
     return CUDA_SUCCESS;
+}
+
+/* "0000:BB:00.0", BB = 0x18 + the physical ordinal (CU_DEVICE_ATTRIBUTE_PCI_BUS_ID). */
+CUresult CUDAAPI cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
+{
+    HC_COUNT(cuDeviceGetPCIBusId);
+    HC_CHECK_INIT();
+    if (!pciBusId || len <= 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    HC_CHECK_DEV(dev);
+    snprintf(pciBusId, (size_t)len, "%04X:%02X:%02X.0", 0, attr_value(CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, dev), 0);
+    return CUDA_SUCCESS;
+}
+
+/* Accepts "domain:bus:device.function", "domain:bus:device" and "bus:device.function" (hex). */
+CUresult CUDAAPI cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)
+{
+    HC_COUNT(cuDeviceGetByPCIBusId);
+    HC_CHECK_INIT();
+    if (!dev || !pciBusId)
+        return CUDA_ERROR_INVALID_VALUE;
+    unsigned dom = 0, bus = 0, slot = 0, fn = 0;
+    char tail;
+    if (sscanf(pciBusId, "%x:%x:%x.%x%c", &dom, &bus, &slot, &fn, &tail) != 4 &&
+        sscanf(pciBusId, "%x:%x:%x%c", &dom, &bus, &slot, &tail) != 3) {
+        dom = 0;
+        if (sscanf(pciBusId, "%x:%x.%x%c", &bus, &slot, &fn, &tail) != 3)
+            return CUDA_ERROR_INVALID_VALUE;
+    }
+    for (int i = 0; i < hc_ndev; i++)
+        if (dom == 0 && slot == 0 && fn == 0 && bus == (unsigned)attr_value(CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, i)) {
+            *dev = i;
+            return CUDA_SUCCESS;
+        }
+    return CUDA_ERROR_INVALID_DEVICE;
 }
 
 CUresult CUDAAPI cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)

@@ -64,6 +64,8 @@ enum hc_kind {
     HC_K_LIBRARY = 0x4c494221,
     HC_K_KERNEL = 0x4b524e21,
     HC_K_POOL = 0x504f4c21,
+    HC_K_GRAPH = 0x47524121,      /* hc_graph.c */
+    HC_K_GEXEC = 0x47455821,
     HC_K_DEAD_CTX = 0x44454421,   /* destroyed context: kept (never freed) so stale uses are told so */
 };
 void hc_reg_add(const void *h, enum hc_kind k);        /* hc_mu held */
@@ -107,6 +109,7 @@ struct CUstream_st {
     hc_mark *last;              /* mark of the last enqueued op, or NULL */
     int worker_started, dying;
     pthread_t worker;
+    struct hc_capture *capture; /* non-NULL while capturing: hc_enqueue records, not runs (hc_graph.c) */
     struct CUstream_st *next;   /* in ctx->streams */
 };
 
@@ -190,6 +193,16 @@ void hc_ctx_sync(struct CUctx_st *c);                    /* hc_mu held */
 void hc_stream_destroy_locked(struct CUstream_st *s);    /* hc_mu held */
 void hc_event_destroy_locked(struct CUevent_st *e);      /* hc_mu held */
 uint64_t hc_now_ns(void);
+
+/* ---- hc_graph.c ---- */
+/* hc_mu held, s->capture set: keep op (unrun, mark set done) in the capture; returns its mark */
+hc_mark *hc_graph_capture_op(struct CUstream_st *s, hc_op *op);
+
+/* ---- hc_vmm.c: reserved ranges (cuMemAddressReserve / cuMemMap) ---- */
+/* 1 if v lies in a reservation: *rw = read-write address of [v, v + n) when all of it is mapped
+ * with access, else NULL; *dev = its device. 0 otherwise. Takes its own lock (after hc_mu). */
+int hc_vmm_resolve(uintptr_t v, size_t n, void **rw, int *dev);
+void *hc_vmm_rw(uintptr_t v);                          /* mapped with access -> rw, else NULL */
 
 /* ---- hc_module.c ---- */
 void hc_module_unload_locked(struct CUmod_st *m);        /* hc_mu held */

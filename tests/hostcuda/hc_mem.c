@@ -71,7 +71,7 @@ static int dev_of(uintptr_t v)
 void *hc_dev_rw(uintptr_t v)
 {
     int i = dev_of(v);
-    return i < 0 ? NULL : hc_devs[i].rw_base + (v - (uintptr_t)hc_devs[i].dev_base);
+    return i < 0 ? hc_vmm_rw(v) : hc_devs[i].rw_base + (v - (uintptr_t)hc_devs[i].dev_base);
 }
 
 __attribute__((visibility("default"))) void *hostcuda_host_view(CUdeviceptr p)
@@ -112,6 +112,10 @@ void *hc_mem_resolve(CUdeviceptr p, size_t n, int *kind, int *devo)
             *devo = di;
         if (b && n <= b->off + b->size - off)
             r = d->rw_base + off;
+    } else if (hc_vmm_resolve(v, n, &r, &di)) {   /* a reserved range (hc_vmm.c) */
+        *kind = HC_MEM_DEVICE;
+        if (devo)
+            *devo = di;
     } else {
         hc_host *h = host_at(v);
         if (h) {

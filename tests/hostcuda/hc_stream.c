@@ -136,6 +136,8 @@ static void *worker_main(void *arg)
 
 hc_mark *hc_enqueue(struct CUstream_st *s, hc_op *op)
 {
+    if (s->capture)   /* stream capture: recorded for the graph, not run (hc_graph.c) */
+        return hc_graph_capture_op(s, op);
     struct CUctx_st *c = s->ctx;
     if (s->kind == HC_S_LEGACY) {
         for (struct CUstream_st *o = c->streams; o; o = o->next)

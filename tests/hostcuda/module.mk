@@ -4,7 +4,8 @@
 
 HOSTCUDA_SRC_DIR := tests/hostcuda
 HOSTCUDA_SRCS := $(addprefix $(HOSTCUDA_SRC_DIR)/,hc_core.c hc_mem.c hc_copy.c hc_stream.c hc_ptx.c \
-                   hc_module.c hc_errors.c hc_procaddr.c)
+                   hc_module.c hc_errors.c hc_procaddr.c \
+                   hc_vmm.c hc_graph.c)
 HOSTCUDA_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(HOSTCUDA_SRCS))
 HOSTCUDA_HDRS := $(addprefix $(HOSTCUDA_SRC_DIR)/,hc_internal.h hc_ptx.h hc_api.def hostcuda.h)
 # __CUDA_API_VERSION_INTERNAL: cuda.h then declares every variant (legacy, _v2, _ptds, _ptsz) under
@@ -29,7 +30,8 @@ HOSTCUDA_TKERN_SO := $(HOSTCUDA_DIR)/libtest_kernels_host.so
 $(HOSTCUDA_TKERN_SO): $(HOSTCUDA_DIR)/test_kernels.host.o
 	$(CC) -shared -o $@ $<
 
-HOSTCUDA_TESTS := $(addprefix $(HOSTCUDA_DIR)/,test_hc_basic test_hc_memory test_hc_streams test_hc_kernels)
+HOSTCUDA_TESTS := $(addprefix $(HOSTCUDA_DIR)/,test_hc_basic test_hc_memory test_hc_streams test_hc_kernels \
+                    test_hc_vmm_graph)
 HOSTCUDA_TEST_LDFLAGS := -L$(HOSTCUDA_DIR) -Wl,-rpath,$(abspath $(HOSTCUDA_DIR))
 $(HOSTCUDA_DIR)/test_hc_%: $(HOSTCUDA_SRC_DIR)/test_hc_%.c $(HOSTCUDA_SRC_DIR)/test_hc_util.h \
                            $(HOSTCUDA_SRC_DIR)/hostcuda.h $(HOSTCUDA_LIB) | $(DEPS_STAMP)

@@ -152,6 +152,42 @@ static inline int itest_ends_with(const char *s, const char *suffix)
     return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
+/* VMM helpers for itest_call: a 2 MiB reservation, physical handle and mapping on the fixture's
+ * device, made and undone through the driver handle (the shim's hooks when preloaded). */
+typedef struct {
+    CUdeviceptr va;
+    CUmemGenericAllocationHandle h;
+} itest_vmm_t;
+#define ITEST_VMM_SIZE ((size_t)2 << 20)
+static inline CUmemAllocationProp itest_vmm_prop(itest_fix_t *f)
+{
+    CUmemAllocationProp prop;
+    memset(&prop, 0, sizeof prop);
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = f->dev;
+    return prop;
+}
+static inline void itest_vmm_make(itest_fix_t *f, itest_vmm_t *v, int reserve, int create, int map)
+{
+    CUmemAllocationProp prop = itest_vmm_prop(f);
+    if (reserve)
+        ITEST_CU(((PFN_cuMemAddressReserve_v10020)itest_sym(f, "cuMemAddressReserve"))(&v->va, ITEST_VMM_SIZE, 0, 0, 0));
+    if (create)
+        ITEST_CU(((PFN_cuMemCreate_v10020)itest_sym(f, "cuMemCreate"))(&v->h, ITEST_VMM_SIZE, &prop, 0));
+    if (map)
+        ITEST_CU(((PFN_cuMemMap_v10020)itest_sym(f, "cuMemMap"))(v->va, ITEST_VMM_SIZE, 0, v->h, 0));
+}
+static inline void itest_vmm_undo(itest_fix_t *f, itest_vmm_t *v, int unmap, int release, int free_)
+{
+    if (unmap)
+        ITEST_CU(((PFN_cuMemUnmap_v10020)itest_sym(f, "cuMemUnmap"))(v->va, ITEST_VMM_SIZE));
+    if (release)
+        ITEST_CU(((PFN_cuMemRelease_v10020)itest_sym(f, "cuMemRelease"))(v->h));
+    if (free_)
+        ITEST_CU(((PFN_cuMemAddressFree_v10020)itest_sym(f, "cuMemAddressFree"))(v->va, ITEST_VMM_SIZE));
+}
+
 /* Call p == exported symbol `name` with valid arguments; returns its CUresult, or -1 if this
  * helper does not know the name. Allocations it makes are freed (through the program's own
  * cuMemFree_v2, i.e. the shim's hook when preloaded). */
@@ -272,6 +308,76 @@ static inline int itest_call(itest_fix_t *f, const char *name, void *p)
         CUcontext c;
         r = ((PFN_cuCtxCreate_v12050)p)(&c, NULL, 0, f->dev);
         f->set_current(f->ctx);
+    } else if (IS("cuDeviceGetAttribute")) {
+        int a;
+        r = ((PFN_cuDeviceGetAttribute_v2000)p)(&a, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, f->dev);
+    } else if (IS("cuDeviceGetName")) {
+        char nm[128];
+        r = ((PFN_cuDeviceGetName_v2000)p)(nm, sizeof nm, f->dev);
+    } else if (IS("cuDeviceTotalMem_v2")) {
+        size_t b;
+        r = ((PFN_cuDeviceTotalMem_v3020)p)(&b, f->dev);
+    } else if (IS("cuDeviceGetUuid") || IS("cuDeviceGetUuid_v2")) {
+        CUuuid u;
+        r = ((PFN_cuDeviceGetUuid_v11040)p)(&u, f->dev);
+    } else if (IS("cuDeviceGetPCIBusId")) {
+        char bus[32];
+        r = ((PFN_cuDeviceGetPCIBusId_v4010)p)(bus, sizeof bus, f->dev);
+    } else if (IS("cuDeviceGetByPCIBusId")) {
+        CUdevice dv;
+        r = ((PFN_cuDeviceGetByPCIBusId_v4010)p)(&dv, "0000:18:00.0");
+    } else if (IS("cuDeviceGetDefaultMemPool")) {
+        CUmemoryPool pl;
+        r = ((PFN_cuDeviceGetDefaultMemPool_v11020)p)(&pl, f->dev);
+    } else if (IS("cuDeviceGetMemPool")) {
+        CUmemoryPool pl;
+        r = ((PFN_cuDeviceGetMemPool_v11020)p)(&pl, f->dev);
+    } else if (IS("cuDevicePrimaryCtxGetState")) {
+        unsigned fl;
+        int act;
+        r = ((PFN_cuDevicePrimaryCtxGetState_v7000)p)(f->dev, &fl, &act);
+    } else if (IS("cuDevicePrimaryCtxSetFlags_v2")) {
+        r = ((PFN_cuDevicePrimaryCtxSetFlags_v11000)p)(f->dev, 0);
+    } else if (IS("cuDevicePrimaryCtxRelease_v2")) { /* retained once more first: the fixture's stays */
+        CUcontext c;
+        ITEST_CU(f->retain(&c, f->dev));
+        r = ((PFN_cuDevicePrimaryCtxRelease_v11000)p)(f->dev);
+    } else if (IS("cuDevicePrimaryCtxReset_v2")) { /* no device: the fixture's context must live */
+        r = ((PFN_cuDevicePrimaryCtxReset_v11000)p)(-1);
+    } else if (IS("cuMemGetAllocationGranularity")) {
+        size_t g;
+        CUmemAllocationProp prop = itest_vmm_prop(f);
+        r = ((PFN_cuMemGetAllocationGranularity_v10020)p)(&g, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM);
+    } else if (IS("cuMemCreate")) {
+        itest_vmm_t v = {0, 0};
+        CUmemAllocationProp prop = itest_vmm_prop(f);
+        r = ((PFN_cuMemCreate_v10020)p)(&v.h, ITEST_VMM_SIZE, &prop, 0);
+        if (r == CUDA_SUCCESS)
+            itest_vmm_undo(f, &v, 0, 1, 0);
+    } else if (IS("cuMemMap")) {
+        itest_vmm_t v = {0, 0};
+        itest_vmm_make(f, &v, 1, 1, 0);
+        r = ((PFN_cuMemMap_v10020)p)(v.va, ITEST_VMM_SIZE, 0, v.h, 0);
+        itest_vmm_undo(f, &v, r == CUDA_SUCCESS, 1, 1);
+    } else if (IS("cuMemSetAccess")) {
+        itest_vmm_t v = {0, 0};
+        itest_vmm_make(f, &v, 1, 1, 1);
+        CUmemAccessDesc acc;
+        memset(&acc, 0, sizeof acc);
+        acc.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+        acc.location.id = f->dev;
+        acc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+        r = ((PFN_cuMemSetAccess_v10020)p)(v.va, ITEST_VMM_SIZE, &acc, 1);
+        itest_vmm_undo(f, &v, 1, 1, 1);
+    } else if (IS("cuMemUnmap")) {
+        itest_vmm_t v = {0, 0};
+        itest_vmm_make(f, &v, 1, 1, 1);
+        r = ((PFN_cuMemUnmap_v10020)p)(v.va, ITEST_VMM_SIZE);
+        itest_vmm_undo(f, &v, r != CUDA_SUCCESS, 1, 1);
+    } else if (IS("cuMemAddressFree")) {
+        itest_vmm_t v = {0, 0};
+        itest_vmm_make(f, &v, 1, 0, 0);
+        r = ((PFN_cuMemAddressFree_v10020)p)(v.va, ITEST_VMM_SIZE);
     } else if (IS("cuGetProcAddress")) {
         void *q = NULL;
         r = ((PFN_cuGetProcAddress_v11030)p)("cuInit", &q, 12000, 0);

@@ -8,6 +8,8 @@
 
 #include <libgen.h>
 
+#undef cuDeviceGetUuid /* cuda.h: -> cuDeviceGetUuid_v2; both are hooked, each by its own name */
+
 /* cuda.h's declarations of these names (where it has them) agree with hooks.def's */
 #define ASH_HOOK(kind, name, pfn, params, args) extern CUresult CUDAAPI name params;
 #include "hooks.def"

@@ -314,6 +314,40 @@ static void test_overlap_replaces_stale(void **state)
 
 /* ---- 5. stats ---- */
 
+/* remove_range: every entry whose base is in [base, base + size) goes (a mapping that starts
+ * before the range stays), copies come back ascending, stats follow; a bad range changes nothing. */
+static void test_remove_range(void **state)
+{
+    (void)state;
+    ASSERT_STATUS(ash_alloc_insert(0x1000, 0x1000, 1, ASH_ALLOC_KIND_MAPPED), ASH_ALLOC_OK);
+    ASSERT_STATUS(ash_alloc_insert(0x2000, 0x1000, 1, ASH_ALLOC_KIND_MAPPED), ASH_ALLOC_OK);
+    ASSERT_STATUS(ash_alloc_insert(0x3000, 0x1000, 1, ASH_ALLOC_KIND_MAPPED), ASH_ALLOC_OK);
+    ASSERT_STATUS(ash_alloc_insert(0x4000, 0x1000, 1, ASH_ALLOC_KIND_DEVICE), ASH_ALLOC_OK);
+    ash_alloc_entry_t out[4];
+    size_t n = 99;
+    ASSERT_STATUS(ash_alloc_remove_range(0x1800, 0x2800, out, 4, &n), ASH_ALLOC_OK); /* bases 0x2000, 0x3000 */
+    ASSERT_U64(n, 2);
+    ASSERT_U64(out[0].base, 0x2000);
+    ASSERT_U64(out[1].base, 0x3000);
+    assert_int_equal(out[0].kind, ASH_ALLOC_KIND_MAPPED);
+    ASSERT_STATUS(ash_alloc_find(0x1fff, NULL), ASH_ALLOC_OK);
+    ASSERT_STATUS(ash_alloc_find(0x2000, NULL), ASH_ALLOC_ERR_NOT_FOUND);
+    ASSERT_STATUS(ash_alloc_find(0x3fff, NULL), ASH_ALLOC_ERR_NOT_FOUND);
+    ASSERT_STATUS(ash_alloc_find(0x4000, NULL), ASH_ALLOC_OK);
+    uint64_t cur = 0, cnt = 0;
+    ASSERT_STATUS(ash_alloc_stats(1, &cur, NULL, &cnt), ASH_ALLOC_OK);
+    ASSERT_U64(cur, 0x2000);
+    ASSERT_U64(cnt, 2);
+    ASSERT_STATUS(ash_alloc_remove_range(0x8000, 0x1000, NULL, 0, &n), ASH_ALLOC_OK); /* none */
+    ASSERT_U64(n, 0);
+    ASSERT_STATUS(ash_alloc_remove_range(0x1000, 0, NULL, 0, &n), ASH_ALLOC_ERR_INVALID);
+    ASSERT_STATUS(ash_alloc_remove_range(UINT64_MAX, 2, NULL, 0, &n), ASH_ALLOC_ERR_INVALID);
+    ASSERT_STATUS(ash_alloc_remove_range(0, UINT64_MAX, out, 1, &n), ASH_ALLOC_OK); /* all; one copied */
+    ASSERT_U64(n, 2);
+    ASSERT_U64(out[0].base, 0x1000);
+    ASSERT_STATUS(ash_alloc_check(), ASH_ALLOC_OK);
+}
+
 static void test_stats_current_peak(void **state)
 {
     (void)state;
@@ -735,6 +769,7 @@ int main(void)
         cmocka_unit_test_setup(test_boundaries, reset_table),
         cmocka_unit_test_setup(test_invalid_and_unknown, reset_table),
         cmocka_unit_test_setup(test_overlap_replaces_stale, reset_table),
+        cmocka_unit_test_setup(test_remove_range, reset_table),
         cmocka_unit_test_setup(test_stats_current_peak, reset_table),
         cmocka_unit_test_setup(test_random_vs_model, reset_table),
         cmocka_unit_test_setup(test_concurrent_threads, reset_table),

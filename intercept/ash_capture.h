@@ -1,0 +1,31 @@
+/* ash_capture.h — private to the shim: the stream-capture guard of the sync points (capture.c).
+ *
+ * A launch that matches a policy rule must run the rule's collective before the kernel, every
+ * time the kernel runs. Captured into a CUDA graph, the kernel would replay at each cuGraphLaunch
+ * while the collective (run by the host, once, at capture) would not: ranks would diverge with
+ * no error. So a launch on a capturing stream stops the job (ASH_EXIT_CAPTURE) when one of its
+ * rules would communicate: a gradient rule, or a parameters rule whose buffer was not broadcast
+ * yet (once it was, replaying the kernel skips nothing). Because the stop comes at capture, no
+ * graph the job goes on to launch holds a launch that needed a collective.
+ * Threading: any thread; the real cuStreamIsCapturing is resolved once.
+ * Caller: shim/sync.c ash_launch_prepare, per rule, just before its collective (one rank: for
+ * gradient rules, so a one-rank rehearsal stops where N ranks would).
+ */
+#ifndef ASH_CAPTURE_H
+#define ASH_CAPTURE_H
+
+#include "ash_policy.h"
+#include "ash_sync.h"
+
+#include <cuda.h>
+
+#define ASH_EXIT_CAPTURE 6 /* a sync point met inside CUDA graph capture */
+
+/* NULL when stream s (as the engine sees it: CU_STREAM_PER_THREAD for a _ptsz launch) is not
+ * capturing, or the driver cannot say (no cuStreamIsCapturing: warned once); else the message
+ * to stop with, naming the rule (policy file:line:col, its `at`) and the kernel (thread-local
+ * buffer, valid until this thread's next call). */
+const char *ash_capture_check(const ash_kernel_info_t *k, CUstream s, const ash_policy_rule_t *rule,
+                              const char *policy_source);
+
+#endif /* ASH_CAPTURE_H */
