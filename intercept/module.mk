@@ -5,7 +5,7 @@
 
 ASH_LIB           := $(BUILD)/libaccelshim.so
 ASH_LIB_CPPFLAGS  := $(CPPFLAGS) -Ishim -Iintercept -Ipolicy -Icollectives
-ASH_LIB_HDRS      := $(wildcard intercept/*.h shim/*.h) intercept/hooks.def collectives/ash_coll.h \
+ASH_LIB_HDRS      := $(wildcard intercept/*.h shim/*.h) intercept/hooks.def intercept/pfn_versions.def collectives/ash_coll.h \
                      policy/ash_policy.h
 INTERCEPT_SRCS    := $(wildcard intercept/*.c)
 # shim/alloc.c is built by shim/alloc.mk (included by the top Makefile, possibly after this file,

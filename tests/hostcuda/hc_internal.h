@@ -40,6 +40,10 @@ typedef struct hc_options {
     int strict;           /* HOSTCUDA_STRICT, default 1: device view is PROT_NONE */
     int ptds_default;     /* CUDA_API_PER_THREAD_DEFAULT_STREAM=1: DEFAULT proc lookups get _ptsz/_ptds */
     const char *kernel_libs;  /* HOSTCUDA_KERNEL_LIBS: colon-separated libraries with host kernels */
+    int poison;           /* HOSTCUDA_POISON, default 1: fresh device allocations filled with 0xff (NaN) */
+    int jitter;           /* HOSTCUDA_JITTER=SEED set (non-empty, not 0): stream workers delay ops */
+    unsigned long long jitter_seed;
+    int unexported_procs; /* HOSTCUDA_UNEXPORTED_PROCS=1: cuGetProcAddress hands out non-exported thunks */
 } hc_options;
 extern hc_options hc_opt;
 void hc_options_load(void);   /* idempotent; cuInit and cuGetProcAddress call it */

@@ -7,6 +7,8 @@ HOSTCUDA_SRCS := $(addprefix $(HOSTCUDA_SRC_DIR)/,hc_core.c hc_mem.c hc_copy.c h
                    hc_module.c hc_errors.c hc_procaddr.c)
 HOSTCUDA_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(HOSTCUDA_SRCS))
 HOSTCUDA_HDRS := $(addprefix $(HOSTCUDA_SRC_DIR)/,hc_internal.h hc_ptx.h hc_api.def hostcuda.h)
+# -Bsymbolic (link): hostcuda's references to its own functions (the cuGetProcAddress table, the
+# thunks) bind inside it, as a real driver's do; a preloaded interposer cannot redirect them.
 # __CUDA_API_VERSION_INTERNAL: cuda.h then declares every variant (legacy, _v2, _ptds, _ptsz) under
 # its own name, as NVIDIA's own driver build sees it. -fno-ipa-icf: twins must stay distinct functions.
 HOSTCUDA_CFLAGS := -D__CUDA_API_VERSION_INTERNAL -D__CUDA_API_PUSH_VISIBILITY_DEFAULT -fno-ipa-icf \
@@ -20,7 +22,7 @@ $(BUILD)/$(HOSTCUDA_SRC_DIR)/%.o: $(HOSTCUDA_SRC_DIR)/%.c $(HOSTCUDA_HDRS) inclu
 $(HOSTCUDA_LIB): $(HOSTCUDA_OBJS) $(HOSTCUDA_SRC_DIR)/libcuda.map
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-soname,libcuda.so.1 -Wl,--version-script=$(HOSTCUDA_SRC_DIR)/libcuda.map \
-	    -Wl,--no-undefined -o $@ $(HOSTCUDA_OBJS) $(PTHREAD) -ldl
+	    -Wl,-Bsymbolic -Wl,--no-undefined -o $@ $(HOSTCUDA_OBJS) $(PTHREAD) -ldl
 	ln -sf libcuda.so.1 $(HOSTCUDA_DIR)/libcuda.so
 
 # test kernels: written once (ASH_KERNEL), PTX for the module loader, host .so for the launches
