@@ -187,13 +187,14 @@ ASH_EXPORT void *dlsym(void *handle, const char *name)
 
 /* ---- the routing table (ACCELSHIM_ROUTING_TABLE=PATH): one TSV line per cuGetProcAddress[_v2]
  * request a program makes (nested requests of the shim or the driver itself are not recorded):
- *   symbol cudaVersion flags status owner handed route name door
- * status = CUresult ":" symbolStatus (success|symbol_not_found|version_not_sufficient|-);
- * owner = the file dladdr names for the REAL resolver's pointer (basename; '-' none, '?' unknown);
- * handed = hook|passthrough; route = identity|name|none; name = the exported symbol handed out
- * (the hook's name, or dladdr's exact symbol for the real pointer, else ~nearest+0xoffset, '-');
- * door = gpa_v2|gpa. The file is opened once (O_APPEND, never following a symlink); each line
- * is one write(2), so processes may share it. Format documented in docs/hostcuda.md. */
+ *   symbol cudaVersion flags status owner real handed route hook door
+ * status = CUresult ":" symbolStatus (success|symbol_not_found|version_not_sufficient; '-' when
+ * the caller passed no symbolStatus or used the 4-argument door); owner = the file dladdr names
+ * for the driver's pointer (basename; '-' none, '?' unknown); real = the exported symbol that
+ * pointer is (dladdr exact), else ~nearest+0xoffset, '-' when none; handed = hook|passthrough;
+ * route = identity|name|none; hook = the exported name of the hook handed out, '-' otherwise;
+ * door = gpa_v2|gpa. The file is opened once (O_APPEND, never following a symlink) and gets a
+ * '#' header line when empty; each line is one write(2). Documented in docs/hostcuda.md. */
 static int ash_rt_fd = -1;
 static pthread_once_t ash_rt_once = PTHREAD_ONCE_INIT;
 
@@ -210,7 +211,7 @@ static void ash_rt_open(void)
     }
     struct stat st;
     if (fstat(fd, &st) == 0 && st.st_size == 0) {
-        static const char hdr[] = "#symbol\tcudaVersion\tflags\tstatus\towner\thanded\troute\tname\tdoor\n";
+        static const char hdr[] = "#symbol\tcudaVersion\tflags\tstatus\towner\treal\thanded\troute\thook\tdoor\n";
         (void)!write(fd, hdr, sizeof hdr - 1);
     }
     ash_rt_fd = fd;
@@ -234,7 +235,7 @@ static void ash_rt_record(const char *door, const char *symbol, int version, cuu
     static const char *const stname[] = {"success", "symbol_not_found", "version_not_sufficient"};
     static const char *const routename[] = {"none", "identity", "name"};
     const char *status = st == NULL ? "-" : ((unsigned)*st < 3 ? stname[*st] : "?");
-    const char *owner = "-", *name = "-";
+    const char *owner = "-", *real_name = "-", *hook = ash_hook_name_of(handed);
     char namebuf[192];
     Dl_info info;
     if (real != NULL) {
@@ -242,24 +243,19 @@ static void ash_rt_record(const char *door, const char *symbol, int version, cuu
         if (dladdr(real, &info) != 0) {
             owner = info.dli_fname != NULL ? ash_rt_base(info.dli_fname) : "?";
             if (info.dli_sname != NULL && info.dli_saddr == real) {
-                name = info.dli_sname;
+                real_name = info.dli_sname;
             } else {
                 snprintf(namebuf, sizeof namebuf, "~%s+0x%lx", info.dli_sname ? info.dli_sname : "?",
                          (unsigned long)((char *)real - (char *)(info.dli_saddr ? info.dli_saddr : info.dli_fbase)));
-                name = namebuf;
+                real_name = namebuf;
             }
         }
     }
-    int hooked = handed != NULL && handed != real;
-    if (handed != NULL && ash_hook_name_of(handed) != NULL) {
-        hooked = 1;
-        name = ash_hook_name_of(handed);
-    }
     char line[512];
-    int n = snprintf(line, sizeof line, "%s\t%d\t%llu\t%d:%s\t%s\t%s\t%s\t%s\t%s\n",
+    int n = snprintf(line, sizeof line, "%s\t%d\t%llu\t%d:%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
                      symbol == NULL ? "(null)" : symbol[0] == '\0' ? "-" : symbol, version,
-                     (unsigned long long)flags, (int)r, status, owner, hooked ? "hook" : "passthrough",
-                     routename[route], name, door);
+                     (unsigned long long)flags, (int)r, status, owner, real_name,
+                     hook != NULL ? "hook" : "passthrough", routename[route], hook != NULL ? hook : "-", door);
     if (n > 0)
         (void)!write(ash_rt_fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
 }

@@ -98,7 +98,7 @@ static const char *next_route(char *buf, size_t cap)
         if (line[0] == '#')
             continue;
         char *f = line;
-        for (int col = 1; col < 7 && f != NULL; col++) {
+        for (int col = 1; col < 8 && f != NULL; col++) {
             f = strchr(f, '\t');
             f = f ? f + 1 : NULL;
         }

@@ -32,6 +32,7 @@ extern _Atomic unsigned long long hc_calls[HC_API_COUNT];
 #define HC_INTERNAL __attribute__((visibility("hidden")))
 #define HC_MAX_DEVICES 64
 #define HC_ALIGN 256
+#define HC_POISON_BYTE 0xff   /* fresh device memory: 0xffff... is a NaN in every float width */
 
 /* ---- options (read once at cuInit) ---- */
 typedef struct hc_options {

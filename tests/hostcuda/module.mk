@@ -42,5 +42,10 @@ $(HOSTCUDA_DIR)/test_hc_%: $(HOSTCUDA_SRC_DIR)/test_hc_%.c $(HOSTCUDA_SRC_DIR)/t
 # the kernel test reads the PTX and opens the host .so at run time
 $(HOSTCUDA_DIR)/test_hc_kernels: $(HOSTCUDA_TKERN_PTX) $(HOSTCUDA_TKERN_SO)
 
-ALL += $(HOSTCUDA_LIB) $(HOSTCUDA_TKERN_PTX) $(HOSTCUDA_TKERN_SO) $(HOSTCUDA_TESTS)
-TESTS += $(HOSTCUDA_TESTS) $(HOSTCUDA_SRC_DIR)/test_hc_exports.sh $(HOSTCUDA_SRC_DIR)/test_hc_valgrind.sh
+# hc_race: a deliberately racy program (test_hc_race.sh: jitter makes it fail every run)
+$(HOSTCUDA_DIR)/hc_race: $(HOSTCUDA_SRC_DIR)/hc_race.c $(HOSTCUDA_LIB) | $(DEPS_STAMP)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ $< $(HOSTCUDA_TEST_LDFLAGS) -lcuda
+
+ALL += $(HOSTCUDA_LIB) $(HOSTCUDA_TKERN_PTX) $(HOSTCUDA_TKERN_SO) $(HOSTCUDA_TESTS) $(HOSTCUDA_DIR)/hc_race
+TESTS += $(HOSTCUDA_TESTS) $(HOSTCUDA_SRC_DIR)/test_hc_exports.sh $(HOSTCUDA_SRC_DIR)/test_hc_valgrind.sh \
+         $(HOSTCUDA_SRC_DIR)/test_hc_race.sh

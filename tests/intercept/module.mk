@@ -15,6 +15,7 @@ TESTS += tests/intercept/test_exports.sh \
          tests/intercept/test_no_constructor.sh \
          tests/intercept/test_routing.sh \
          tests/intercept/test_route_name.sh \
+         tests/intercept/test_routing_jitter.sh \
          tests/intercept/test_pfn_versions.sh \
          tests/intercept/test_missing_symbols.sh \
          tests/intercept/test_dlsym_next.sh \

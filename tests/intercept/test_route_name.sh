@@ -19,7 +19,7 @@ grep -v '^ok' "$tmp/name.txt"
 [ $rc -eq 0 ] || { tail -3 "$tmp/name.err"; fail "unexported pointers: routing by name (rc $rc)"; }
 grep -q "PFN_cuMemAlloc_v2000, which no hook implements" "$tmp/name.err" \
     || fail "no warning for the PFN mismatch of cuMemAlloc at version 2000"
-row() { awk -F'\t' -v s="$2" -v v="$3" -v f="$4" '$1 == s && $2 == v && $3 == f && $9 == "gpa_v2" { print $6, $7, $8; exit }' "$1"; }
+row() { awk -F'\t' -v s="$2" -v v="$3" -v f="$4" '$1 == s && $2 == v && $3 == f && $10 == "gpa_v2" { print $7, $8, $9; exit }' "$1"; }
 for want in "cuLaunchKernel 13000 2|hook name cuLaunchKernel_ptsz" "cuLaunchKernel 13000 1|hook name cuLaunchKernel" \
             "cuMemAlloc 3020 0|hook name cuMemAlloc_v2" "cuCtxCreate 13000 0|hook name cuCtxCreate_v4"; do
     read -r s v f <<<"${want%|*}"
@@ -43,5 +43,5 @@ ACCELSHIM_ROUTING_TABLE=$tmp/id.tsv LD_PRELOAD=$SHIM "$B/route_name" --expect-ho
     || { grep -v '^ok' "$tmp/id.txt"; fail "exported pointers: hooks not handed out"; }
 got=$(row "$tmp/id.tsv" cuLaunchKernel 13000 2)
 [ "$got" = "hook identity cuLaunchKernel_ptsz" ] || fail "routing table with exported pointers: '$got'"
-awk -F'\t' '$7 == "name"' "$tmp/id.tsv" | grep -q . && fail "exported pointers: a request was routed by name"
+awk -F'\t' '$8 == "name"' "$tmp/id.tsv" | grep -q . && fail "exported pointers: a request was routed by name"
 echo "PASS: unexported driver pointers routed by (name, version, flags); PFN mismatches and unhooked names passed through; controls fail as they must"
