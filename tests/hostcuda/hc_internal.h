@@ -196,6 +196,13 @@ void hc_stream_destroy_locked(struct CUstream_st *s);    /* hc_mu held */
 void hc_event_destroy_locked(struct CUevent_st *e);      /* hc_mu held */
 uint64_t hc_now_ns(void);
 
+/* ---- hc_fatbin.c ---- */
+/* 1: image starts like a fatbin, 2: like a fatbin wrapper (__fatBinC_Wrapper_t), 0: neither. */
+int hc_fatbin_kind(const void *image);
+/* The PTX text of a fatbin or wrapper's PTX entry, decompressed, malloc'ed and NUL-terminated;
+ * an error (one line on stderr saying why) for a bad image, no PTX entry or a missing library. */
+CUresult hc_fatbin_ptx(const void *image, char **ptx);
+
 /* ---- hc_module.c ---- */
 void hc_module_unload_locked(struct CUmod_st *m);        /* hc_mu held */
 

@@ -4,7 +4,7 @@
 
 HOSTCUDA_SRC_DIR := tests/hostcuda
 HOSTCUDA_SRCS := $(addprefix $(HOSTCUDA_SRC_DIR)/,hc_core.c hc_mem.c hc_copy.c hc_stream.c hc_ptx.c \
-                   hc_module.c hc_errors.c hc_procaddr.c)
+                   hc_module.c hc_errors.c hc_procaddr.c hc_fatbin.c)
 HOSTCUDA_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(HOSTCUDA_SRCS))
 HOSTCUDA_HDRS := $(addprefix $(HOSTCUDA_SRC_DIR)/,hc_internal.h hc_ptx.h hc_api.def hostcuda.h)
 # -Bsymbolic (link): hostcuda's references to its own functions (the cuGetProcAddress table, the
@@ -46,6 +46,26 @@ $(HOSTCUDA_DIR)/test_hc_kernels: $(HOSTCUDA_TKERN_PTX) $(HOSTCUDA_TKERN_SO)
 $(HOSTCUDA_DIR)/hc_race: $(HOSTCUDA_SRC_DIR)/hc_race.c $(HOSTCUDA_LIB) | $(DEPS_STAMP)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ $< $(HOSTCUDA_TEST_LDFLAGS) -lcuda
 
-ALL += $(HOSTCUDA_LIB) $(HOSTCUDA_TKERN_PTX) $(HOSTCUDA_TKERN_SO) $(HOSTCUDA_TESTS) $(HOSTCUDA_DIR)/hc_race
+# fatbins of the test kernels, made by nvcc: default compression (zstd in CUDA 13), none, and a
+# multi-entry one (an sm_80 cubin, compute_80 and compute_90 PTX); plus a cubin-only one
+HOSTCUDA_FATBINS := $(addprefix $(HOSTCUDA_DIR)/test_kernels,.fatbin _nc.fatbin _multi.fatbin _sm80.fatbin)
+$(HOSTCUDA_DIR)/test_kernels.fatbin: $(HOSTCUDA_SRC_DIR)/test_kernels.cu include/ash_kernel.h | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(NVCC) -fatbin -gencode arch=compute_80,code=compute_80 -Iinclude -o $@ $<
+$(HOSTCUDA_DIR)/test_kernels_nc.fatbin: $(HOSTCUDA_SRC_DIR)/test_kernels.cu include/ash_kernel.h | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(NVCC) -fatbin --no-compress -gencode arch=compute_80,code=compute_80 -Iinclude -o $@ $<
+$(HOSTCUDA_DIR)/test_kernels_multi.fatbin: $(HOSTCUDA_SRC_DIR)/test_kernels.cu include/ash_kernel.h | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(NVCC) -fatbin -gencode arch=compute_80,code=[sm_80,compute_80] -gencode arch=compute_90,code=compute_90 \
+	    -Iinclude -o $@ $<
+$(HOSTCUDA_DIR)/test_kernels_sm80.fatbin: $(HOSTCUDA_SRC_DIR)/test_kernels.cu include/ash_kernel.h | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(NVCC) -fatbin -gencode arch=compute_80,code=sm_80 -Iinclude -o $@ $<
+$(HOSTCUDA_DIR)/hc_fatbin_run: $(HOSTCUDA_SRC_DIR)/hc_fatbin_run.c $(HOSTCUDA_LIB) | $(DEPS_STAMP)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ $< $(HOSTCUDA_TEST_LDFLAGS) -lcuda -ldl
+
+ALL += $(HOSTCUDA_LIB) $(HOSTCUDA_TKERN_PTX) $(HOSTCUDA_TKERN_SO) $(HOSTCUDA_TESTS) $(HOSTCUDA_DIR)/hc_race \
+       $(HOSTCUDA_FATBINS) $(HOSTCUDA_DIR)/hc_fatbin_run
 TESTS += $(HOSTCUDA_TESTS) $(HOSTCUDA_SRC_DIR)/test_hc_exports.sh $(HOSTCUDA_SRC_DIR)/test_hc_valgrind.sh \
-         $(HOSTCUDA_SRC_DIR)/test_hc_race.sh
+         $(HOSTCUDA_SRC_DIR)/test_hc_race.sh $(HOSTCUDA_SRC_DIR)/test_hc_fatbin.sh
