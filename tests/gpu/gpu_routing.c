@@ -89,12 +89,15 @@ static int called_before(void *p)
     return 0;
 }
 
-/* the route column of the routing-table line the shim wrote for the request just made */
-static const char *next_route(char *buf, size_t cap)
+/* the route column of the LAST routing-table line the shim wrote: the request just made (lookups
+ * made between two reports, which report nothing, are skipped) */
+static const char *last_route(char *buf, size_t cap)
 {
     char line[1024];
     snprintf(buf, cap, "?");
-    while (route_fp != NULL && fgets(line, sizeof line, route_fp) != NULL) {
+    if (route_fp == NULL)
+        return buf;
+    while (fgets(line, sizeof line, route_fp) != NULL) {
         if (line[0] == '#')
             continue;
         char *f = line;
@@ -104,8 +107,8 @@ static const char *next_route(char *buf, size_t cap)
         }
         if (f != NULL)
             snprintf(buf, cap, "%.*s", (int)strcspn(f, "\t\n"), f);
-        break;
     }
+    clearerr(route_fp); /* the shim appends more */
     return buf;
 }
 
@@ -144,7 +147,7 @@ static void report(const char *door, const char *query, int ver, int flags, int 
     int gpa = strncmp(door, "gpa", 3) == 0 || strcmp(door, "cudart") == 0;
     if (gpa && route_fp != NULL) {
         char r[24];
-        snprintf(route, sizeof route, " route=%s", next_route(r, sizeof r));
+        snprintf(route, sizeof route, " route=%s", last_route(r, sizeof r));
         if (expect_shim && p != NULL && res == CUDA_SUCCESS && !exact && hooked_base(query) &&
             strcmp(r, "none") == 0) {
             printf("FAIL %s(%s v%d f%d): the driver's unexported pointer (%s) was handed out unhooked\n", door,

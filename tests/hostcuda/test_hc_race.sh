@@ -7,7 +7,7 @@
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 H=$ROOT/build/tests/hostcuda
-[ -x "$H/hc_race" ] && [ -e "$H/libcuda.so.1" ] || { echo "SKIP: hc_race / hostcuda not built"; exit 77; }
+if [ ! -x "$H/hc_race" ] || [ ! -e "$H/libcuda.so.1" ]; then echo "SKIP: hc_race / hostcuda not built"; exit 77; fi
 export LD_LIBRARY_PATH=$H${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 fails=0
 for seed in 1 2 3 4 5 6; do
@@ -19,6 +19,8 @@ for seed in 1 2 3 4 5 6; do
     [ $rc -eq 0 ] || { echo "FAIL seed $seed: with the sync added it failed (rc $rc): $out"; fails=$((fails + 1)); }
 done
 out=$(HOSTCUDA_JITTER=7 HOSTCUDA_POISON=0 timeout 60 "$H/hc_race" 2>&1); rc=$?
-[ $rc -eq 1 ] && grep -q 'read 0$' <<<"$out" || { echo "FAIL: HOSTCUDA_POISON=0: want a zero read, got rc $rc: $out"; fails=$((fails + 1)); }
+if [ $rc -ne 1 ] || ! grep -q 'read 0$' <<<"$out"; then
+    echo "FAIL: HOSTCUDA_POISON=0: want a zero read, got rc $rc: $out"; fails=$((fails + 1))
+fi
 [ $fails -eq 0 ] || exit 1
 echo "PASS: under jitter the race failed in 6 of 6 runs (NaN poison read), the synchronised program passed in 6 of 6"

@@ -13,9 +13,9 @@ if ! d=$(diff <(printf '%s\n' "$got") "$ROOT/intercept/pfn_versions.def"); then
     echo "FAIL: pfn_versions.def is stale (< generated now, > committed)"; exit 1
 fi
 miss=0
-for p in $(grep -o 'PFN_cu[A-Za-z0-9_]*' "$ROOT/intercept/hooks.def" | sort -u); do
+while read -r p; do
     grep -q "\"$p\"" "$ROOT/intercept/pfn_versions.def" || { echo "FAIL: $p (hooks.def) has no row"; miss=1; }
-done
+done < <(grep -o 'PFN_cu[A-Za-z0-9_]*' "$ROOT/intercept/hooks.def" | sort -u)
 [ $miss -eq 0 ] || exit 1
 # control: a table missing a row is seen as stale
 if diff -q <(printf '%s\n' "$got" | sed '7d') "$ROOT/intercept/pfn_versions.def" >/dev/null; then
