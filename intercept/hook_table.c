@@ -339,6 +339,16 @@ void *ash_hook_route_proc(void *p, const char *symbol, int version, cuuint64_t f
         *route = ASH_ROUTE_NAME;
         return h;
     }
+    if (!ash_route_by_name) {
+        for (int i = 0; i < ASH_PFN_ROWS; i++) {
+            if (strcmp(ash_pfn_rows[i].base, symbol) == 0) {
+                ASH_WARN_CAPPED("intercept", "%s (version %d, flags %llu): the driver's pointer %p is not an "
+                                "exported symbol and ACCELSHIM_ROUTE_BY_NAME=0: left unhooked", symbol, version,
+                                (unsigned long long)flags, p);
+                break;
+            }
+        }
+    }
     return p;
 }
 
