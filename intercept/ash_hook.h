@@ -75,6 +75,14 @@ static inline int ash_hook_is_cu_name(const char *s)
 void *ash_hook_route(void *p, const char *name);
 /* 1 if p is one of our exported hooks. */
 int ash_hook_is_hook(const void *p);
+/* The exported name of hook p, or NULL when p is not one of our hooks. */
+const char *ash_hook_name_of(const void *p);
+/* How a cuGetProcAddress answer was routed: not at all, by pointer identity, or by name. */
+typedef enum { ASH_ROUTE_NONE = 0, ASH_ROUTE_IDENTITY, ASH_ROUTE_NAME } ash_route_t;
+/* Map the real resolver's answer p to (symbol, version, flags): by identity as ash_hook_route;
+ * else (unless ACCELSHIM_ROUTE_BY_NAME=0) to the hook implementing exactly the PFN typedef the
+ * driver answers that request with (pfn_versions.def); else p unchanged. */
+void *ash_hook_route_proc(void *p, const char *symbol, int version, cuuint64_t flags, ash_route_t *route);
 
 /* The real dlsym (dlvsym(RTLD_NEXT, "dlsym", GLIBC_2.34 / 2.2.5 / 2.17)); NULL if not found. */
 void *ash_hook_real_dlsym(void *handle, const char *name);

@@ -2,7 +2,9 @@
  * (legacy 4-argument export) and cuGetProcAddress_v2. Each calls the REAL resolver, keeps its
  * CUresult / symbolStatus / dlerror, and maps the pointer it returned by identity
  * (ash_hook_route): a hooked driver export -> that exact symbol's hook; one of our hooks -> as is;
- * anything else (cuGetExportTable, unhooked names, unknown pointers) -> untouched.
+ * anything else (cuGetExportTable, unhooked names, unknown pointers) -> untouched. The two
+ * cuGetProcAddress doors then fall back to routing by (name, version, flags) when the pointer is
+ * no exported symbol (ash_hook_route_proc), and record each request in ACCELSHIM_ROUTING_TABLE.
  *
  * dlsym: only names matching cu[A-Z]* are routed; the real dlsym comes from dlvsym(RTLD_NEXT,
  * "dlsym", "GLIBC_2.34"), then "GLIBC_2.2.5" (x86-64), then "GLIBC_2.17" (aarch64); the public
@@ -14,12 +16,20 @@
 #include "ash_hook.h"
 
 #include "ash_log.h"
+#include "ash_options.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <link.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 typedef void *(*ash_dlsym_fn)(void *, const char *);
 static _Atomic(ash_dlsym_fn) ash_dlsym_real;
@@ -175,6 +185,81 @@ ASH_EXPORT void *dlsym(void *handle, const char *name)
     return p;
 }
 
+/* ---- the routing table (ACCELSHIM_ROUTING_TABLE=PATH): one TSV line per cuGetProcAddress[_v2]
+ * request a program makes (nested requests of the shim or the driver itself are not recorded):
+ *   symbol cudaVersion flags status owner real handed route hook door
+ * status = CUresult ":" symbolStatus (success|symbol_not_found|version_not_sufficient; '-' when
+ * the caller passed no symbolStatus or used the 4-argument door); owner = the file dladdr names
+ * for the driver's pointer (basename; '-' none, '?' unknown); real = the exported symbol that
+ * pointer is (dladdr exact), else ~nearest+0xoffset, '-' when none; handed = hook|passthrough;
+ * route = identity|name|none; hook = the exported name of the hook handed out, '-' otherwise;
+ * door = gpa_v2|gpa. The file is opened once (O_APPEND, never following a symlink) and gets a
+ * '#' header line when empty; each line is one write(2). Documented in docs/hostcuda.md. */
+static int ash_rt_fd = -1;
+static pthread_once_t ash_rt_once = PTHREAD_ONCE_INIT;
+
+static void ash_rt_open(void)
+{
+    const char *path = ash_opt_str(ASH_OPT_ROUTING_TABLE);
+    if (path == NULL)
+        return;
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0) {
+        ash_error("doors", "ACCELSHIM_ROUTING_TABLE: cannot open \"%s\": %s; requests are not recorded", path,
+                  strerror(errno));
+        return;
+    }
+    struct stat st;
+    if (fstat(fd, &st) == 0 && st.st_size == 0) {
+        static const char hdr[] = "#symbol\tcudaVersion\tflags\tstatus\towner\treal\thanded\troute\thook\tdoor\n";
+        (void)!write(fd, hdr, sizeof hdr - 1);
+    }
+    ash_rt_fd = fd;
+}
+
+static const char *ash_rt_base(const char *path)
+{
+    const char *b = path;
+    for (const char *c = path; *c; c++)
+        if (*c == '/')
+            b = c + 1;
+    return b;
+}
+
+static void ash_rt_record(const char *door, const char *symbol, int version, cuuint64_t flags, CUresult r,
+                          const CUdriverProcAddressQueryResult *st, void *real, void *handed, ash_route_t route)
+{
+    pthread_once(&ash_rt_once, ash_rt_open);
+    if (ash_rt_fd < 0)
+        return;
+    static const char *const stname[] = {"success", "symbol_not_found", "version_not_sufficient"};
+    static const char *const routename[] = {"none", "identity", "name"};
+    const char *status = st == NULL ? "-" : ((unsigned)*st < 3 ? stname[*st] : "?");
+    const char *owner = "-", *real_name = "-", *hook = ash_hook_name_of(handed);
+    char namebuf[192];
+    Dl_info info;
+    if (real != NULL) {
+        owner = "?";
+        if (dladdr(real, &info) != 0) {
+            owner = info.dli_fname != NULL ? ash_rt_base(info.dli_fname) : "?";
+            if (info.dli_sname != NULL && info.dli_saddr == real) {
+                real_name = info.dli_sname;
+            } else {
+                snprintf(namebuf, sizeof namebuf, "~%s+0x%lx", info.dli_sname ? info.dli_sname : "?",
+                         (unsigned long)((char *)real - (char *)(info.dli_saddr ? info.dli_saddr : info.dli_fbase)));
+                real_name = namebuf;
+            }
+        }
+    }
+    char line[512];
+    int n = snprintf(line, sizeof line, "%s\t%d\t%llu\t%d:%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+                     symbol == NULL ? "(null)" : symbol[0] == '\0' ? "-" : symbol, version,
+                     (unsigned long long)flags, (int)r, status, owner, real_name,
+                     hook != NULL ? "hook" : "passthrough", routename[route], hook != NULL ? hook : "-", door);
+    if (n > 0)
+        (void)!write(ash_rt_fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+}
+
 ASH_EXPORT CUresult CUDAAPI cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
                                                 CUdriverProcAddressQueryResult *symbolStatus)
 {
@@ -186,8 +271,12 @@ ASH_EXPORT CUresult CUDAAPI cuGetProcAddress_v2(const char *symbol, void **pfn, 
         return real(symbol, pfn, cudaVersion, flags, symbolStatus);
     ash_hook_depth++;
     CUresult r = real(symbol, pfn, cudaVersion, flags, symbolStatus);
-    if (r == CUDA_SUCCESS && pfn != NULL && ash_hook_is_cu_name(symbol))
-        *pfn = ash_hook_route(*pfn, symbol);
+    void *got = (r == CUDA_SUCCESS && pfn != NULL) ? *pfn : NULL;
+    ash_route_t route = ASH_ROUTE_NONE;
+    if (got != NULL && ash_hook_is_cu_name(symbol))
+        *pfn = ash_hook_route_proc(got, symbol, cudaVersion, flags, &route);
+    if (ASH_UNLIKELY(ash_opt_str(ASH_OPT_ROUTING_TABLE) != NULL))
+        ash_rt_record("gpa_v2", symbol, cudaVersion, flags, r, symbolStatus, got, got ? *pfn : NULL, route);
     ash_hook_depth--;
     return r;
 }
@@ -202,8 +291,12 @@ ASH_EXPORT CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **pfn, int
         return real(symbol, pfn, cudaVersion, flags);
     ash_hook_depth++;
     CUresult r = real(symbol, pfn, cudaVersion, flags);
-    if (r == CUDA_SUCCESS && pfn != NULL && ash_hook_is_cu_name(symbol))
-        *pfn = ash_hook_route(*pfn, symbol);
+    void *got = (r == CUDA_SUCCESS && pfn != NULL) ? *pfn : NULL;
+    ash_route_t route = ASH_ROUTE_NONE;
+    if (got != NULL && ash_hook_is_cu_name(symbol))
+        *pfn = ash_hook_route_proc(got, symbol, cudaVersion, flags, &route);
+    if (ASH_UNLIKELY(ash_opt_str(ASH_OPT_ROUTING_TABLE) != NULL))
+        ash_rt_record("gpa", symbol, cudaVersion, flags, r, NULL, got, got ? *pfn : NULL, route);
     ash_hook_depth--;
     return r;
 }

@@ -1,5 +1,6 @@
 /* hook_table.c — what hooks.def generates: slots, names, type checks, passthrough hooks, the
- * real -> hook map, and the lazy init that loads the real driver.
+ * real -> hook map, the lazy init that loads the real driver, and routing: by pointer identity,
+ * then (cuGetProcAddress only) by name, version and flags through pfn_versions.def.
  *
  * Init (once, pthread_once, from the first door used): ash_shim_init (options, world, exit
  * report), dlopen(ACCELSHIM_DRIVER_PATH or "libcuda.so.1", RTLD_NOW|RTLD_LOCAL) — never linked —,
@@ -30,6 +31,28 @@ const char *const ash_hook_names[ASH_HOOK_COUNT_] = {
 #include "hooks.def"
 #undef ASH_HOOK
 };
+
+/* The PFN typedef each hook implements, by name (the name-routing fallback matches on it). */
+static const char *const ash_hook_pfns[ASH_HOOK_COUNT_] = {
+#define ASH_HOOK(kind, name, pfn, params, args) [ASH_HOOK_ID_##name] = #pfn,
+#include "hooks.def"
+#undef ASH_HOOK
+};
+
+/* Every versioned PFN typedef of a hooked base name (generated from cudaTypedefs.h). */
+typedef struct {
+    const char *base;
+    int version, kind; /* kind: 0 plain, 1 _ptds, 2 _ptsz */
+    const char *pfn;
+} ash_pfn_row_t;
+static const ash_pfn_row_t ash_pfn_rows[] = {
+#define ASH_PFN(base, ver, kind, pfn) {#base, ver, kind, pfn},
+#include "pfn_versions.def"
+#undef ASH_PFN
+};
+#define ASH_PFN_ROWS ((int)(sizeof ash_pfn_rows / sizeof ash_pfn_rows[0]))
+static _Atomic unsigned char ash_pfn_warned[ASH_PFN_ROWS];
+static int ash_route_by_name = 1;
 
 /* Each hook has exactly the type of its PFN: a wrong parameter list fails the build here. */
 #define ASH_HOOK(kind, name, pfn, params, args)                                            \
@@ -165,6 +188,11 @@ static void ash_hook_do_init(void)
     ash_hook_in_init = 1;
     ash_hook_depth++;
     ash_shim_init();
+    long by_name = 1;
+    if (ash_opt_int(ASH_OPT_ROUTE_BY_NAME, 0, 1, &by_name) == ASH_ERR_CONFIG)
+        ash_warn("intercept", "ACCELSHIM_ROUTE_BY_NAME=%s is not 0 or 1; routing by name stays on",
+                 ash_opt_str(ASH_OPT_ROUTE_BY_NAME));
+    ash_route_by_name = by_name != 0;
     for (int i = 0; i < ASH_HOOK_COUNT_; i++) {
         ash_hook_addr[i] = ash_hook_fn((ash_hook_id_t)i);
         ash_by_hook[i].addr = (uintptr_t)ash_hook_addr[i];
@@ -191,31 +219,143 @@ int ash_hook_is_hook(const void *p)
     return ash_map_find(ash_by_hook, ASH_HOOK_COUNT_, (uintptr_t)p) != NULL;
 }
 
+/* By pointer identity: one of our hooks -> itself; a hooked driver export -> that symbol's hook
+ * (aliases: the name asked for wins); anything else -> NULL. */
+static void *ash_route_identity(void *p, const char *name)
+{
+    if (ash_hook_is_hook(p))
+        return p;
+    const ash_hook_map_t *m = ash_map_find(ash_by_real, ash_by_real_n, (uintptr_t)p);
+    if (m == NULL)
+        return NULL;
+    for (const ash_hook_map_t *a = m; a < ash_by_real + ash_by_real_n && a->addr == m->addr; a++)
+        if (name != NULL && strcmp(ash_hook_names[a->id], name) == 0)
+            return ash_hook_addr[a->id];
+    return ash_hook_addr[m->id];
+}
+
+static int ash_is_hooked_name(const char *name)
+{
+    for (int i = 0; name != NULL && i < ASH_HOOK_COUNT_; i++)
+        if (strcmp(ash_hook_names[i], name) == 0)
+            return 1;
+    return 0;
+}
+
 void *ash_hook_route(void *p, const char *name)
 {
     if (p == NULL)
         return NULL;
     ash_hook_init();
-    if (ash_hook_is_hook(p))
-        return p;
-    const ash_hook_map_t *m = ash_map_find(ash_by_real, ash_by_real_n, (uintptr_t)p);
-    if (m != NULL) {
-        /* aliases (two hooked names at one address): prefer the name that was asked for */
-        for (const ash_hook_map_t *a = m; a < ash_by_real + ash_by_real_n && a->addr == m->addr; a++)
-            if (name != NULL && strcmp(ash_hook_names[a->id], name) == 0)
-                return ash_hook_addr[a->id];
-        return ash_hook_addr[m->id];
+    void *h = ash_route_identity(p, name);
+    if (h != NULL)
+        return h;
+    if (ash_is_hooked_name(name))
+        ASH_WARN_CAPPED("intercept", "the driver resolved %s to %p, which is not the address of "
+                        "any exported symbol we hook; left unhooked", name, p);
+    return p;
+}
+
+/* What the REAL resolver answers for (symbol, version, flags); NULL on any error. */
+static void *ash_real_proc(const char *symbol, int version, cuuint64_t flags)
+{
+    void *q = NULL;
+    CUresult r = CUDA_ERROR_NOT_SUPPORTED;
+    ash_hook_depth++;
+    if (ash_real.cuGetProcAddress_v2 != NULL) {
+        CUdriverProcAddressQueryResult st;
+        r = ash_real.cuGetProcAddress_v2(symbol, &q, version, flags, &st);
+    } else if (ash_real.cuGetProcAddress != NULL) {
+        r = ash_real.cuGetProcAddress(symbol, &q, version, flags);
     }
-    if (name != NULL) {
-        for (int i = 0; i < ASH_HOOK_COUNT_; i++) {
-            if (strcmp(ash_hook_names[i], name) == 0) {
-                ASH_WARN_CAPPED("intercept", "the driver resolved %s to %p, which is not the address of "
-                                "any exported symbol we hook; left unhooked", name, p);
+    ash_hook_depth--;
+    return r == CUDA_SUCCESS ? q : NULL;
+}
+
+/* The fallback for a pointer that is no exported symbol: the PFN typedef the driver answers
+ * (symbol, version, flags) with — among the generated rows of that base, the highest version <=
+ * the one asked, per-thread (_ptds/_ptsz) when the lookup was per-thread and such a row exists —
+ * and the hook whose hooks.def PFN is exactly that typedef. No such hook: NULL (warned once). */
+static void *ash_route_name(void *p, const char *symbol, int version, cuuint64_t flags)
+{
+    int per_thread;
+    if (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM)
+        per_thread = 1;
+    else if (flags & CU_GET_PROC_ADDRESS_LEGACY_STREAM)
+        per_thread = 0;
+    else if (ash_real_proc(symbol, version, CU_GET_PROC_ADDRESS_LEGACY_STREAM) == p)
+        per_thread = 0; /* DEFAULT: the driver's choice, seen by asking it both ways */
+    else if (ash_real_proc(symbol, version, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) == p)
+        per_thread = 1;
+    else
+        per_thread = -1;
+    const ash_pfn_row_t *plain = NULL, *pt = NULL;
+    int first = -1;
+    for (int i = 0; i < ASH_PFN_ROWS; i++) {
+        const ash_pfn_row_t *r = &ash_pfn_rows[i];
+        if (strcmp(r->base, symbol) != 0)
+            continue;
+        if (first < 0)
+            first = i;
+        if (r->version > version)
+            continue;
+        const ash_pfn_row_t **slot = r->kind == 0 ? &plain : &pt;
+        if (*slot == NULL || (*slot)->version < r->version)
+            *slot = r;
+    }
+    if (first < 0)
+        return NULL; /* a base we hook in no version */
+    const ash_pfn_row_t *chosen = per_thread == 1 && pt != NULL ? pt : plain;
+    if (per_thread >= 0 && chosen != NULL)
+        for (int i = 0; i < ASH_HOOK_COUNT_; i++)
+            if (strcmp(ash_hook_pfns[i], chosen->pfn) == 0)
+                return ash_hook_addr[i];
+    int w = chosen != NULL ? (int)(chosen - ash_pfn_rows) : first;
+    if (atomic_exchange_explicit(&ash_pfn_warned[w], 1, memory_order_relaxed) == 0) {
+        if (per_thread < 0)
+            ash_warn("intercept", "%s (version %d, flags %llu): the driver's pointer %p matches neither its "
+                     "legacy- nor its per-thread-stream answer; passed through unhooked",
+                     symbol, version, (unsigned long long)flags, p);
+        else
+            ash_warn("intercept", "%s (version %d, flags %llu): the driver's entry point is not exported and "
+                     "has the type %s, which no hook implements; passed through unhooked", symbol, version,
+                     (unsigned long long)flags, chosen != NULL ? chosen->pfn : "(none at this version)");
+    }
+    return NULL;
+}
+
+void *ash_hook_route_proc(void *p, const char *symbol, int version, cuuint64_t flags, ash_route_t *route)
+{
+    *route = ASH_ROUTE_NONE;
+    if (p == NULL || symbol == NULL)
+        return p;
+    ash_hook_init();
+    void *h = ash_route_identity(p, symbol);
+    if (h != NULL) {
+        *route = ASH_ROUTE_IDENTITY;
+        return h;
+    }
+    if (ash_route_by_name && (h = ash_route_name(p, symbol, version, flags)) != NULL) {
+        *route = ASH_ROUTE_NAME;
+        return h;
+    }
+    if (!ash_route_by_name) {
+        for (int i = 0; i < ASH_PFN_ROWS; i++) {
+            if (strcmp(ash_pfn_rows[i].base, symbol) == 0) {
+                ASH_WARN_CAPPED("intercept", "%s (version %d, flags %llu): the driver's pointer %p is not an "
+                                "exported symbol and ACCELSHIM_ROUTE_BY_NAME=0: left unhooked", symbol, version,
+                                (unsigned long long)flags, p);
                 break;
             }
         }
     }
     return p;
+}
+
+const char *ash_hook_name_of(const void *p)
+{
+    const ash_hook_map_t *m = ash_map_find(ash_by_hook, ASH_HOOK_COUNT_, (uintptr_t)p);
+    return m != NULL ? ash_hook_names[m->id] : NULL;
 }
 
 CUresult ash_hook_missing(const char *name)

@@ -24,6 +24,8 @@ declare -A want=(
   [libjansson-dev]=/usr/include/jansson.h                 # tools/accelshim-compare
   [clang]=/usr/bin/clang                                  # tests/fuzz (libFuzzer target)
   [libclang-rt-14-dev]=/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a
+  [libzstd1]=/usr/lib/x86_64-linux-gnu/libzstd.so.1       # hostcuda: zstd-compressed fatbins (dlopen)
+  [liblz4-1]=/usr/lib/x86_64-linux-gnu/liblz4.so.1        # hostcuda: LZ4-compressed fatbins (dlopen)
 )
 
 missing=()

@@ -51,6 +51,10 @@
       "Chrome trace event JSON file ({rank} = the rank); overrides debug.trace (--trace DIR)")     \
     X(ASH_OPT_TRACE_LAUNCHES, "ACCELSHIM_TRACE_LAUNCHES", NULL, 0,                                 \
       "1: the trace also records every kernel launch and memcpy (--trace-launches); 0: off")       \
+    X(ASH_OPT_ROUTING_TABLE, "ACCELSHIM_ROUTING_TABLE", NULL, 0,                                   \
+      "append one TSV line per cuGetProcAddress[_v2] request to this file (docs/hostcuda.md)")      \
+    X(ASH_OPT_ROUTE_BY_NAME, "ACCELSHIM_ROUTE_BY_NAME", "1", 0,                                     \
+      "1: a resolver pointer that is no exported symbol is routed by (name, version, flags); 0: off") \
     X(ASH_OPT_FUSE_COPY, "ACCELSHIM_FUSE_COPY", NULL, 0,                                           \
       "1: fused reductions always stage through the fusion buffer, even over contiguous buffers")  \
     X(ASH_OPT_OMPI_RANK, "OMPI_COMM_WORLD_RANK", NULL, 0, "Open MPI: rank")                         \

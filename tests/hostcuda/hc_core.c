@@ -136,6 +136,10 @@ static void options_read(void)
     const char *p = getenv("CUDA_API_PER_THREAD_DEFAULT_STREAM");
     hc_opt.ptds_default = p && atoi(p) == 1;
     hc_opt.kernel_libs = getenv("HOSTCUDA_KERNEL_LIBS");
+    hc_opt.poison = (int)env_size("HOSTCUDA_POISON", 1) != 0;
+    hc_opt.jitter_seed = env_size("HOSTCUDA_JITTER", 0);
+    hc_opt.jitter = hc_opt.jitter_seed != 0;
+    hc_opt.unexported_procs = (int)env_size("HOSTCUDA_UNEXPORTED_PROCS", 0) != 0;
 }
 
 void hc_options_load(void)

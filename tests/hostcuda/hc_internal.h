@@ -32,6 +32,7 @@ extern _Atomic unsigned long long hc_calls[HC_API_COUNT];
 #define HC_INTERNAL __attribute__((visibility("hidden")))
 #define HC_MAX_DEVICES 64
 #define HC_ALIGN 256
+#define HC_POISON_BYTE 0xff   /* fresh device memory: 0xffff... is a NaN in every float width */
 
 /* ---- options (read once at cuInit) ---- */
 typedef struct hc_options {
@@ -40,6 +41,10 @@ typedef struct hc_options {
     int strict;           /* HOSTCUDA_STRICT, default 1: device view is PROT_NONE */
     int ptds_default;     /* CUDA_API_PER_THREAD_DEFAULT_STREAM=1: DEFAULT proc lookups get _ptsz/_ptds */
     const char *kernel_libs;  /* HOSTCUDA_KERNEL_LIBS: colon-separated libraries with host kernels */
+    int poison;           /* HOSTCUDA_POISON, default 1: fresh device allocations filled with 0xff (NaN) */
+    int jitter;           /* HOSTCUDA_JITTER=SEED set (non-empty, not 0): stream workers delay ops */
+    unsigned long long jitter_seed;
+    int unexported_procs; /* HOSTCUDA_UNEXPORTED_PROCS=1: cuGetProcAddress hands out non-exported thunks */
 } hc_options;
 extern hc_options hc_opt;
 void hc_options_load(void);   /* idempotent; cuInit and cuGetProcAddress call it */
@@ -203,6 +208,13 @@ hc_mark *hc_graph_capture_op(struct CUstream_st *s, hc_op *op);
  * with access, else NULL; *dev = its device. 0 otherwise. Takes its own lock (after hc_mu). */
 int hc_vmm_resolve(uintptr_t v, size_t n, void **rw, int *dev);
 void *hc_vmm_rw(uintptr_t v);                          /* mapped with access -> rw, else NULL */
+
+/* ---- hc_fatbin.c ---- */
+/* 1: image starts like a fatbin, 2: like a fatbin wrapper (__fatBinC_Wrapper_t), 0: neither. */
+int hc_fatbin_kind(const void *image);
+/* The PTX text of a fatbin or wrapper's PTX entry, decompressed, malloc'ed and NUL-terminated;
+ * an error (one line on stderr saying why) for a bad image, no PTX entry or a missing library. */
+CUresult hc_fatbin_ptx(const void *image, char **ptx);
 
 /* ---- hc_module.c ---- */
 void hc_module_unload_locked(struct CUmod_st *m);        /* hc_mu held */

@@ -7,6 +7,8 @@
  * an address-sorted block list (first fit, 256-byte aligned, coalescing); freed pages are punched
  * out of the memfd so they are returned to the system. Host and managed allocations are ordinary
  * host memory, tracked in a list so pointer queries and copies can classify them.
+ * Fresh device allocations are filled with HC_POISON_BYTE unless HOSTCUDA_POISON=0 (a GPU gives
+ * whatever was there; zeros would make a too-early read look plausible).
  * Threading: block lists and the host list under hc_mu; arena bases are immutable after cuInit.
  */
 #include "hc_internal.h"
@@ -161,6 +163,8 @@ CUresult hc_mem_alloc(struct CUctx_st *c, size_t n, struct CUmemPoolHandle_st *p
         b->ctx = pool ? NULL : c;
         b->pool = pool;
         d->used += b->size;
+        if (hc_opt.poison)   /* a read before any write sees NaN (f16/bf16/f32/f64) or -1, not 0 */
+            memset(d->rw_base + b->off, HC_POISON_BYTE, n);
         *out = (CUdeviceptr)(uintptr_t)(d->dev_base + b->off);
         return CUDA_SUCCESS;
     }

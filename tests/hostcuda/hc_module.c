@@ -1,6 +1,7 @@
 /* hc_module.c — hostcuda modules, libraries, functions, kernels and kernel launches.
  *
- * A module or library is PTX text scanned by hc_ptx.c. The host implementation of kernel NAME is
+ * A module or library is PTX text scanned by hc_ptx.c, given as text or as a fatbin (or cudart's
+ * fatbin wrapper) whose PTX entry hc_fatbin.c extracts; cubins are refused. The host implementation of kernel NAME is
  * `hostcuda_kernel_NAME`, looked up with dlsym in each library of HOSTCUDA_KERNEL_LIBS (opened on
  * the first load) and then in RTLD_DEFAULT, when the function or kernel handle is requested; a
  * missing one fails there with CUDA_ERROR_NOT_FOUND and one line on stderr. A launch copies the
@@ -119,16 +120,20 @@ static int var_index(hc_image *img, const char *name)
 static CUresult image_from_text(const char *text, hc_image **out)
 {
     pthread_once(&klibs_once, klibs_open);
-    static const unsigned char magic[3][4] = {{0x7f, 'E', 'L', 'F'}, {0x50, 0xed, 0x55, 0xba},
-                                              {0xb1, 0x43, 0x62, 0x46}};   /* ELF, fatbin, fatbin wrapper */
     const unsigned char *u = (const unsigned char *)text;
-    int binary = 0;
-    for (int i = 0; i < 3; i++)   /* byte by byte: a short text stops at its NUL */
-        binary |= u[0] == magic[i][0] && u[1] == magic[i][1] && u[2] == magic[i][2] && u[3] == magic[i][3];
-    if (binary) {
-        /* binary images may not be NUL-terminated: never scan them as text */
-        fprintf(stderr, "hostcuda: only PTX text images can be loaded (got a cubin/fatbin)\n");
+    /* byte by byte: a short text stops at its NUL */
+    if (u[0] == 0x7f && u[1] == 'E' && u[2] == 'L' && u[3] == 'F') {
+        fprintf(stderr, "hostcuda: only PTX can be loaded (got a cubin); load PTX or a fatbin with a PTX entry\n");
         return CUDA_ERROR_INVALID_IMAGE;
+    }
+    if (hc_fatbin_kind(u)) { /* a fatbin or its wrapper: its PTX entry, decompressed */
+        char *ptx;
+        CUresult rc = hc_fatbin_ptx(u, &ptx);
+        if (rc != CUDA_SUCCESS)
+            return rc;
+        rc = hc_fatbin_kind(ptx) ? CUDA_ERROR_INVALID_IMAGE : image_from_text(ptx, out);
+        free(ptx);
+        return rc;
     }
     hc_image *img = calloc(1, sizeof *img);
     if (!img)
@@ -294,6 +299,12 @@ CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image)
 {
     HC_COUNT(cuModuleLoadData);
     return load_text(module, image);
+}
+
+CUresult CUDAAPI cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
+{
+    HC_COUNT(cuModuleLoadFatBinary);
+    return load_text(module, fatCubin);
 }
 
 CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions,

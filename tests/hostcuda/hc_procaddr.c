@@ -1,6 +1,12 @@
 /* hc_procaddr.c — hostcuda cuGetProcAddress (4-argument legacy and _v2), cuGetExportTable, and the
  * test-only call counters.
  *
+ * HOSTCUDA_UNEXPORTED_PROCS=1: cuGetProcAddress hands out, instead of the exported symbol, a
+ * hidden thunk (one per hc_api.def row, a single jump to that symbol) — an entry point dladdr
+ * cannot name, as a driver that returns internal functions would. Calls through it still count.
+ * cuGetExportTable refuses every table (CUDA_ERROR_NOT_SUPPORTED) after printing its UUID on
+ * stderr: hostcuda answers no private table (no integrity check, no runtime callbacks).
+ *
  * The map comes from hc_api.def, whose rows were derived from cudaTypedefs.h: a lookup of base
  * name B at version V returns the default-stream variant of B with the highest PFN version <= V;
  * with CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM it returns the _ptds/_ptsz twin when B has
@@ -10,18 +16,38 @@
  */
 #include "hc_internal.h"
 
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { PLAIN, PTDS, PTSZ };
 
 typedef struct {
     const char *name, *base;
     int version, kind;
-    void *fn;
+    void *fn, *thunk;
 } hc_api_row;
 
+/* hc_thunk_<name>: a hidden function that jumps to <name> (bound inside hostcuda: -Bsymbolic). */
+#if defined(__x86_64__)
+#define HC_THUNK_BODY(name) "jmp " #name "@PLT\n"
+#define HC_THUNK_TYPE "@function"
+#elif defined(__aarch64__)
+#define HC_THUNK_BODY(name) "b " #name "\n"
+#define HC_THUNK_TYPE "%function"
+#else
+#error "hostcuda thunks: add this architecture's tail jump"
+#endif
+#define X(name, base, ver, kind)                                                               \
+    __asm__(".text\n.p2align 4\n.globl hc_thunk_" #name "\n.hidden hc_thunk_" #name "\n"       \
+            ".type hc_thunk_" #name "," HC_THUNK_TYPE "\nhc_thunk_" #name ":\n" HC_THUNK_BODY(name) \
+            ".size hc_thunk_" #name ", .-hc_thunk_" #name "\n");                               \
+    extern char hc_thunk_##name[] HC_INTERNAL;
+#include "hc_api.def"
+#undef X
+
 static const hc_api_row rows[HC_API_COUNT] = {
-#define X(name, base, ver, kind) {#name, #base, ver, kind, (void *)&name},
+#define X(name, base, ver, kind) {#name, #base, ver, kind, (void *)&name, (void *)hc_thunk_##name},
 #include "hc_api.def"
 #undef X
 };
@@ -52,7 +78,7 @@ static CUresult proc(const char *symbol, void **pfn, int version, cuuint64_t fla
             *slot = r;
     }
     const hc_api_row *hit = per_thread && pt ? pt : plain;
-    *pfn = hit ? hit->fn : NULL;
+    *pfn = hit ? (hc_opt.unexported_procs ? hit->thunk : hit->fn) : NULL;
     if (status)
         *status = hit ? CU_GET_PROC_ADDRESS_SUCCESS
                       : known ? CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT : CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
@@ -72,13 +98,22 @@ CUresult CUDAAPI cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVer
     return proc(symbol, pfn, cudaVersion, flags, symbolStatus);
 }
 
-/* hostcuda has no private export tables; callers (cudart) treat this as "not available". */
+/* hostcuda has no private export tables and never will answer one (they include the check that
+ * authenticates a driver to NVIDIA's runtime): every request is printed, then refused. */
 CUresult CUDAAPI cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId)
 {
     HC_COUNT(cuGetExportTable);
     if (!ppExportTable || !pExportTableId)
         return CUDA_ERROR_INVALID_VALUE;
     *ppExportTable = NULL;
+    char line[128];
+    const unsigned char *u = (const unsigned char *)pExportTableId->bytes;
+    int n = snprintf(line, sizeof line,
+                     "hostcuda: cuGetExportTable %02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x: "
+                     "refused (no private tables)\n",
+                     u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+    if (n > 0)
+        (void)!write(2, line, (size_t)n);
     return CUDA_ERROR_NOT_SUPPORTED;
 }
 

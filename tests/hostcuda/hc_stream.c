@@ -10,11 +10,13 @@
  * Events hold a reference to the mark of the op recorded last; elapsed time uses the host clock
  * taken when that op completed. Threading: everything under hc_mu; run() is called without it.
  * Workers start on a stream's first op and exit (freeing the stream) once it is destroyed and drained.
+ * HOSTCUDA_JITTER=SEED makes workers delay ops by seeded random amounts (see jitter()).
  */
 #include "hc_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static unsigned long long hc_next_stream_id = 16;
 
@@ -103,9 +105,53 @@ static void stream_free(struct CUstream_st *s)
     free(s);
 }
 
+/* HOSTCUDA_JITTER=SEED: before each op (its dependencies met), the worker sleeps a random time
+ * from a per-stream generator seeded by SEED and the stream id — 0.5-3 ms on the legacy stream,
+ * 0-0.5 ms elsewhere — and a legacy-stream op then also lets the context's non-blocking streams
+ * drain what they have queued (at most 20 ms). Every order this produces is one the CUDA model
+ * allows (nothing orders a non-blocking stream after the legacy stream), so a program whose
+ * result changes is racy. hc_mu held on entry and exit. */
+static uint64_t jitter_next(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+static void jitter(struct CUstream_st *s, uint64_t *rng)
+{
+    int legacy = s->kind == HC_S_LEGACY;
+    uint64_t us = legacy ? 500 + jitter_next(rng) % 2500 : jitter_next(rng) % 500;
+    pthread_mutex_unlock(&hc_mu);
+    struct timespec d = {0, (long)us * 1000};
+    while (nanosleep(&d, &d) != 0)
+        ;
+    pthread_mutex_lock(&hc_mu);
+    if (!legacy)
+        return;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += 20 * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    for (;;) {
+        int busy = 0;
+        for (struct CUstream_st *o = s->ctx->streams; o && !busy; o = o->next)
+            busy = (o->flags & CU_STREAM_NON_BLOCKING) && o->head != NULL;
+        if (!busy || pthread_cond_timedwait(&hc_cv, &hc_mu, &until) != 0)
+            return;
+    }
+}
+
 static void *worker_main(void *arg)
 {
     struct CUstream_st *s = arg;
+    uint64_t rng = (hc_opt.jitter_seed * 0x9E3779B97F4A7C15ull) ^ (s->id * 0xBF58476D1CE4E5B9ull);
+    if (rng == 0)
+        rng = 1;
     pthread_mutex_lock(&hc_mu);
     for (;;) {
         while (!s->head && !s->dying)
@@ -115,6 +161,8 @@ static void *worker_main(void *arg)
         hc_op *op = s->head;
         while (!op_ready(op))
             pthread_cond_wait(&hc_cv, &hc_mu);
+        if (hc_opt.jitter)
+            jitter(s, &rng);
         pthread_mutex_unlock(&hc_mu);
         if (op->run)
             op->run(op);

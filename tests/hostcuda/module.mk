@@ -4,10 +4,12 @@
 
 HOSTCUDA_SRC_DIR := tests/hostcuda
 HOSTCUDA_SRCS := $(addprefix $(HOSTCUDA_SRC_DIR)/,hc_core.c hc_mem.c hc_copy.c hc_stream.c hc_ptx.c \
-                   hc_module.c hc_errors.c hc_procaddr.c \
+                   hc_module.c hc_errors.c hc_procaddr.c hc_fatbin.c \
                    hc_vmm.c hc_graph.c)
 HOSTCUDA_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(HOSTCUDA_SRCS))
 HOSTCUDA_HDRS := $(addprefix $(HOSTCUDA_SRC_DIR)/,hc_internal.h hc_ptx.h hc_api.def hostcuda.h)
+# -Bsymbolic (link): hostcuda's references to its own functions (the cuGetProcAddress table, the
+# thunks) bind inside it, as a real driver's do; a preloaded interposer cannot redirect them.
 # __CUDA_API_VERSION_INTERNAL: cuda.h then declares every variant (legacy, _v2, _ptds, _ptsz) under
 # its own name, as NVIDIA's own driver build sees it. -fno-ipa-icf: twins must stay distinct functions.
 HOSTCUDA_CFLAGS := -D__CUDA_API_VERSION_INTERNAL -D__CUDA_API_PUSH_VISIBILITY_DEFAULT -fno-ipa-icf \
@@ -21,7 +23,7 @@ $(BUILD)/$(HOSTCUDA_SRC_DIR)/%.o: $(HOSTCUDA_SRC_DIR)/%.c $(HOSTCUDA_HDRS) inclu
 $(HOSTCUDA_LIB): $(HOSTCUDA_OBJS) $(HOSTCUDA_SRC_DIR)/libcuda.map
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-soname,libcuda.so.1 -Wl,--version-script=$(HOSTCUDA_SRC_DIR)/libcuda.map \
-	    -Wl,--no-undefined -o $@ $(HOSTCUDA_OBJS) $(PTHREAD) -ldl
+	    -Wl,-Bsymbolic -Wl,--no-undefined -o $@ $(HOSTCUDA_OBJS) $(PTHREAD) -ldl
 	ln -sf libcuda.so.1 $(HOSTCUDA_DIR)/libcuda.so
 
 # test kernels: written once (ASH_KERNEL), PTX for the module loader, host .so for the launches
@@ -42,5 +44,30 @@ $(HOSTCUDA_DIR)/test_hc_%: $(HOSTCUDA_SRC_DIR)/test_hc_%.c $(HOSTCUDA_SRC_DIR)/t
 # the kernel test reads the PTX and opens the host .so at run time
 $(HOSTCUDA_DIR)/test_hc_kernels: $(HOSTCUDA_TKERN_PTX) $(HOSTCUDA_TKERN_SO)
 
-ALL += $(HOSTCUDA_LIB) $(HOSTCUDA_TKERN_PTX) $(HOSTCUDA_TKERN_SO) $(HOSTCUDA_TESTS)
-TESTS += $(HOSTCUDA_TESTS) $(HOSTCUDA_SRC_DIR)/test_hc_exports.sh $(HOSTCUDA_SRC_DIR)/test_hc_valgrind.sh
+# hc_race: a deliberately racy program (test_hc_race.sh: jitter makes it fail every run)
+$(HOSTCUDA_DIR)/hc_race: $(HOSTCUDA_SRC_DIR)/hc_race.c $(HOSTCUDA_LIB) | $(DEPS_STAMP)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ $< $(HOSTCUDA_TEST_LDFLAGS) -lcuda
+
+# fatbins of the test kernels, made by nvcc: default compression (zstd in CUDA 13), none, and a
+# multi-entry one (an sm_80 cubin, compute_80 and compute_90 PTX); plus a cubin-only one
+HOSTCUDA_FATBINS := $(addprefix $(HOSTCUDA_DIR)/test_kernels,.fatbin _nc.fatbin _multi.fatbin _sm80.fatbin)
+$(HOSTCUDA_DIR)/test_kernels.fatbin: $(HOSTCUDA_SRC_DIR)/test_kernels.cu include/ash_kernel.h | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(NVCC) -fatbin -gencode arch=compute_80,code=compute_80 -Iinclude -o $@ $<
+$(HOSTCUDA_DIR)/test_kernels_nc.fatbin: $(HOSTCUDA_SRC_DIR)/test_kernels.cu include/ash_kernel.h | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(NVCC) -fatbin --no-compress -gencode arch=compute_80,code=compute_80 -Iinclude -o $@ $<
+$(HOSTCUDA_DIR)/test_kernels_multi.fatbin: $(HOSTCUDA_SRC_DIR)/test_kernels.cu include/ash_kernel.h | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(NVCC) -fatbin -gencode arch=compute_80,code=[sm_80,compute_80] -gencode arch=compute_90,code=compute_90 \
+	    -Iinclude -o $@ $<
+$(HOSTCUDA_DIR)/test_kernels_sm80.fatbin: $(HOSTCUDA_SRC_DIR)/test_kernels.cu include/ash_kernel.h | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(NVCC) -fatbin -gencode arch=compute_80,code=sm_80 -Iinclude -o $@ $<
+$(HOSTCUDA_DIR)/hc_fatbin_run: $(HOSTCUDA_SRC_DIR)/hc_fatbin_run.c $(HOSTCUDA_LIB) | $(DEPS_STAMP)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ $< $(HOSTCUDA_TEST_LDFLAGS) -lcuda -ldl
+
+ALL += $(HOSTCUDA_LIB) $(HOSTCUDA_TKERN_PTX) $(HOSTCUDA_TKERN_SO) $(HOSTCUDA_TESTS) $(HOSTCUDA_DIR)/hc_race \
+       $(HOSTCUDA_FATBINS) $(HOSTCUDA_DIR)/hc_fatbin_run
+TESTS += $(HOSTCUDA_TESTS) $(HOSTCUDA_SRC_DIR)/test_hc_exports.sh $(HOSTCUDA_SRC_DIR)/test_hc_valgrind.sh \
+         $(HOSTCUDA_SRC_DIR)/test_hc_race.sh $(HOSTCUDA_SRC_DIR)/test_hc_fatbin.sh

@@ -5,7 +5,8 @@ ITEST_CPPFLAGS := $(CPPFLAGS) -Iintercept -Ishim -Itests/intercept
 ITEST_HDRS     := tests/intercept/itest.h intercept/hooks.def
 # DT_NEEDED libcuda.so.1 (stubs at link time; hostcuda or the real driver at run time)
 ITEST_LIBCUDA  := -Wl,--no-as-needed -L$(CUDA_HOME)/lib64/stubs -lcuda -Wl,--as-needed
-ITEST_PROGS    := routing_probe routing_direct threads remap alloc_table dlsym_next missing kernel_handles devquery vmm_train graph_train
+ITEST_PROGS    := routing_probe routing_direct threads remap alloc_table dlsym_next missing kernel_handles \
+                  devquery vmm_train graph_train route_name
 ITEST_BINS     := $(addprefix $(ITEST_DIR)/,$(ITEST_PROGS))
 
 ALL += $(ITEST_BINS) $(ITEST_DIR)/kernels.ptx $(ITEST_DIR)/libitest_kernels.so \
@@ -13,6 +14,9 @@ ALL += $(ITEST_BINS) $(ITEST_DIR)/kernels.ptx $(ITEST_DIR)/libitest_kernels.so \
 TESTS += tests/intercept/test_exports.sh \
          tests/intercept/test_no_constructor.sh \
          tests/intercept/test_routing.sh \
+         tests/intercept/test_route_name.sh \
+         tests/intercept/test_routing_jitter.sh \
+         tests/intercept/test_pfn_versions.sh \
          tests/intercept/test_missing_symbols.sh \
          tests/intercept/test_dlsym_next.sh \
          tests/intercept/test_threads.sh \
