@@ -10,11 +10,13 @@
 #        test_gpu_check_fake.sh  (GPU_CHECK_FAKE=hostcuda: the script's checks run on hostcuda),
 #        test_rt_mlp_host.sh     (rt_mlp's host logic == mlp's, bit for bit, on host kernels),
 #        test_cudart_queries.sh  (cudart13_queries.txt is what this toolkit's static cudart asks),
-#        test_gpu_bundle.sh      (the runtime bundle stands in for a machine's missing Open MPI/libs).
+#        test_gpu_bundle.sh      (the runtime bundle stands in for a machine's missing Open MPI/libs),
+#        test_world1_collectives.sh (ACCELSHIM_DEBUG_WORLD1_COLLECTIVES runs collectives at world 1).
 # make gpu-bundle: build/gpu-rt, the runtime libraries to carry to a GPU machine (scripts/gpu-bundle.sh).
 GPUT_DIR := $(BUILD)/tests/gpu
 ALL += $(GPUT_DIR)/gpu_probe $(GPUT_DIR)/gpu_routing $(GPUT_DIR)/trace/libcuda.so.1
-TESTS += tests/gpu/test_gpu_check_nogpu.sh tests/gpu/test_gpu_check_fake.sh tests/gpu/test_gpu_bundle.sh
+TESTS += tests/gpu/test_gpu_check_nogpu.sh tests/gpu/test_gpu_check_fake.sh tests/gpu/test_gpu_bundle.sh \
+         tests/gpu/test_world1_collectives.sh
 
 .PHONY: gpu-bundle
 gpu-bundle: all
