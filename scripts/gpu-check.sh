@@ -36,8 +36,8 @@ SCALE=1
 [ -n "$FAKE" ] && SCALE=6 def_budget=3000 def_hard=3300
 BUDGET=${GPU_CHECK_BUDGET_S:-$def_budget}
 HARD=${GPU_CHECK_HARD_S:-$def_hard}
-for v in "$BUDGET" "$HARD" "${GPU_CHECK_CAP_S:-0}"; do
-    [[ $v =~ ^[0-9]+$ ]] || { echo "gpu-check: GPU_CHECK_BUDGET_S/HARD_S/CAP_S must be whole seconds, got '$v'" >&2; exit 2; }
+for v in "GPU_CHECK_BUDGET_S=$BUDGET" "GPU_CHECK_HARD_S=$HARD" "GPU_CHECK_CAP_S=${GPU_CHECK_CAP_S:-0}"; do
+    [[ ${v#*=} =~ ^[0-9]+$ ]] || { echo "gpu-check: ${v%%=*} must be whole seconds, got '${v#*=}'" >&2; exit 2; }
 done
 
 # ---- the environment: the real driver (never hostcuda) or, in the dry run, hostcuda ----
@@ -861,7 +861,7 @@ run_check() {
     tr=$(trainer_of "$c")
     if [ "${GPU_CHECK_TEST_HANG:-}" = "$c" ]; then   # tests: a step that never finishes
         tmo 86400 sleep 86400; rc=$?
-        record "$c" FAIL "a step did not finish: killed at the check's cap (exit $rc)"; return
+        record "$c" FAIL "a step did not finish: killed at the check's cap or the hard stop (exit $rc)"; return
     fi
     case $c in
         driver) chk_driver ;;
@@ -925,8 +925,8 @@ STEPS=${EQ_STEPS:-25} BATCH=${EQ_BATCH:-4}
 for e in "${CHECKS[@]}"; do
     read -r c cap <<<"$e"
     [[ $c =~ $ONLY ]] || continue
-    if [ $((SECONDS - T0)) -ge "$BUDGET" ]; then
-        CHECK_T0=$SECONDS; record "$c" SKIP "not run: time (the ${BUDGET}s budget was spent)"; continue
+    if [ $((SECONDS - T0)) -ge "$BUDGET" ] || [ $((T0 + HARD - SECONDS)) -lt 5 ]; then
+        CHECK_T0=$SECONDS; record "$c" SKIP "not run: time (budget ${BUDGET}s, hard stop ${HARD}s; spent $((SECONDS - T0))s)"; continue
     fi
     begin "$c" "$cap"
     run_check "$c"

@@ -103,7 +103,7 @@ gpu_rt_routing_summary() {
     if [ ! -s "$f" ]; then echo "not supported by this shim build (no ACCELSHIM_ROUTING_TABLE output)"; return 1; fi
     # columns are found by value, not position: the route is the last field that is identity,
     # name or none; the hand-back the last that is hook or passthrough
-    awk -F'\t' '/^#/ || NF < 2 { next }
+    awk -F'\t' '/^#/ || NF < 2 || $1 == "symbol" { next }
         { n++; r = "?"; h = "?"
           for (i = 1; i <= NF; i++) {
               if ($i == "identity" || $i == "name" || $i == "none") r = $i
