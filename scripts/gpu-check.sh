@@ -163,7 +163,7 @@ write_json() {
     {
         printf '{"tool":"accelshim gpu-check","mode":"%s","profile":"%s","complete":%s,"date":"%s","host":%s,' \
             "$MODE" "$PROFILE" "$([ "${1:-}" = final ] && echo true || echo false)" \
-            "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(json_str "$(hostname)")"
+            "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(json_str "${HOSTNAME:-$(uname -n)}")"
         printf '"driver":{"path":%s,"version":%s,"device0":%s},' "$(json_str "$DRV_PATH")" \
             "$(num_or_null "$DRV_VER")" "$(json_str "$DEV_NAME")"
         printf '"routing_requests":%s,' "$(json_str "$ROUTE_SUMMARY")"
@@ -896,7 +896,7 @@ finish() {   # the report's tail, the final JSON and archive; prints the summary
     if [ -s "$OUT/routing-table.txt" ]; then
         { echo; sed -n '1,/^$/p' "$OUT/routing-table.txt"; } >>"$OUT/report.txt"
     fi
-    { echo "# accelshim gpu-check, $MODE, profile $PROFILE, $(date -u +%Y-%m-%dT%H:%M:%SZ), host $(hostname)"
+    { echo "# accelshim gpu-check, $MODE, profile $PROFILE, $(date -u +%Y-%m-%dT%H:%M:%SZ), host ${HOSTNAME:-$(uname -n)}"
       echo "# driver: ${DRV_PATH:-?} version ${DRV_VER:-?}, device 0: ${DEV_NAME:-?}"
       echo "# routing requests (ACCELSHIM_ROUTING_TABLE): ${ROUTE_SUMMARY:-not run}"
       echo "$summary"; } >>"$OUT/report.txt"
