@@ -15,6 +15,7 @@
 # (tests use a non-shim as a control), GPU_CHECK_RT (the bundle, build/gpu-rt), EQ_STEPS/EQ_BATCH.
 # Threading: none; one command at a time (2 ranks under mpirun).
 set -u
+T0=$SECONDS   # the budget counts from the start, the driver probe included
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 B=$ROOT/build
 OUT=${1:-}
@@ -53,6 +54,7 @@ unset HOSTCUDA_KERNEL_LIBS HOSTCUDA_DEVICES HOSTCUDA_STRICT LD_PRELOAD ACCELSHIM
 # Open MPI 4.1's rsh launcher aborts even a local job when no ssh/rsh exists (the GPU machine has
 # none): the isolated launcher starts local processes only (mpirun, and MPI singletons' orted)
 export OMPI_MCA_plm=isolated
+export NCCL_DEBUG=${NCCL_DEBUG:-WARN}   # NCCL says why when it fails (into the logs)
 KLIBS=$B/tests/trainers/libmlp_kernels_host.so:$B/collectives/libash_cast_kernels_host.so:$B/tests/intercept/libitest_kernels.so
 if [ -n "$FAKE" ]; then
     export LD_LIBRARY_PATH=$B/tests/hostcuda${clean_ldp:+:$clean_ldp}
@@ -78,7 +80,7 @@ pack() {
     mv -f "$OUT/.logs.tar.gz.part" "$OUT/logs.tar.gz"
 }
 
-json_str() { local s=$1; s=${s//\\/\\\\}; s=${s//\"/\\\"}; s=${s//$'\t'/ }; s=${s//$'\n'/ }; s=${s//$'\r'/ }; printf '"%s"' "$s"; }
+json_str() { local s=$1; s=${s//\\/\\\\}; s=${s//\"/\\\"}; s=${s//[[:cntrl:]]/ }; printf '"%s"' "$s"; }
 
 # shellcheck source=scripts/gpu-rt.bash
 . "$ROOT/scripts/gpu-rt.bash"   # the bundle, library search, routing summary
@@ -99,15 +101,14 @@ if [ -z "$FAKE" ]; then
     for d in "${ldp_parts[@]}"; do [ -n "$d" ] && [ -e "$d/libcuda.so.1" ] && have_lib=yes; done
     [ -n "$have_lib" ] || no_gpu "libcuda.so.1 is not installed"
     if [ -x "$PROBE" ]; then
-        msg=$(timeout -k 5 60 "$PROBE" 2>&1); rc=$?
+        msg=$(timeout -k 5 30 "$PROBE" 2>&1); rc=$?
         [ $rc -eq 77 ] && no_gpu "$(tail -1 <<<"$msg")"
     elif command -v nvidia-smi >/dev/null 2>&1; then
         timeout 30 nvidia-smi -L 2>/dev/null | grep -q '^GPU ' || no_gpu "nvidia-smi lists no GPU"
     fi
 fi
 
-T0=$SECONDS
-NAMES=() STATUS=() REASONS=() SECS=() EXPECTED_SKIPS=0 DONE=""
+TMO_PID="" NAMES=() STATUS=() REASONS=() SECS=() EXPECTED_SKIPS=0 DONE=""
 FIG_PLAIN="" FIG_SHIM="" FIG_RULE="" DRV_VER="" DEV_NAME="" DRV_PATH="" ROUTE_SUMMARY=""
 CHECK_T0=$SECONDS CHECK_END=$((T0 + HARD))
 : >"$OUT/report.txt"
@@ -142,7 +143,10 @@ tmo() {
         echo "gpu-check: $1 not started: the check's time is spent" >&2; return 124
     fi
     [ "$t" -gt "$left" ] && t=$left
-    timeout -k 5 "$t" "$@"
+    # in the background and waited for, so a TERM to this script is handled at once (on_signal)
+    timeout -k 5 "$t" "$@" &
+    TMO_PID=$!
+    wait "$TMO_PID"
 }
 timed_out() { [ "$1" -eq 124 ] || [ "$1" -eq 137 ]; }
 
@@ -910,11 +914,16 @@ finish() {   # the report's tail, the final JSON and archive; prints the summary
 on_signal() {
     trap - TERM INT
     local e c cap
+    [ -n "${TMO_PID:-}" ] && kill -TERM "$TMO_PID" 2>/dev/null   # the step running now
     echo "gpu-check: stopped by a signal at +$((SECONDS - T0))s"
     for e in "${CHECKS[@]}"; do
         read -r c cap <<<"$e"
         [[ $c =~ $ONLY ]] || continue
-        case $DONE in *" $c "*) ;; *) CHECK_T0=$SECONDS; record "$c" SKIP "not run: stopped by a signal" ;; esac
+        case $DONE in
+            *" $c "*) ;;
+            *) if [ "$c" = "${CUR:-}" ]; then record "$c" SKIP "stopped by a signal while running (after $((SECONDS - CHECK_T0))s)"
+               else CHECK_T0=$SECONDS; record "$c" SKIP "not run: stopped by a signal"; fi ;;
+        esac
     done
     finish
     exit 143
@@ -929,6 +938,7 @@ for e in "${CHECKS[@]}"; do
         CHECK_T0=$SECONDS; record "$c" SKIP "not run: time (budget ${BUDGET}s, hard stop ${HARD}s; spent $((SECONDS - T0))s)"; continue
     fi
     begin "$c" "$cap"
+    CUR=$c
     run_check "$c"
     case $DONE in *" $c "*) ;; *) record "$c" FAIL "the check recorded no result" ;; esac
 done

@@ -11,7 +11,8 @@
 #                                (the sonames taken) and GPU_RT_STILL (those the bundle lacks too)
 #   gpu_rt_find_lib SONAME MOD   the directory of SONAME: ldconfig, LD_LIBRARY_PATH, below Python
 #                                module MOD's directories (any depth; then the `nvidia` namespace),
-#                                else a search of GPU_RT_SEARCH_ROOTS; sets GPU_RT_LIBDIR, GPU_RT_HOW
+#                                else a search of GPU_RT_SEARCH_ROOTS (GPU_RT_SEARCH_S, 40 s in
+#                                all); sets GPU_RT_LIBDIR, GPU_RT_HOW
 #   gpu_rt_routing_summary FILE  one line: the routing recorder's TSV counted per route and per
 #                                hand-back (identity|name|none, hook|passthrough); exit 1 when the
 #                                file is absent or empty ("not supported by this shim build")
@@ -88,11 +89,13 @@ for name in sys.argv[1:]:
         done <<<"$dirs"
         break
     done
-    # fallback: a bounded search of the usual roots (any depth; one file system each)
+    # fallback: a search of the usual roots (any depth; one file system each), 40 s in all
     read -r -a roots <<<"${GPU_RT_SEARCH_ROOTS:-/usr/local /opt /usr/lib /root /home}"
+    local end=$((SECONDS + ${GPU_RT_SEARCH_S:-40}))
     for d in "${roots[@]}"; do
         [ -d "$d" ] || continue
-        p=$(timeout 30 find "$d" -xdev \( -type f -o -type l \) -name "$so" 2>/dev/null | head -1)
+        [ $((end - SECONDS)) -gt 0 ] || break
+        p=$(timeout $((end - SECONDS)) find "$d" -xdev \( -type f -o -type l \) -name "$so" 2>/dev/null | head -1)
         if [ -n "$p" ]; then GPU_RT_LIBDIR=${p%/*} GPU_RT_HOW="search of $d"; return 0; fi
     done
     return 1

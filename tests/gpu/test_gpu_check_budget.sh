@@ -5,8 +5,9 @@
 # naming that, and the next check still runs and PASSes; (2) past the hard stop
 # (GPU_CHECK_HARD_S=9, a hung driver check) the hung step is killed and every later check is
 # "not run: time"; (3) with a spent budget (GPU_CHECK_BUDGET_S=0) no check starts, each is
-# "not run: time", exit 3, and report.json is complete and lists them; (4) bad settings exit 2
-# with a message. Control: the same checks without the hang pass (exit 0). Skips (77) unbuilt.
+# "not run: time", exit 3, and report.json is complete and lists them; (4) a TERM (the device
+# tool's time limit) ends the running step at once: it is "stopped by a signal while running",
+# the rest "not run", report.json complete; (5) bad settings exit 2 with a message. Control: the same checks without the hang pass (exit 0). Skips (77) unbuilt.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=$ROOT/build
@@ -36,6 +37,19 @@ grep -Eq '^FAIL driver .*did not finish' "$tmp/hard/report.txt" || bad "past the
 for c in ptx-load remap; do
     grep -Eq "^SKIP $c .*not run: time" "$tmp/hard/report.txt" || bad "past the hard stop: $c is not 'not run: time'"
 done
+
+# stopped from outside (as the device tool's time limit does): the running step is ended at once
+env GPU_CHECK_FAKE=hostcuda GPU_CHECK_ONLY='^(driver|ptx-load|remap)$' GPU_CHECK_TEST_HANG=ptx-load \
+    timeout -k 10 300 "$ROOT/scripts/gpu-check.sh" "$tmp/term" >"$tmp/term.out" 2>&1 &
+tpid=$!
+for _ in $(seq 600); do grep -q -- '^---- ptx-load' "$tmp/term.out" 2>/dev/null && break; sleep 0.2; done
+sleep 1   # the hung step has started
+kill -TERM "$tpid" || bad "TERM: no gpu-check process to stop"   # timeout passes it on to gpu-check
+wait "$tpid"
+sed 's/^/  term: /' "$tmp/term.out" | grep -v -- '----'
+grep -Eq '^SKIP ptx-load .*stopped by a signal while running' "$tmp/term/report.txt" 2>/dev/null || bad "TERM: the running check was not reported as stopped while running"
+grep -Eq '^SKIP remap .*not run: stopped by a signal' "$tmp/term/report.txt" 2>/dev/null || bad "TERM: the next check is not 'not run: stopped by a signal'"
+grep -q '"complete":true' "$tmp/term/report.json" 2>/dev/null || bad "TERM: report.json was not completed"
 
 gc budget GPU_CHECK_ONLY='^(driver|routing|remap)$' GPU_CHECK_BUDGET_S=0
 [ $rc -eq 3 ] || bad "spent budget: exit $rc (want 3: skipped, none failed)"

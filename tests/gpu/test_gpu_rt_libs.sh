@@ -20,7 +20,7 @@ deep=$tmp/site/nvidia/ashwheel/a/b/c/d/e/f/g/h/i/lib
 mkdir -p "$deep" "$tmp/site/nvidia/cu99/lib" "$tmp/other/x/y/z"
 : >"$tmp/site/nvidia/ashwheel/__init__.py"
 : >"$deep/libashwheel.so.1"; : >"$tmp/site/nvidia/cu99/lib/libashns.so.2"; : >"$tmp/other/x/y/z/libashfar.so.3"
-export LD_LIBRARY_PATH= GPU_RT_SEARCH_ROOTS=$tmp/nowhere
+export LD_LIBRARY_PATH='' GPU_RT_SEARCH_ROOTS=$tmp/nowhere
 
 PYTHONPATH=$tmp/site gpu_rt_find_lib libashwheel.so.1 nvidia.ashwheel; rc=$?
 echo "module, 10 folders down: exit $rc, $GPU_RT_LIBDIR ($GPU_RT_HOW)"
