@@ -555,7 +555,7 @@ chk_rt_vs_mlp() {
             read -r -a av <<<"$args"
             if ! tmo 60 "$MLP" "${av[@]}" --save "$L/vs-mlp.bin" >"$L/vs-mlp.out" 2>&1 ||
                ! tmo 60 "$RT" "${av[@]}" --save "$L/vs-rt.bin" >"$L/vs-rt.out" 2>&1; then
-                ok=1; msg="$msg [$args] a run failed: $(tail -1 "$L/vs-mlp.out") / $(tail -1 "$L/vs-rt.out");"; continue
+                ok=1; msg="$msg [$args] a run failed: $(tail -1 "$L/vs-mlp.out" 2>/dev/null) / $(tail -1 "$L/vs-rt.out" 2>/dev/null);"; continue
             fi
             if ! c=$("$CMP" "$L/vs-rt.bin" "$L/vs-mlp.bin" --rtol 1e-4 --atol 1e-5 2>&1); then
                 ok=1; msg="$msg [$args] $(tr '\n' ' ' <<<"$c");"; continue
