@@ -1,19 +1,13 @@
 #!/usr/bin/env bash
-# gpu-check.sh OUTDIR — accelshim's checks against a REAL NVIDIA driver (DESIGN.md §7), unattended,
-# on one GPU, sized for one call of a 15-minute device window (docs/gpu-check.md). OUTDIR gets at
-# most 4 files, none in a folder: report.txt, report.json (both rewritten after every check, so a
-# killed run still returns them), routing-table.txt and logs.tar.gz (every log, repacked after
-# every check). Checks run most informative first (routing, static-cudart interception at world 1,
-# MPI 2-rank equivalence, the NCCL sync path, then the rest); each prints PASS/FAIL/SKIP with its
-# seconds live. Every command runs under `timeout`: a per-check cap and the run's hard deadline;
-# no check starts after the budget ("not run: time"). Uses what `make all` built (build/ may be
-# carried from a CPU machine; needs no network); builds only what is missing.
-# Exit: 0 all passed; 1 a check failed; 3 none failed but some were skipped; 2 usage; 77 no
-# GPU/driver (one line). Env: GPU_CHECK_FAKE=hostcuda (dry run on hostcuda/hostnccl/hostcublas),
-# GPU_CHECK_PROFILE=first|full (sizes; first: budget 300 s, hard stop 345 s), GPU_CHECK_ONLY=REGEX,
-# GPU_CHECK_BUDGET_S, GPU_CHECK_HARD_S, GPU_CHECK_CAP_S (one cap for every check), GPU_CHECK_SHIM
-# (tests use a non-shim as a control), GPU_CHECK_RT (the bundle, build/gpu-rt), EQ_STEPS/EQ_BATCH.
-# Threading: none; one command at a time (2 ranks under mpirun).
+# gpu-check.sh OUTDIR — accelshim's checks against a REAL NVIDIA driver on one GPU, unattended,
+# sized for one call of a 15-minute device window; docs/gpu-check.md says what each check proves,
+# the device call, and every GPU_CHECK_* setting (GPU_CHECK_FAKE=hostcuda: the dry run).
+# Invariant: OUTDIR gets only report.txt, report.json, routing-table.txt and logs.tar.gz, the
+# reports and the archive rewritten after every check (a killed run still returns them); every
+# command runs under `timeout` (the check's cap, the run's hard stop); no check starts after the
+# budget ("not run: time"). Uses what `make all` built; builds only what is missing.
+# Exit: 0 all passed; 1 a check failed; 3 none failed, some skipped; 2 usage; 77 no GPU/driver.
+# Threading: none; one command at a time (2 ranks under mpirun). Callers: people, the device tool.
 set -u
 T0=$SECONDS   # the budget counts from the start, the driver probe included
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,6 +21,7 @@ if [ -z "$OUT" ] || [ $# -ne 1 ] || [ "$OUT" = --help ]; then
     exit 2
 fi
 case $FAKE in '' | hostcuda) ;; *) echo "gpu-check: GPU_CHECK_FAKE must be empty or hostcuda" >&2; exit 2 ;; esac
+[[ x =~ $ONLY ]]; [ $? -eq 2 ] && { echo "gpu-check: GPU_CHECK_ONLY is not a valid regular expression: '$ONLY'" >&2; exit 2; }
 case $PROFILE in
     first) def_budget=300 def_hard=345 REPS=2 ;;
     full) def_budget=540 def_hard=580 REPS=3 ;;
