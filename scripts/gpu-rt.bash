@@ -28,6 +28,9 @@ gpu_rt_use_mpi() {
     local rt=$1 px
     px=$rt/usr/lib/x86_64-linux-gnu/pmix2
     [ -x "$rt/usr/bin/orterun" ] || return 1
+    # mpirun is a link to orterun: a carry that drops links loses it
+    [ -e "$rt/usr/bin/mpirun" ] || ln -sf orterun "$rt/usr/bin/mpirun" 2>/dev/null ||
+        cp "$rt/usr/bin/orterun" "$rt/usr/bin/mpirun" || return 1
     export PATH=$rt/usr/bin:$PATH
     export OPAL_PREFIX=$rt/usr PMIX_PREFIX=$px PMIX_DATADIR=$px/share
     export PMIX_MCA_pcompress_base_silence_warning=1
