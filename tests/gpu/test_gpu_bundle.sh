@@ -34,6 +34,8 @@ for f in "$tmp"/rt/lib/*; do
     case ${f##*/} in libc.so* | libcuda.so* | libnccl.so* | libcublas*) bad "the bundle carries a system/GPU library: ${f##*/}" ;; esac
 done
 
+rm -f "$tmp/rt/usr/bin/mpirun"   # as a carry that drops links would: gpu_rt_use_mpi remakes it
+
 # (4) a library only the bundle has: cc builds a program against it, then it leaves the system
 mkdir -p "$tmp/probe"
 printf 'int ash_rt_probe(void) { return 42; }\n' >"$tmp/probe/p.c"
