@@ -328,6 +328,11 @@ int main(int argc, char **argv)
     mlp_opts_t o;
     mlp_parse_opts(argc, argv, &o);
     const int B = (int)o.c.batch;
+    /* the driver and the device first, before any output: a preloaded layer's start-up errors
+     * (a bad policy) come first, as they did while the cuBLAS link's load-time calls made them */
+    CUdevice dev;
+    MLP_CK(cuInit(0));
+    MLP_CK(cuDeviceGet(&dev, 0));
 
     uint64_t init_seed = o.c.init_seed_set ? o.c.init_seed : o.c.seed;
     if (o.c.init_per_process && !o.c.init_seed_set)
@@ -351,12 +356,9 @@ int main(int argc, char **argv)
     mlp_teacher_init(&teacher, o.c.seed);
 
     /* context, stream, module */
-    CUdevice dev;
     CUcontext ctx;
     CUmodule mod;
     mlp_kernels_t k;
-    MLP_CK(cuInit(0));
-    MLP_CK(cuDeviceGet(&dev, 0));
     MLP_CK(cuDevicePrimaryCtxRetain(&ctx, dev));
     MLP_CK(cuCtxSetCurrent(ctx));
     MLP_CK(cuStreamCreate(&mlp_stream, CU_STREAM_DEFAULT));
