@@ -907,7 +907,7 @@ finish() {   # the report's tail, the final JSON and archive; prints the summary
 # stopped from outside (the device tool's time limit): what was not reached is "not run"
 # shellcheck disable=SC2317  # called by the trap
 on_signal() {
-    trap - TERM INT
+    trap '' TERM INT   # a second signal (sent to the whole process group, as timeout does) waits
     local e c cap
     [ -n "${TMO_PID:-}" ] && kill -TERM "$TMO_PID" 2>/dev/null   # the step running now
     echo "gpu-check: stopped by a signal at +$((SECONDS - T0))s"
