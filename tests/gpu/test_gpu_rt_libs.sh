@@ -28,7 +28,7 @@ echo "module, 10 folders down: exit $rc, $GPU_RT_LIBDIR ($GPU_RT_HOW)"
 PYTHONPATH=$tmp/site gpu_rt_find_lib libashns.so.2 nvidia.cublas; rc=$?
 echo "nvidia namespace: exit $rc, $GPU_RT_LIBDIR ($GPU_RT_HOW)"
 [ $rc -eq 0 ] && [ "$GPU_RT_LIBDIR" = "$tmp/site/nvidia/cu99/lib" ] || bad "the namespace's library was not found"
-PYTHONPATH= gpu_rt_find_lib libashwheel.so.1 nvidia.ashwheel; rc=$?
+PYTHONPATH='' gpu_rt_find_lib libashwheel.so.1 nvidia.ashwheel; rc=$?
 echo "control, no PYTHONPATH: exit $rc"
 [ $rc -eq 1 ] || bad "control: found without the module on the path ($GPU_RT_LIBDIR, $GPU_RT_HOW)"
 GPU_RT_SEARCH_ROOTS="$tmp/nowhere $tmp/other" gpu_rt_find_lib libashfar.so.3 nvidia.none; rc=$?
