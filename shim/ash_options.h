@@ -57,6 +57,9 @@
       "1: a resolver pointer that is no exported symbol is routed by (name, version, flags); 0: off") \
     X(ASH_OPT_FUSE_COPY, "ACCELSHIM_FUSE_COPY", NULL, 0,                                           \
       "1: fused reductions always stage through the fusion buffer, even over contiguous buffers")  \
+    X(ASH_OPT_DEBUG_WORLD1_COLLECTIVES, "ACCELSHIM_DEBUG_WORLD1_COLLECTIVES", NULL, 0,             \
+      "1: at world size 1 run every sync point's collective anyway, through the backend (NCCL "    \
+      "with one rank, scratch and cast kernels), to exercise that path on one GPU; 0: off")         \
     X(ASH_OPT_OMPI_RANK, "OMPI_COMM_WORLD_RANK", NULL, 0, "Open MPI: rank")                         \
     X(ASH_OPT_OMPI_LOCAL_RANK, "OMPI_COMM_WORLD_LOCAL_RANK", NULL, 0, "Open MPI: local rank")       \
     X(ASH_OPT_OMPI_SIZE, "OMPI_COMM_WORLD_SIZE", NULL, 0, "Open MPI: world size")                   \

@@ -472,6 +472,22 @@ static void sync_check_fingerprint(const ash_policy_rule_t *r, const ash_kernel_
     }
 }
 
+/* ACCELSHIM_DEBUG_WORLD1_COLLECTIVES=1: at world 1 every sync point runs its collective anyway
+ * (an all-reduce or broadcast of one rank through the opened backend), so one GPU exercises the
+ * collective path; the results equal the plain run's (wire same) or are the wire's rounding. */
+static int sync_world1_collectives(void)
+{
+    static _Atomic int on = -1; /* -1: not read yet; every thread reads the same value */
+    if (on < 0) {
+        long v = 0;
+        if (ash_opt_int(ASH_OPT_DEBUG_WORLD1_COLLECTIVES, 0, 1, &v) == ASH_ERR_CONFIG)
+            ash_warn("sync", "ACCELSHIM_DEBUG_WORLD1_COLLECTIVES=%s is not 0 or 1; off",
+                     ash_opt_str(ASH_OPT_DEBUG_WORLD1_COLLECTIVES));
+        on = (int)v;
+    }
+    return on;
+}
+
 ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **params, void **extra)
 {
     const sync_plan_t *plan = k->rules;
@@ -482,7 +498,8 @@ ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **p
         if (plan->rule[i]->kind == ASH_POLICY_RULE_GRADIENT &&
             (cap = ash_capture_check(k, s, plan->rule[i], ash_policy_source(S.policy))) != NULL)
             sync_fatal_code(cap, ASH_EXIT_CAPTURE);
-    if (w->size <= 1) /* one rank: nothing to communicate; recording / nan_check still look */
+    /* one rank: nothing to communicate (unless the debug switch); recording / nan_check still look */
+    if (w->size <= 1 && !sync_world1_collectives())
         return ash_record_solo(S.have_driver ? &S.driver : NULL, S.policy, k, s, params, extra, plan->rule, plan->n);
     if (!S.have_driver)
         return ASH_ERR_UNSUPPORTED; /* the real driver lacks what collectives need (logged) */

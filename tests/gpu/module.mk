@@ -7,14 +7,20 @@
 #   build/tests/gpu/fakecudart/libcudart.so.13  a host-only runtime (test double, tests only)
 #   build/tests/gpu/rt_mlp_hostcheck  rt_mlp.cu built with `-cudart shared`, to run on that double
 # Tests: test_gpu_check_nogpu.sh (no GPU here: gpu-check exits 77 with one line -> skip),
-#        test_gpu_check_fake.sh  (GPU_CHECK_FAKE=hostcuda: the script's checks run on hostcuda),
+#        test_gpu_check_fake.sh  (GPU_CHECK_FAKE=hostcuda: the script's checks run on hostcuda; the
+#                                 output folder is what the device returns: <= 8 files, <= 2 down),
+#        test_gpu_check_budget.sh (a hung step is killed at its cap/the hard stop; "not run: time"),
+#        test_gpu_rt_libs.sh     (NCCL/cuBLAS found through Python wheels; routing-recorder summary),
 #        test_rt_mlp_host.sh     (rt_mlp's host logic == mlp's, bit for bit, on host kernels),
 #        test_cudart_queries.sh  (cudart13_queries.txt is what this toolkit's static cudart asks),
-#        test_gpu_bundle.sh      (the runtime bundle stands in for a machine's missing Open MPI/libs).
+#        test_gpu_bundle.sh      (the runtime bundle stands in for a machine's missing Open MPI/libs;
+#                                 no ssh: mpirun needs the isolated launcher),
+#        test_world1_collectives.sh (ACCELSHIM_DEBUG_WORLD1_COLLECTIVES runs collectives at world 1).
 # make gpu-bundle: build/gpu-rt, the runtime libraries to carry to a GPU machine (scripts/gpu-bundle.sh).
 GPUT_DIR := $(BUILD)/tests/gpu
 ALL += $(GPUT_DIR)/gpu_probe $(GPUT_DIR)/gpu_routing $(GPUT_DIR)/trace/libcuda.so.1
-TESTS += tests/gpu/test_gpu_check_nogpu.sh tests/gpu/test_gpu_check_fake.sh tests/gpu/test_gpu_bundle.sh
+TESTS += tests/gpu/test_gpu_check_nogpu.sh tests/gpu/test_gpu_check_fake.sh tests/gpu/test_gpu_bundle.sh \
+         tests/gpu/test_world1_collectives.sh tests/gpu/test_gpu_check_budget.sh tests/gpu/test_gpu_rt_libs.sh
 
 .PHONY: gpu-bundle
 gpu-bundle: all

@@ -10,8 +10,9 @@
  * W = arg 1 (first launch of a step: the start of the parameter allocation); sgd_update grads arg 1,
  * count arg 2; adam_update grads arg 1, count arg 4; grad_norm_squared grads arg 1, count arg 2.
  */
-#include <cublas_v2.h>
+#include <cublas_v2.h> /* types only: cuBLAS is loaded at the first --gemm cublas use */
 #include <cuda.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -205,6 +206,36 @@ typedef struct mlp_gemm {
     CUdeviceptr z;                /* scratch: B x MLP_HID products */
 } mlp_gemm_t;
 
+/* cuBLAS is dlopen'ed at the first --gemm cublas use (no DT_NEEDED libcublas.so.13: the trainer
+ * runs where cuBLAS is absent or lives only in a Python wheel's directory on LD_LIBRARY_PATH).
+ * Symbols are resolved in the global scope (RTLD_DEFAULT), as a DT_NEEDED link would bind them,
+ * so a preloaded interposer (accelshim's cuBLAS hooks) still comes first. */
+static struct {
+    __typeof__(&cublasCreate_v2) create;
+    __typeof__(&cublasSetStream_v2) set_stream;
+    __typeof__(&cublasDestroy_v2) destroy;
+    __typeof__(&cublasSgemm_v2) sgemm;
+} mlp_blas;
+
+static void mlp_blas_load(void)
+{
+    if (mlp_blas.sgemm)
+        return;
+    if (!dlopen("libcublas.so.13", RTLD_NOW | RTLD_GLOBAL)) {
+        fprintf(stderr, "mlp: --gemm cublas: cannot load libcublas.so.13: %s\n", dlerror());
+        exit(1);
+    }
+    static const char *const names[] = {"cublasCreate_v2", "cublasSetStream_v2", "cublasDestroy_v2",
+                                        "cublasSgemm_v2"};
+    void **slots[] = {(void **)&mlp_blas.create, (void **)&mlp_blas.set_stream,
+                      (void **)&mlp_blas.destroy, (void **)&mlp_blas.sgemm};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!(*slots[i] = dlsym(RTLD_DEFAULT, names[i]))) {
+            fprintf(stderr, "mlp: --gemm cublas: libcublas.so.13 lacks %s\n", names[i]);
+            exit(1);
+        }
+}
+
 static void mlp_blas_fail(const char *call, cublasStatus_t s, int line)
 {
     fprintf(stderr, "mlp: %s failed: cuBLAS status %d at mlp.c:%d\n", call, (int)s, line);
@@ -235,8 +266,9 @@ static CUdeviceptr mlp_identity(int n)
 
 static void mlp_gemm_init(mlp_gemm_t *g, int rows)
 {
-    MLP_BK(cublasCreate_v2(&g->h));
-    MLP_BK(cublasSetStream_v2(g->h, (cudaStream_t)mlp_stream));
+    mlp_blas_load();
+    MLP_BK(mlp_blas.create(&g->h));
+    MLP_BK(mlp_blas.set_stream(g->h, (cudaStream_t)mlp_stream));
     g->eye_hid = mlp_identity(MLP_HID);
     g->eye_out = mlp_identity(MLP_OUT);
     g->z = mlp_alloc_floats((long long)rows * MLP_HID);
@@ -246,7 +278,7 @@ static void mlp_gemm_fini(mlp_gemm_t *g)
 {
     if (!g->h)
         return;
-    MLP_BK(cublasDestroy_v2(g->h));
+    MLP_BK(mlp_blas.destroy(g->h));
     MLP_CK(cuMemFree(g->eye_hid));
     MLP_CK(cuMemFree(g->eye_out));
     MLP_CK(cuMemFree(g->z));
@@ -258,7 +290,7 @@ static void mlp_gemm_forward(mlp_gemm_t *g, const mlp_kernels_t *k, CUdeviceptr 
                              CUdeviceptr b, CUdeviceptr in, int rows, int in_dim, int out_dim, int act)
 {
     const float one = 1.0f, zero = 0.0f;
-    MLP_BK(cublasSgemm_v2(g->h, CUBLAS_OP_T, CUBLAS_OP_N, out_dim, rows, in_dim, &one, MLP_DF(W), in_dim,
+    MLP_BK(mlp_blas.sgemm(g->h, CUBLAS_OP_T, CUBLAS_OP_N, out_dim, rows, in_dim, &one, MLP_DF(W), in_dim,
                           MLP_DF(in), in_dim, &zero, MLP_DF(g->z), out_dim));
     CUdeviceptr eye = out_dim == MLP_HID ? g->eye_hid : g->eye_out;
     void *a[] = {&out, &eye, &b, &g->z, &rows, &out_dim, &out_dim, &act};
@@ -271,7 +303,7 @@ static void mlp_gemm_backward_weight(mlp_gemm_t *g, const mlp_kernels_t *k, CUde
                                      CUdeviceptr dout, CUdeviceptr in, int rows, int in_dim, int out_dim)
 {
     const float one = 1.0f;
-    MLP_BK(cublasSgemm_v2(g->h, CUBLAS_OP_N, CUBLAS_OP_T, in_dim, out_dim, rows, &one, MLP_DF(in), in_dim,
+    MLP_BK(mlp_blas.sgemm(g->h, CUBLAS_OP_N, CUBLAS_OP_T, in_dim, out_dim, rows, &one, MLP_DF(in), in_dim,
                           MLP_DF(dout), out_dim, &one, MLP_DF(dW), in_dim));
     int no_weights = 0;
     void *a[] = {&dW, &db, &dout, &in, &rows, &no_weights, &out_dim};
@@ -284,7 +316,7 @@ static void mlp_gemm_backward_input(mlp_gemm_t *g, const mlp_kernels_t *k, CUdev
                                     CUdeviceptr W, CUdeviceptr in, int rows, int in_dim, int out_dim, int act)
 {
     const float one = 1.0f, zero = 0.0f;
-    MLP_BK(cublasSgemm_v2(g->h, CUBLAS_OP_N, CUBLAS_OP_N, in_dim, rows, out_dim, &one, MLP_DF(W), in_dim,
+    MLP_BK(mlp_blas.sgemm(g->h, CUBLAS_OP_N, CUBLAS_OP_N, in_dim, rows, out_dim, &one, MLP_DF(W), in_dim,
                           MLP_DF(dout), out_dim, &zero, MLP_DF(g->z), in_dim));
     CUdeviceptr eye = in_dim == MLP_HID ? g->eye_hid : g->eye_out;
     void *a[] = {&din, &g->z, &eye, &in, &rows, &in_dim, &in_dim, &act};
@@ -296,6 +328,11 @@ int main(int argc, char **argv)
     mlp_opts_t o;
     mlp_parse_opts(argc, argv, &o);
     const int B = (int)o.c.batch;
+    /* the driver and the device first, before any output: a preloaded layer's start-up errors
+     * (a bad policy) come first, as they did while the cuBLAS link's load-time calls made them */
+    CUdevice dev;
+    MLP_CK(cuInit(0));
+    MLP_CK(cuDeviceGet(&dev, 0));
 
     uint64_t init_seed = o.c.init_seed_set ? o.c.init_seed : o.c.seed;
     if (o.c.init_per_process && !o.c.init_seed_set)
@@ -319,12 +356,9 @@ int main(int argc, char **argv)
     mlp_teacher_init(&teacher, o.c.seed);
 
     /* context, stream, module */
-    CUdevice dev;
     CUcontext ctx;
     CUmodule mod;
     mlp_kernels_t k;
-    MLP_CK(cuInit(0));
-    MLP_CK(cuDeviceGet(&dev, 0));
     MLP_CK(cuDevicePrimaryCtxRetain(&ctx, dev));
     MLP_CK(cuCtxSetCurrent(ctx));
     MLP_CK(cuStreamCreate(&mlp_stream, CU_STREAM_DEFAULT));

@@ -14,7 +14,8 @@ TESTS += tests/trainers/test_mlp_build.sh \
          tests/trainers/test_mlp_determinism.sh \
          tests/trainers/test_mlp_update_modes.sh \
          tests/trainers/test_mlp_sharding.sh \
-         tests/trainers/test_mlp_clip.sh
+         tests/trainers/test_mlp_clip.sh \
+         tests/trainers/test_mlp_lazy_cublas.sh
 
 $(TRAINERS_MLP_SO): $(TRAINERS_DIR)/mlp_kernels.host.o | $(DEPS_STAMP)
 	$(CC) -shared -o $@ $< -lm
@@ -29,8 +30,8 @@ $(TRAINERS_DIR)/mlp.o: tests/trainers/mlp.c | $(DEPS_STAMP)
 
 # -lcuda from the toolkit's stubs: DT_NEEDED libcuda.so.1, no rpath; the loader finds the real
 # driver on a GPU machine, or hostcuda via LD_LIBRARY_PATH=$(HOSTCUDA_DIR).
-# -lcublas (--gemm cublas) from the toolkit: DT_NEEDED libcublas.so.13, found at run time as the
-# real library (ld.so cache / LD_LIBRARY_PATH) or, on hostcuda, build/tests/hostcublas.
+# cuBLAS (--gemm cublas) is dlopen'ed at first use, no DT_NEEDED: libcublas.so.13 is found then as
+# the real library (ld.so cache / LD_LIBRARY_PATH, e.g. a Python wheel's lib/) or, on hostcuda,
+# build/tests/hostcublas.
 $(TRAINERS_MLP): $(TRAINERS_DIR)/mlp.o $(TRAINERS_DIR)/mlp_ptx.o | $(DEPS_STAMP)
-	$(CC) $(CFLAGS) -o $@ $^ -L$(CUDA_HOME)/lib64 -Wl,-rpath-link,$(CUDA_HOME)/lib64 -lcublas \
-	    -L$(CUDA_HOME)/lib64/stubs -lcuda -lm
+	$(CC) $(CFLAGS) -o $@ $^ -L$(CUDA_HOME)/lib64/stubs -lcuda -ldl -lm
