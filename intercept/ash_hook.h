@@ -13,6 +13,13 @@
 
 #include <cuda.h>
 #include <cudaTypedefs.h>
+#if !defined(__CUDA_API_VERSION_INTERNAL)
+/* cudaTypedefs.h declares the 7000 primary-context variants (the exported unversioned symbols,
+ * which static cudart asks for at 7000) only for the driver's own build; same text as there. */
+typedef CUresult (CUDAAPI *PFN_cuDevicePrimaryCtxRelease_v7000)(CUdevice_v1 dev);
+typedef CUresult (CUDAAPI *PFN_cuDevicePrimaryCtxReset_v7000)(CUdevice_v1 dev);
+typedef CUresult (CUDAAPI *PFN_cuDevicePrimaryCtxSetFlags_v7000)(CUdevice_v1 dev, unsigned int flags);
+#endif
 #include <stdatomic.h>
 
 #ifdef CUDA_API_PER_THREAD_DEFAULT_STREAM
@@ -24,6 +31,9 @@
  * exported symbol already, and is not a macro in cuda.h without PER_THREAD_DEFAULT_STREAM. */
 #undef cuGetProcAddress
 #undef cuDeviceGetUuid /* cuda.h: -> cuDeviceGetUuid_v2; both exports are hooked, each by its name */
+#undef cuDevicePrimaryCtxRelease  /* cuda.h: -> _v2; static cudart asks for the 7000 ones: both hooked */
+#undef cuDevicePrimaryCtxReset
+#undef cuDevicePrimaryCtxSetFlags
 
 #define ASH_EXPORT __attribute__((visibility("default")))
 #define ASH_LIKELY(x) __builtin_expect(!!(x), 1)

@@ -317,8 +317,9 @@ static void *ash_route_name(void *p, const char *symbol, int version, cuuint64_t
                      "legacy- nor its per-thread-stream answer; passed through unhooked",
                      symbol, version, (unsigned long long)flags, p);
         else
-            ash_warn("intercept", "%s (version %d, flags %llu): the driver's entry point is not exported and "
-                     "has the type %s, which no hook implements; passed through unhooked", symbol, version,
+            ash_warn("intercept", "%s (version %d, flags %llu): the driver's entry point is none of the "
+                     "exported symbols we hook and has the type %s, which no hook implements; passed "
+                     "through unhooked", symbol, version,
                      (unsigned long long)flags, chosen != NULL ? chosen->pfn : "(none at this version)");
     }
     return NULL;

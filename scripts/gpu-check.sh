@@ -305,8 +305,8 @@ chk_routing() {
             qnote="cudart queries recorded on this driver: $(wc -l <"$qfile") ($new not in the build-time list; rt_mlp under the tracer exit $trc)"
         fi
     fi
-    tmo 60 env ITEST_PTX="$ITEST_PTX" "$ROUTING" --expect-driver --queries "$qfile" >"$L/routing-driver.txt" 2>&1; rc1=$?
-    tmo 60 env ITEST_PTX="$ITEST_PTX" LD_PRELOAD="$SHIM" "$ROUTING" --expect-shim --queries "$qfile" >"$L/routing-shim.txt" 2>&1; rc2=$?
+    tmo 60 env ITEST_PTX="$ITEST_PTX" "$ROUTING" --expect-driver --queries "$qfile" >"$L/routing-driver.txt" 2>"$L/routing-driver.err"; rc1=$?
+    tmo 60 env ITEST_PTX="$ITEST_PTX" LD_PRELOAD="$SHIM" "$ROUTING" --expect-shim --queries "$qfile" >"$L/routing-shim.txt" 2>"$L/routing-shim.err"; rc2=$?
     # the table: what this driver's resolver hands out per base name, version and flag
     dv=$(sed -n 's/^driver .* version \([0-9]*\)$/\1/p' "$L/routing-driver.txt")
     { echo "# What this driver (version ${dv:-?}) hands out: cuGetProcAddress_v2(base, cudaVersion ${dv:-?}, flags)"

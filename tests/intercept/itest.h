@@ -336,14 +336,14 @@ static inline int itest_call(itest_fix_t *f, const char *name, void *p)
         unsigned fl;
         int act;
         r = ((PFN_cuDevicePrimaryCtxGetState_v7000)p)(f->dev, &fl, &act);
-    } else if (IS("cuDevicePrimaryCtxSetFlags_v2")) {
-        r = ((PFN_cuDevicePrimaryCtxSetFlags_v11000)p)(f->dev, 0);
-    } else if (IS("cuDevicePrimaryCtxRelease_v2")) { /* retained once more first: the fixture's stays */
-        CUcontext c;
+    } else if (IS("cuDevicePrimaryCtxSetFlags_v2") || IS("cuDevicePrimaryCtxSetFlags")) {
+        r = ((PFN_cuDevicePrimaryCtxSetFlags_v11000)p)(f->dev, 0); /* the 7000 variant: same type */
+    } else if (IS("cuDevicePrimaryCtxRelease_v2") || IS("cuDevicePrimaryCtxRelease")) {
+        CUcontext c; /* retained once more first: the fixture's stays */
         ITEST_CU(f->retain(&c, f->dev));
         r = ((PFN_cuDevicePrimaryCtxRelease_v11000)p)(f->dev);
-    } else if (IS("cuDevicePrimaryCtxReset_v2")) { /* no device: the fixture's context must live */
-        r = ((PFN_cuDevicePrimaryCtxReset_v11000)p)(-1);
+    } else if (IS("cuDevicePrimaryCtxReset_v2") || IS("cuDevicePrimaryCtxReset")) {
+        r = ((PFN_cuDevicePrimaryCtxReset_v11000)p)(-1); /* no device: the fixture's context must live */
     } else if (IS("cuMemGetAllocationGranularity")) {
         size_t g;
         CUmemAllocationProp prop = itest_vmm_prop(f);

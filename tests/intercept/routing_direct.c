@@ -9,6 +9,9 @@
 #include <libgen.h>
 
 #undef cuDeviceGetUuid /* cuda.h: -> cuDeviceGetUuid_v2; both are hooked, each by its own name */
+#undef cuDevicePrimaryCtxRelease /* cuda.h: -> _v2; the 7000 exports are hooked too */
+#undef cuDevicePrimaryCtxReset
+#undef cuDevicePrimaryCtxSetFlags
 
 /* cuda.h's declarations of these names (where it has them) agree with hooks.def's */
 #define ASH_HOOK(kind, name, pfn, params, args) extern CUresult CUDAAPI name params;
