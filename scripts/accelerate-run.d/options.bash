@@ -7,7 +7,7 @@
 # Options.
 O_N='' O_GPU_IDS='' O_CPU=0 O_POLICY='' O_MP=no O_BACKEND='' O_HOSTFILE='' O_MACHINES=''
 O_MACHINE_RANK='' O_MAIN_IP='' O_MAIN_PORT='' O_LAUNCHER=auto O_FILTER=all O_LOG_DIR='' O_TEE=0
-O_DEBUG=0 O_TIMEOUT='' O_DRY=0 O_PRELOAD=1 O_RECORD='' O_NAN_CHECK=0
+O_DEBUG=0 O_LINEBUF=1 O_TIMEOUT='' O_DRY=0 O_PRELOAD=1 O_RECORD='' O_NAN_CHECK=0
 O_ENVS=() O_MCA=() O_PROG=()
 O_TRACE='' O_TRACE_LAUNCHES=0 P_TRACE_DIR=''
 
@@ -68,6 +68,8 @@ parse_launch_args() {
       --trace-launches) O_TRACE_LAUNCHES=1 ;;
       --dry-run) O_DRY=1 ;;
       --no-preload) O_PRELOAD=0 ;;
+      --line-buffered) O_LINEBUF=1 ;;
+      --no-line-buffered) O_LINEBUF=0 ;;
       --multi-gpu) ;;    # accelerate launch's flag; several ranks are what accelerate-run does anyway
       --help) usage; exit 0 ;;
       --version) asr_version; exit 0 ;;

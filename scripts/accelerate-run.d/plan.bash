@@ -89,6 +89,7 @@ plan() {
   # The wrapper's arguments, common to every rank.
   [ -x "$L_WRAPPER" ] || die "rank wrapper not found at $L_WRAPPER (broken install?)"
   P_WRAP=("$L_WRAPPER" --show "$O_FILTER")
+  [ "$O_LINEBUF" = 1 ] && P_WRAP+=(--line-buffered)
   if [ -n "$O_LOG_DIR" ]; then
     mkdir -p "$O_LOG_DIR" 2>/dev/null || die "cannot create log directory '$O_LOG_DIR'"
     P_WRAP+=(--log-dir "$(readlink -f "$O_LOG_DIR")")
@@ -166,6 +167,7 @@ check_policy() {
 
 build_engine_cmd() {
   local slots why v
+  P_TAGGED=0
   P_ENV=()
   P_CMD=()
   case $P_ENGINE in
@@ -183,6 +185,9 @@ build_engine_cmd() {
       fi
       if [ -n "$slots" ] && [ "$P_N" -gt "$slots" ]; then P_CMD+=(--oversubscribe); fi
       P_CMD+=(--bind-to none)
+      # Output of ranks on other hosts comes through mpirun, cut anywhere: tagged pieces, which
+      # engine-filter (perl) joins back into whole lines per rank and stream.
+      if command -v perl >/dev/null 2>&1; then P_CMD+=(--tag-output); P_TAGGED=1; fi
       why=$(cma_blocker)
       [ -n "$why" ] && P_CMD+=(--mca btl_vader_single_copy_mechanism none)
       local i

@@ -6,7 +6,7 @@
 # shellcheck shell=bash
 
 # Running.
-ENGINE_PID='' FILTER_PID='' RANK_PIDS=() STOPPING=0 STOP_SIG=TERM
+ENGINE_PID='' FILTER_PID='' FILTER2_PID='' COLLECTOR_PID='' RANK_PIDS=() STOPPING=0 STOP_SIG=TERM
 
 # Stop the ranks of the launcher's own engine: SIGTERM to each rank's process group, SIGKILL
 # after the grace period.
@@ -86,35 +86,43 @@ run_local() {
     fi
     pid=''
   done
-  wait
+  wait "${RANK_PIDS[@]}"
   jobs >/dev/null         # consume the notices now, while stderr still goes nowhere
   exec 2>&6 6>&-
   return 0
 }
 
-# The engine's merged output, line by line as it comes (perl, else a bash loop; not awk: mawk
-# holds pipe input back): rank lines pass through; marker lines from hosts that do not see the run
-# directory become its files; the engine's own lines go to stderr as "[mpirun] ...".
+# The output collector (output-collector): the one process that writes rank lines to our stdout
+# and stderr, whole lines only. Started before any rank; its socket RUN_DIR/io.sock exists once it
+# listens (waited for, at most 5 s; without it, ranks write through the engine as before).
+start_collector() {
+  local sock=$P_RUN_DIR/io.sock i
+  command -v perl >/dev/null 2>&1 || return 0
+  [ ${#sock} -lt 100 ] || return 0          # sun_path holds 108 bytes
+  perl "$L_HELPERS/output-collector" "$sock" </dev/null &
+  COLLECTOR_PID=$!
+  for ((i = 0; i < 250; i++)); do
+    [ -S "$sock" ] && return 0
+    kill -0 "$COLLECTOR_PID" 2>/dev/null || break
+    sleep 0.02
+  done
+  warn "warning: the output collector did not start; rank output goes through the $P_ENGINE engine"
+}
+# Every rank has ended: the collector drains what is still coming (bounded) and exits.
+stop_collector() {
+  [ -n "$COLLECTOR_PID" ] || return 0
+  kill -TERM "$COLLECTOR_PID" 2>/dev/null
+  wait "$COLLECTOR_PID" 2>/dev/null
+  COLLECTOR_PID=''
+}
+
+# One of the engine's two output streams (ASR_STREAM out or err), line by line as it comes
+# (engine-filter in perl, else this bash loop; not awk: mawk holds pipe input back): rank lines
+# pass through to the same stream (ranks on hosts that cannot reach the collector); marker lines
+# from hosts that do not see the run directory become its files; the engine's own lines go to
+# stderr as "[mpirun] ...".
 engine_filter() {
-  if command -v perl >/dev/null 2>&1; then
-    # shellcheck disable=SC2016  # perl code
-    exec perl -e '
-      use strict; use warnings; $| = 1;
-      my ($d, $e) = @ENV{qw(ASR_DIR ASR_ENGINE)};
-      sub put { my ($f, $mode, $text) = @_; open(my $h, $mode, "$d/$f") or return; print $h $text; close $h; }
-      while (defined(my $l = <STDIN>)) {
-        $l .= "\n" unless $l =~ /\n\z/;
-        if ($l =~ /^\001accelshim-run exit ((\S+) (\d+) (\S+) (\d+).*\n)/) {
-          put("rank-$3.exit", ">", $1); put("rank-$3.fail", ">", $1) if $5 != 0;
-        } elsif ($l =~ /^\001accelshim-run tail (\d+) (.*\n)/) {
-          put("rank-$1.tail", ">>", $2);
-        } elsif ($l =~ /^\[rank \d+\] /) {
-          print STDOUT $l;
-        } else {
-          print STDERR "[$e] $l";
-        }
-      }'
-  fi
+  if command -v perl >/dev/null 2>&1; then exec perl "$L_HELPERS/engine-filter"; fi
   local l f r code
   while IFS= read -r l || [ -n "$l" ]; do
     case $l in
@@ -123,7 +131,7 @@ engine_filter() {
         printf '%s\n' "$l" >"$ASR_DIR/rank-$r.exit"; [ "$code" = 0 ] || printf '%s\n' "$l" >"$ASR_DIR/rank-$r.fail" ;;
       $'\001accelshim-run tail '*)
         l=${l#$'\001accelshim-run tail '}; f=${l%% *}; printf '%s\n' "${l#* }" >>"$ASR_DIR/rank-$f.tail" ;;
-      '[rank '[0-9]*'] '*) printf '%s\n' "$l" ;;
+      '[rank '[0-9]*'] '*) if [ "$ASR_STREAM" = err ]; then printf '%s\n' "$l" >&2; else printf '%s\n' "$l"; fi ;;
       *) printf '[%s] %s\n' "$ASR_ENGINE" "$l" >&2 ;;
     esac
   done
@@ -131,11 +139,13 @@ engine_filter() {
 
 run_engine() {
   local t_fail='' t_term='' now rc
-  exec 5> >(ASR_DIR=$P_RUN_DIR ASR_ENGINE=$P_ENGINE engine_filter)
+  exec 5> >(ASR_DIR=$P_RUN_DIR ASR_ENGINE=$P_ENGINE ASR_STREAM=out ASR_TAGGED=$P_TAGGED engine_filter)
   FILTER_PID=$!
-  env "${P_ENV[@]}" "${P_CMD[@]}" "${P_WRAP[@]}" --run-dir "$P_RUN_DIR" -- "${O_PROG[@]}" <&0 >&5 2>&5 &
+  exec 8> >(ASR_DIR=$P_RUN_DIR ASR_ENGINE=$P_ENGINE ASR_STREAM=err ASR_TAGGED=$P_TAGGED engine_filter)
+  FILTER2_PID=$!
+  env "${P_ENV[@]}" "${P_CMD[@]}" "${P_WRAP[@]}" --run-dir "$P_RUN_DIR" -- "${O_PROG[@]}" <&0 >&5 2>&8 &
   ENGINE_PID=$!
-  exec 5>&-
+  exec 5>&- 8>&-
   while kill -0 "$ENGINE_PID" 2>/dev/null; do
     sleep 0.2
     now=${EPOCHREALTIME%.*}
@@ -160,7 +170,10 @@ run_engine() {
   done
   # The filter ends when every writer (engine, ranks' daemons) has closed the pipe.
   local i
-  for ((i = 0; i < 30; i++)); do kill -0 "$FILTER_PID" 2>/dev/null || break; sleep 0.1; done
+  for ((i = 0; i < 30; i++)); do
+    kill -0 "$FILTER_PID" 2>/dev/null || kill -0 "$FILTER2_PID" 2>/dev/null || break
+    sleep 0.1
+  done
   ENGINE_RC=$rc
 }
 
