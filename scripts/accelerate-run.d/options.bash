@@ -7,7 +7,7 @@
 # Options.
 O_N='' O_GPU_IDS='' O_CPU=0 O_POLICY='' O_MP=no O_BACKEND='' O_HOSTFILE='' O_MACHINES=''
 O_MACHINE_RANK='' O_MAIN_IP='' O_MAIN_PORT='' O_LAUNCHER=auto O_FILTER=all O_LOG_DIR='' O_TEE=0
-O_DEBUG=0 O_LINEBUF=1 O_TIMEOUT='' O_DRY=0 O_PRELOAD=1 O_RECORD='' O_NAN_CHECK=0
+O_DEBUG=0 O_LINEBUF=1 O_VISIBLE=per-rank O_TIMEOUT='' O_DRY=0 O_PRELOAD=1 O_RECORD='' O_NAN_CHECK=0
 O_ENVS=() O_MCA=() O_PROG=()
 O_TRACE='' O_TRACE_LAUNCHES=0 P_TRACE_DIR=''
 
@@ -30,7 +30,7 @@ parse_launch_args() {
     case $name in
       -n|--num-processes|--gpu-ids|--policy|--mixed-precision|--backend|--hostfile|--num-machines|\
       --machine-rank|--main-process-ip|--main-process-port|--launcher|--ranks-filter|--log-dir|\
-      --env|--trace|--timeout|--record)
+      --env|--trace|--timeout|--record|--visible-devices)
         if [ "$has_val" = 0 ]; then
           [ $# -ge 2 ] || die "option $a needs a value"
           val=$2; shift
@@ -54,7 +54,7 @@ parse_launch_args() {
       --num-machines) pos_int "$val" || die "--num-machines: '$val' is not a positive integer"; O_MACHINES=$val ;;
       --machine-rank) is_uint "$val" || die "--machine-rank: '$val' is not a non-negative integer"; O_MACHINE_RANK=$val ;;
       --main-process-ip) O_MAIN_IP=$val ;;
-      --main-process-port) { pos_int "$val" && [ "$val" -le 65535 ]; } || die "--main-process-port: '$val' is not a port"; O_MAIN_PORT=$val ;;
+      --main-process-port) { is_uint "$val" && [ "$((10#$val))" -le 65535 ]; } || die "--main-process-port: '$val' is not a port"; O_MAIN_PORT=$val ;;
       --launcher) case $val in auto|mpirun|srun|local) O_LAUNCHER=$val ;; *) die "--launcher: '$val' is not one of auto, mpirun, srun, local" ;; esac ;;
       --ranks-filter) [[ $val =~ ^(all|[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*)$ ]] || die "--ranks-filter: '$val' is not a list like 0,2-3"; O_FILTER=$val ;;
       --log-dir) O_LOG_DIR=$val ;;
@@ -69,6 +69,7 @@ parse_launch_args() {
       --dry-run) O_DRY=1 ;;
       --no-preload) O_PRELOAD=0 ;;
       --line-buffered) O_LINEBUF=1 ;;
+      --visible-devices) case $val in per-rank|all) O_VISIBLE=$val ;; *) die "--visible-devices: '$val' is not per-rank or all" ;; esac ;;
       --no-line-buffered) O_LINEBUF=0 ;;
       --multi-gpu) ;;    # accelerate launch's flag; several ranks are what accelerate-run does anyway
       --help) usage; exit 0 ;;

@@ -6,7 +6,7 @@
 # shellcheck shell=bash
 
 # Plan: engine, world, the wrapper command, the environment for ranks.
-P_ENGINE='' P_N=0 P_LOCAL_N=0 P_RANK0=0 P_POLICY='' P_RUN_DIR=''
+P_ENGINE='' P_N=0 P_LOCAL_N=0 P_RANK0=0 P_POLICY='' P_RUN_DIR='' P_PORT=''
 P_WRAP=()      # wrapper arguments shared by every rank (before --rank ...)
 P_ENV=()       # KEY=VALUE set in the engine's environment (printed by --dry-run)
 P_CMD=()       # engine command (mpirun/srun)
@@ -17,17 +17,83 @@ free_port() {
     || echo $((29500 + RANDOM % 1000))
 }
 
-plan() {
-  local gpus machines ids_n
-  machines=${O_MACHINES:-1}
+# Is TCP port $1 taken by a listener on this machine? (python3; SO_REUSEADDR as NCCL's bootstrap
+# sets it, so only a real listener counts, not connections in TIME_WAIT.) Unknown -> no.
+port_in_use() {
+  python3 -c 'import socket, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+try: s.bind(("", int(sys.argv[1])))
+except OSError: sys.exit(0)
+sys.exit(1)' "$1" 2>/dev/null
+}
+
+# Options that contradict each other: one line naming both, before anything else is decided.
+plan_refuse_contradictions() {
+  local machines=${O_MACHINES:-1}
   [ "$O_TEE" = 1 ] && [ -z "$O_LOG_DIR" ] && die "--tee needs --log-dir (without it, output goes to the console anyway)"
-  if [ -n "$O_MACHINE_RANK$O_MAIN_IP" ] || { [ -n "$O_MAIN_PORT" ] && [ -z "$O_HOSTFILE" ]; }; then
+  if [ -n "$O_MACHINE_RANK$O_MAIN_IP" ]; then
     { [ -n "$O_MACHINES" ] && [ -n "$O_MACHINE_RANK" ] && [ -n "$O_MAIN_IP" ]; } \
       || die "the per-machine form needs --num-machines M --machine-rank R --main-process-ip IP"
     [ -z "$O_HOSTFILE" ] || die "--hostfile and --machine-rank are two different ways to span machines: use one"
     [ "$O_MACHINE_RANK" -lt "$machines" ] || die "--machine-rank $O_MACHINE_RANK is not below --num-machines $machines"
   fi
+  if [ "$machines" -gt 1 ] && [ -z "$O_MACHINE_RANK" ] && [ -z "$O_HOSTFILE" ] && [ "$O_LAUNCHER" != srun ] \
+     && [ -z "${SLURM_JOB_ID:-}" ]; then
+    die "--num-machines $machines without --machine-rank (run once per machine) or --hostfile (mpirun spreads the ranks) would run every rank here"
+  fi
+  if [ "$O_CPU" = 1 ] && [ -n "$O_GPU_IDS" ] && [ "$O_GPU_IDS" != all ]; then
+    die "--cpu runs on hostcuda (host memory, no GPU) but --gpu-ids $O_GPU_IDS picks GPUs: use one of them"
+  fi
   [ -z "$O_HOSTFILE" ] || [ -r "$O_HOSTFILE" ] || die "hostfile '$O_HOSTFILE' cannot be read"
+}
+
+# --ranks-filter naming ranks the job does not have would hide output silently.
+plan_check_filter() {
+  local item hi
+  [ "$O_FILTER" = all ] && return 0
+  for item in ${O_FILTER//,/ }; do
+    hi=${item#*-}
+    [ "$hi" -lt "$P_N" ] || die "--ranks-filter $O_FILTER names rank $hi, but -n $P_N has ranks 0-$((P_N - 1))"
+  done
+}
+
+# The program: found and executable here, resolved on PATH as the shell would (the wrappers start
+# it by the same name). Ranks on other hosts (--hostfile) may see other files: a warning there.
+plan_check_program() {
+  local p=${O_PROG[0]} why=''
+  [ "$O_DRY" = 1 ] && return 0
+  if [[ $p == */* ]]; then
+    if [ ! -e "$p" ]; then why="program '$p' not found"
+    elif [ -d "$p" ]; then why="program '$p' is a directory"
+    elif [ ! -x "$p" ]; then why="program '$p' is not executable (chmod +x '$p')"
+    fi
+  elif ! type -P -- "$p" >/dev/null; then
+    why="program '$p' not found on PATH"
+  fi
+  [ -n "$why" ] || return 0
+  if [ -n "$O_HOSTFILE" ]; then warn "warning: $why on this host; the ranks may still find it on theirs"; return 0; fi
+  die "$why; no rank was started"
+}
+
+# The rendezvous port of the own engine's ranks: 0 picks a free one (printed); a port taken by a
+# listener on this machine is refused here rather than by NCCL inside rank 0. Only the machine
+# of rank 0 listens, so only there is it checked.
+plan_port() {
+  local port=$O_MAIN_PORT
+  if [ "$port" = 0 ]; then
+    port=$(free_port)
+    warn "--main-process-port 0: using free port $port"
+  fi
+  if [ -n "$port" ] && [ "$O_DRY" = 0 ] && { [ -z "$O_MACHINE_RANK" ] || [ "$O_MACHINE_RANK" = 0 ]; } && port_in_use "$port"; then
+    die "--main-process-port $port is already in use on this machine (pick another, or 0 for a free one)"
+  fi
+  P_PORT=$port
+}
+
+plan() {
+  local gpus machines ids_n
+  machines=${O_MACHINES:-1}
+  plan_refuse_contradictions
 
   # Number of ranks.
   if [ -n "$O_N" ]; then P_N=$O_N
@@ -38,6 +104,9 @@ plan() {
     [ "$gpus" -ge 1 ] 2>/dev/null || gpus=1
     P_N=$((gpus * machines))
   fi
+
+  plan_check_filter
+  plan_check_program
 
   # Engine.
   P_NCCL_ID=''
@@ -56,10 +125,11 @@ plan() {
     # Ranks of the launcher's own engine are separate MPI singletons, not one MPI world: with the
     # shim they meet through NCCL's own bootstrap (NCCL_COMM_ID; nccl backend only), at the main
     # process's address in the per-machine form, else on this host (127.0.0.1, a free port).
+    { [ -n "$O_MACHINE_RANK$O_MAIN_PORT" ] || { [ "$O_PRELOAD" = 1 ] && [ "$P_N" -gt 1 ]; }; } && plan_port
     if [ "$O_PRELOAD" = 1 ] && [ "$P_N" -gt 1 ]; then
       [ "$O_BACKEND" = mpi ] && die "--backend mpi needs one MPI world (mpirun, srun), and the launcher's own engine's ranks meet through NCCL: drop --backend mpi, or use --launcher mpirun / --hostfile"
-      if [ -n "$O_MACHINE_RANK" ]; then P_NCCL_ID=$O_MAIN_IP:${O_MAIN_PORT:-29500}   # the same on every machine
-      else P_NCCL_ID=127.0.0.1:${O_MAIN_PORT:-$(free_port)}; fi
+      if [ -n "$O_MACHINE_RANK" ]; then P_NCCL_ID=$O_MAIN_IP:${P_PORT:-29500}   # the same on every machine
+      else P_NCCL_ID=127.0.0.1:${P_PORT:-$(free_port)}; fi
     fi
     if [ -n "$O_MACHINE_RANK" ]; then
       [ $((P_N % machines)) -eq 0 ] || die "-n $P_N ranks do not divide evenly over $machines machines"
@@ -69,6 +139,8 @@ plan() {
     fi
   elif [ -n "$O_MACHINE_RANK" ]; then
     die "--machine-rank runs each machine's ranks with the launcher's own engine: use --hostfile with mpirun, or srun"
+  elif [ -n "$O_MAIN_PORT" ]; then
+    warn "note: --main-process-port is not used by the $P_ENGINE engine (its ranks meet through MPI); it applies to --launcher local and the per-machine form"
   fi
   if [ "$O_DRY" = 0 ]; then
     case $P_ENGINE in
@@ -134,13 +206,13 @@ plan() {
   fi
   [ "$O_NAN_CHECK" = 1 ] && P_WRAP+=(--env ACCELSHIM_NAN_CHECK=1)
   [ -n "$O_BACKEND" ] && P_WRAP+=(--env "ACCELSHIM_BACKEND=$O_BACKEND")
-  [ -n "$O_GPU_IDS" ] && [ "$O_GPU_IDS" != all ] && P_WRAP+=(--env "ACCELSHIM_DEVICES=$O_GPU_IDS")
+  plan_devices
   case $O_MP in
     fp16) P_WRAP+=(--env ACCELSHIM_WIRE_OVERRIDE=f16 --env ACCELSHIM_MATMUL=f16) ;;
     bf16) P_WRAP+=(--env ACCELSHIM_WIRE_OVERRIDE=bf16 --env ACCELSHIM_MATMUL=bf16) ;;
   esac
   if [ -n "$O_MACHINE_RANK" ]; then
-    P_WRAP+=(--env "ACCELSHIM_MAIN_PROCESS_IP=$O_MAIN_IP" --env "ACCELSHIM_MAIN_PROCESS_PORT=${O_MAIN_PORT:-29500}"
+    P_WRAP+=(--env "ACCELSHIM_MAIN_PROCESS_IP=$O_MAIN_IP" --env "ACCELSHIM_MAIN_PROCESS_PORT=${P_PORT:-29500}"
              --env "ACCELSHIM_NUM_MACHINES=$machines" --env "ACCELSHIM_MACHINE_RANK=$O_MACHINE_RANK")
   fi
   # the own engine's ranks with the shim meet without MPI: NCCL's bootstrap, rank 0 listening there
@@ -149,6 +221,34 @@ plan() {
   for kv in "${O_ENVS[@]}"; do P_WRAP+=(--env "$kv"); done
 
   build_engine_cmd
+}
+
+# One GPU per rank. --visible-devices per-rank (default): each rank's CUDA_VISIBLE_DEVICES is
+# narrowed to its own GPU by the wrapper (--gpu-ids' entry for its local rank, else its local rank
+# modulo the visible GPUs, counted within an inherited CUDA_VISIBLE_DEVICES list), so the program
+# sees one device, ordinal 0, for every call. A rank whose CUDA_VISIBLE_DEVICES already names one
+# device (a scheduler bound it) is left alone, as is every rank when the GPU count is unknown;
+# the shim's remap (ACCELSHIM_DEVICES, local rank) is then the fallback, as with --visible-devices all.
+plan_devices() {
+  local ids=$O_GPU_IDS n vis=() i
+  [ "$ids" = all ] && ids=''
+  if [ "$O_VISIBLE" = all ]; then
+    [ -n "$ids" ] && P_WRAP+=(--env "ACCELSHIM_DEVICES=$ids")
+    return 0
+  fi
+  [ -n "${CUDA_VISIBLE_DEVICES:-}" ] && IFS=, read -ra vis <<<"$CUDA_VISIBLE_DEVICES"
+  if [ -n "$ids" ]; then
+    if [ ${#vis[@]} -gt 0 ]; then
+      for i in ${ids//,/ }; do
+        [ "$i" -lt ${#vis[@]} ] || die "--gpu-ids $ids counts within CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES, which has no entry $i"
+      done
+    fi
+    P_WRAP+=(--cuda-devices "$ids")
+  else
+    n=$(gpu_count)
+    [ "$n" -gt 0 ] 2>/dev/null && P_WRAP+=(--cuda-devices "auto:$n")
+  fi
+  return 0
 }
 
 check_policy() {
