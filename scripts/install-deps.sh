@@ -19,6 +19,7 @@ declare -A want=(
   [binutils]=/usr/bin/readelf
   [xxd]=/usr/bin/xxd
   [python3]=/usr/bin/python3
+  [python3-yaml]=/usr/lib/python3/dist-packages/yaml/__init__.py   # accelerate-run --config_file
   [libxxhash-dev]=/usr/include/xxhash.h                   # shim/record.c (header-only xxHash)
   [libjansson-dev]=/usr/include/jansson.h                 # tools/accelshim-compare
   [clang]=/usr/bin/clang                                  # tests/fuzz (libFuzzer target)

@@ -30,7 +30,11 @@ sys.exit(1)' "$1" 2>/dev/null
 # Options that contradict each other: one line naming both, before anything else is decided.
 plan_refuse_contradictions() {
   local machines=${O_MACHINES:-1}
-  [ "$O_TEE" = 1 ] && [ -z "$O_LOG_DIR" ] && die "--tee needs --log-dir (without it, output goes to the console anyway)"
+  [ "$O_TEE" = 1 ] && [ -n "${O_SET[--tee]:-}" ] && [ "$O_REDIRECTED" = 0 ] && [ -z "$O_LOG_DIR" ] \
+    && die "--tee needs --log-dir (without it, output goes to the console anyway)"
+  [ "$O_REDIRECTED" = 1 ] && [ -z "$O_LOG_DIR" ] && die "--redirects sends output to files: it needs --log-dir DIR"
+  [ "$O_LOCAL_FILTER" = all ] || [ "$O_FILTER" = all ] \
+    || die "--ranks-filter $O_FILTER and --local-ranks-filter $O_LOCAL_FILTER both choose the ranks shown: use one"
   if [ -n "$O_MACHINE_RANK$O_MAIN_IP" ]; then
     { [ -n "$O_MACHINES" ] && [ -n "$O_MACHINE_RANK" ] && [ -n "$O_MAIN_IP" ]; } \
       || die "the per-machine form needs --num-machines M --machine-rank R --main-process-ip IP"
@@ -161,6 +165,7 @@ plan() {
   # The wrapper's arguments, common to every rank.
   [ -x "$L_WRAPPER" ] || die "rank wrapper not found at $L_WRAPPER (broken install?)"
   P_WRAP=("$L_WRAPPER" --show "$O_FILTER")
+  [ "$O_LOCAL_FILTER" = all ] || P_WRAP+=(--show-local "$O_LOCAL_FILTER")
   [ "$O_LINEBUF" = 1 ] && P_WRAP+=(--line-buffered)
   if [ -n "$O_LOG_DIR" ]; then
     mkdir -p "$O_LOG_DIR" 2>/dev/null || die "cannot create log directory '$O_LOG_DIR'"
@@ -217,6 +222,12 @@ plan() {
   fi
   # the own engine's ranks with the shim meet without MPI: NCCL's bootstrap, rank 0 listening there
   if [ -n "$P_NCCL_ID" ]; then P_WRAP+=(--env ACCELSHIM_RENDEZVOUS=nccl --env "NCCL_COMM_ID=$P_NCCL_ID"); fi
+  # CPU threads per rank: --num-cpu-threads-per-process N, else the user's OMP_NUM_THREADS (passed
+  # on, so ranks on other hosts get it too), else 1 when ranks share this machine (as torchrun).
+  if [ -n "$O_THREADS" ]; then P_WRAP+=(--env "OMP_NUM_THREADS=$O_THREADS")
+  elif [ -n "${OMP_NUM_THREADS:-}" ]; then P_WRAP+=(--env "OMP_NUM_THREADS=$OMP_NUM_THREADS")
+  elif [ "$P_N" -gt 1 ]; then P_WRAP+=(--env OMP_NUM_THREADS=1)
+  fi
   local kv
   for kv in "${O_ENVS[@]}"; do P_WRAP+=(--env "$kv"); done
 

@@ -6,7 +6,7 @@
 # shellcheck shell=bash
 
 # Running.
-ENGINE_PID='' FILTER_PID='' FILTER2_PID='' COLLECTOR_PID='' RANK_PIDS=() STOPPING=0 STOP_SIG=TERM
+ENGINE_PID='' FILTER_PID='' FILTER2_PID='' COLLECTOR_PID='' RANK_PIDS=() STOPPING=0 STOP_SIG=TERM REPORT_CAUSE=''
 
 # Stop the ranks of the launcher's own engine: SIGTERM to each rank's process group, SIGKILL
 # after the grace period.
@@ -189,6 +189,19 @@ on_signal() {
   for p in "${RANK_PIDS[@]}"; do kill -s "$s" -- "-$p" 2>/dev/null; done
 }
 
+# ", last line: ..." of a rank's tail file, or nothing.
+last_line() {
+  local l
+  [ -s "$1" ] || return 0
+  l=$(tail -n 1 "$1")
+  printf ', last line: %s' "${l:0:160}"
+}
+
+# Between two tries of --max-restarts: nothing of the last one is left running or remembered.
+reset_run_state() {
+  ENGINE_PID='' FILTER_PID='' FILTER2_PID='' COLLECTOR_PID='' RANK_PIDS=() REPORT_CAUSE=''
+}
+
 # The root-cause block: the first rank that failed (earliest timestamp), how, where, its last lines.
 report() {
   local f best='' best_t='' t r h code sig status
@@ -206,12 +219,14 @@ report() {
   if [ -z "$best" ]; then
     if [ "${ENGINE_RC:-0}" -ne 0 ]; then
       warn "the $P_ENGINE engine failed with exit status $ENGINE_RC before any rank reported a failure"
+      REPORT_CAUSE="the $P_ENGINE engine failed with exit status $ENGINE_RC"
       return "$ENGINE_RC"
     fi
     return 0
   fi
   read -r r h code sig <<<"$best"
   if [ -n "$sig" ]; then status="signal $sig"; else status="exit code $code"; fi
+  REPORT_CAUSE="rank $r failed first: $status (host $h)$(last_line "$P_RUN_DIR/rank-$r.tail")"
   {
     echo "============================================================================"
     echo "$ASR_NAME: rank $r failed first: $status (host $h)"

@@ -11,6 +11,10 @@ TRAINER=$BUILD/tests/trainers/mlp
 SHIM=$BUILD/libaccelshim.so
 HOSTCUDA=$BUILD/tests/hostcuda/libcuda.so.1
 
+# No configuration of the machine's user reaches the launcher under test (Accelerate's default
+# config, accelerate-run's saved defaults); tests that want one point these at their own folder.
+export HF_HOME=/nonexistent/accelshim-test-hf XDG_CONFIG_HOME=/nonexistent/accelshim-test-xdg
+
 need_file() { [ -e "$1" ] || skip "${2:-$1} not built ($1 missing)"; }
 need_cmd() { command -v "$1" >/dev/null 2>&1 || skip "$1 not installed"; }
 need_policy_tool() { need_file "$POLICY_TOOL" accelshim-policy; }
