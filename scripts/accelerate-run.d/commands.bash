@@ -273,6 +273,8 @@ test_usage() {
   cat <<'EOF'
 usage: accelerate-run test [-n N] [--batch B] [--steps S] [--optimizer sgd|adam] [--cpu]
                            [--init seed|per-process] [--policy FILE] [--keep]
+       accelerate-run test [-n N] --batch B --batch-arg '-b {batch}' --policy FILE -- PROGRAM ARGS
+                           (your own program: accelerate-run test --help -- x)
 Equivalence check with the bundled trainer: 1 rank with batch N*B against N ranks with batch B
 on disjoint shards. Passes when every rank ends with bit-identical parameters and the N-rank
 parameters equal the 1-rank ones (|n - 1| <= 1e-8 + 1e-5 |1| per parameter); otherwise prints
@@ -298,8 +300,12 @@ rank_values() {
   awk -v k="$2" '$1 == "[rank" && $3 == k { sub(/\]$/, "", $2); v[$2] = $4 } END { for (r in v) print r, v[r] }' "$1" | sort -n
 }
 
+# shellcheck source=scripts/accelerate-run.d/test-program.bash
+. "$L_HELPERS/test-program.bash"
+
 cmd_test() {
-  local n=2 b=4 steps=10 opt=sgd cpu='' policy='' keep=0 init=seed tmp rc1 rc2 ok=1 ref r v
+  local n=2 b=4 steps=10 opt=sgd cpu='' policy='' keep=0 init=seed tmp rc1 rc2 ok=1 ref r v a
+  for a in "$@"; do [ "$a" = -- ] && { test_program "$@"; return; }; done   # the user's own program
   while [ $# -gt 0 ]; do
     case $1 in
       -h|--help) test_usage; return 0 ;;

@@ -93,15 +93,15 @@ takes_value() {
 }
 
 parse_launch_args() {
-  local a name val has_val
+  local a name val='' has_val
   while [ $# -gt 0 ]; do
     a=$1
     case $a in
       --) shift; break ;;
       --*=*) name=${a%%=*}; val=${a#*=}; has_val=1 ;;
       --*) name=$a; val=''; has_val=0 ;;
-      -np) name=-n; has_val=0 ;;                     # mpirun's spelling
-      -n|-q|-r|-t) name=$a; has_val=0 ;;
+      -np) name=-n; val=''; has_val=0 ;;                     # mpirun's spelling
+      -n|-q|-r|-t) name=$a; val=''; has_val=0 ;;
       -n*) name=-n; val=${a#-n}; has_val=1 ;;
       -h) usage; exit 0 ;;
       -*) die "unknown option '$a' (see --help)" ;;
