@@ -310,6 +310,12 @@ build_engine_cmd() {
       ;;
     srun)
       P_CMD=(srun --ntasks="$P_N" --kill-on-bad-exit=1)
+      # The shim's MPI needs a process-management interface from srun: PMIx when this Slurm has
+      # it and the cluster's choice (SLURM_MPI_TYPE) is not set (Open MPI 4.1 has no PMI-1/2).
+      if [ "$O_PRELOAD" = 1 ] && [ -z "${SLURM_MPI_TYPE:-}" ] \
+         && timeout 10 srun --mpi=list 2>&1 | grep -qw pmix; then
+        P_CMD+=(--mpi=pmix)
+      fi
       [ -n "$O_MACHINES" ] && P_CMD+=(--nodes="$O_MACHINES")
       if [ -n "$O_HOSTFILE" ]; then
         P_CMD+=(--nodelist="$(hostfile_hosts "$O_HOSTFILE" | sort -u | paste -sd, -)")
