@@ -157,9 +157,12 @@ check_failure() {   # check_failure STATUS HOW
   contains "    | rank two fails"
 }
 
-@test "a missing program is reported as the rank's failure (127)" {
-  run -127 "$A" --no-preload -n 2 -- ./no-such-program
-  status_is 127
+@test "a missing program is refused before any rank starts; one a rank cannot start is its failure (127)" {
+  run -2 "$A" --no-preload -n 2 -- ./no-such-program
+  contains "program './no-such-program' not found; no rank was started"
+  lacks "[rank"
+  # a program that only the rank fails to start (here: removed on the way) is the rank's failure
+  run -127 "$A" --no-preload -n 2 -- bash -c 'exec ./no-such-program'
   contains "failed first: exit code 127"
   contains "no-such-program"
 }
