@@ -1,6 +1,6 @@
 # commands.bash — the subcommands of accelerate-run: config, env, test (sourced by the launcher,
 # which has already set the layout variables L_* and the helpers die/warn/quote_cmd/gpu_count).
-# config writes a commented starter policy and checks it; env prints what a bug report needs;
+# config writes accelerate-run's saved defaults, or a commented starter policy (checked); env prints what a bug report needs;
 # test runs the bundled trainer as 1 rank with batch N*B and as N ranks with batch B on sharded
 # data and says whether they agree (or exactly what differed). Not executable on its own.
 # shellcheck shell=bash
@@ -9,9 +9,74 @@
 config_usage() {
   cat <<'EOF'
 usage: accelerate-run config [--force] [FILE]
-Write a commented starter policy to FILE (default ./accelshim.yaml; '-' = standard output) and
-check it with accelshim-policy. An existing FILE is kept unless --force is given.
+       accelerate-run config [--num_processes N] [--mixed_precision no|fp16|bf16] [--policy FILE]
+                             [--launcher L] [--backend B] [--gpu_ids LIST] [--max_restarts N]
+                             [--num_cpu_threads_per_process N] [--clear]
+       accelerate-run config --show
+Saved defaults: with any of the options above (or, at a terminal with no arguments, by asking),
+write accelerate-run's own defaults to $XDG_CONFIG_HOME/accelshim/accelerate-run.yaml (default
+~/.config/...), keeping the keys not given (--clear: start empty). Every launch reads them beneath
+the command line and beneath --config_file / Accelerate's default config. --show prints them.
+Starter policy: without those options, write a commented starter policy to FILE (default
+./accelshim.yaml; '-' = standard output) and check it with accelshim-policy. An existing FILE
+is kept unless --force is given.
 EOF
+}
+
+# The keys of the saved defaults (Accelerate's names where Accelerate has one) and their options.
+SAVED_KEYS=(num_processes mixed_precision policy launcher backend gpu_ids max_restarts num_cpu_threads_per_process)
+
+# Quote a value for YAML (single quotes; a quote doubled).
+yaml_quote() { printf "'%s'" "${1//\'/\'\'}"; }
+
+# config_defaults KEY=VALUE...: merge into the saved defaults file (values checked as options).
+config_defaults() {
+  local file dir kv key val tmp k
+  declare -A cur=()
+  file=$(saved_defaults_file)
+  if [ "$CFG_CLEAR" = 0 ] && [ -f "$file" ]; then
+    while IFS=$'\t' read -r key val; do
+      case $key in ''|IGNORED|NOTUSED) ;; *) cur[${key//-/_}]=$val ;; esac
+    done < <(python3 "$L_HELPERS/config-read" "$file") || die "config: the saved defaults $file do not read back; fix or remove it (or --clear)"
+  fi
+  OPT_WHERE="config: "
+  for kv in "$@"; do
+    key=${kv%%=*}; val=${kv#*=}
+    set_opt "--${key//_/-}" "$val"         # the same checks as on the command line
+    if [ "$key" = policy ]; then
+      [ -r "$val" ] || die "config: --policy '$val' cannot be read"
+      val=$(readlink -f "$val")
+      check_policy "$val" || exit 2
+    fi
+    cur[$key]=$val
+  done
+  # shellcheck disable=SC2034  # read by set_opt (options.bash)
+  OPT_WHERE=''
+  dir=$(dirname "$file")
+  mkdir -p "$dir" 2>/dev/null || die "config: cannot create $dir"
+  tmp=$(mktemp "$dir/.accelerate-run.XXXXXX") || die "config: cannot write in $dir"
+  {
+    echo "# accelerate-run saved defaults (accelerate-run config); the command line overrides them."
+    for k in "${SAVED_KEYS[@]}"; do
+      [ -n "${cur[$k]:-}" ] && printf '%s: %s\n' "$k" "$(yaml_quote "${cur[$k]}")"
+    done
+  } >"$tmp"
+  python3 "$L_HELPERS/config-read" "$tmp" >/dev/null || { rm -f "$tmp"; die "config: internal error: the defaults written do not read back"; }
+  mv -f "$tmp" "$file" || die "config: cannot write $file"
+  echo "$ASR_NAME: saved defaults in $file:"
+  grep -v '^#' "$file" | sed 's/^/    /'
+}
+
+# At a terminal: ask for each default (Enter keeps the current one, '-' clears it).
+config_ask() {
+  local k v answers=()
+  echo "accelerate-run: saved defaults (Enter: keep or leave unset)"
+  for k in num_processes mixed_precision policy launcher; do
+    read -r -p "  $k: " v || break
+    [ -n "$v" ] && answers+=("$k=$v")
+  done
+  [ ${#answers[@]} -gt 0 ] || { echo "$ASR_NAME: nothing to save"; return 0; }
+  config_defaults "${answers[@]}"
 }
 
 starter_policy() {
@@ -53,18 +118,35 @@ EOF
 }
 
 cmd_config() {
-  local file='' force=0 tmp
+  local file='' force=0 tmp sets=() key o
+  CFG_CLEAR=0
   while [ $# -gt 0 ]; do
     case $1 in
       -h|--help) config_usage; return 0 ;;
       -f|--force) force=1 ;;
+      --show) file=$(saved_defaults_file); [ -f "$file" ] || { echo "$ASR_NAME: no saved defaults ($file)"; return 0; }
+              echo "$ASR_NAME: saved defaults in $file:"; grep -v '^#' "$file" | sed 's/^/    /'; return 0 ;;
+      --clear) CFG_CLEAR=1 ;;
       --config-file=*|--config_file=*) file=${1#*=} ;;
+      --*)
+        o=${1#--}; key=${o%%=*}; key=${key//-/_}
+        case " ${SAVED_KEYS[*]} " in
+          *" $key "*)
+            if [[ $o == *=* ]]; then sets+=("$key=${o#*=}")
+            else [ $# -ge 2 ] || die "config: --$key needs a value"; sets+=("$key=$2"); shift; fi ;;
+          *) config_usage >&2; die "config: unknown option '$1'" ;;
+        esac ;;
       -) file=- ;;
       -*) config_usage >&2; die "config: unknown option '$1'" ;;
       *) [ -z "$file" ] || die "config: one FILE only"; file=$1 ;;
     esac
     shift
   done
+  if [ ${#sets[@]} -gt 0 ] || [ "$CFG_CLEAR" = 1 ]; then
+    [ -z "$file" ] || die "config: saved defaults and a starter policy FILE are two commands: run them apart"
+    config_defaults "${sets[@]}"; return
+  fi
+  if [ -z "$file" ] && [ -t 0 ] && [ -t 1 ]; then config_ask; fi
   file=${file:-./accelshim.yaml}
   if [ "$file" = - ]; then starter_policy; return 0; fi
   if [ -e "$file" ] && [ $force = 0 ]; then
@@ -191,6 +273,8 @@ test_usage() {
   cat <<'EOF'
 usage: accelerate-run test [-n N] [--batch B] [--steps S] [--optimizer sgd|adam] [--cpu]
                            [--init seed|per-process] [--policy FILE] [--keep]
+       accelerate-run test [-n N] --batch B --batch-arg '-b {batch}' --policy FILE -- PROGRAM ARGS
+                           (your own program: accelerate-run test --help -- x)
 Equivalence check with the bundled trainer: 1 rank with batch N*B against N ranks with batch B
 on disjoint shards. Passes when every rank ends with bit-identical parameters and the N-rank
 parameters equal the 1-rank ones (|n - 1| <= 1e-8 + 1e-5 |1| per parameter); otherwise prints
@@ -216,8 +300,12 @@ rank_values() {
   awk -v k="$2" '$1 == "[rank" && $3 == k { sub(/\]$/, "", $2); v[$2] = $4 } END { for (r in v) print r, v[r] }' "$1" | sort -n
 }
 
+# shellcheck source=scripts/accelerate-run.d/test-program.bash
+. "$L_HELPERS/test-program.bash"
+
 cmd_test() {
-  local n=2 b=4 steps=10 opt=sgd cpu='' policy='' keep=0 init=seed tmp rc1 rc2 ok=1 ref r v
+  local n=2 b=4 steps=10 opt=sgd cpu='' policy='' keep=0 init=seed tmp rc1 rc2 ok=1 ref r v a
+  for a in "$@"; do [ "$a" = -- ] && { test_program "$@"; return; }; done   # the user's own program
   while [ $# -gt 0 ]; do
     case $1 in
       -h|--help) test_usage; return 0 ;;

@@ -36,6 +36,10 @@ teardown() { cd / && rm -rf "$T"; }
   [ "$rc" -eq 0 ] || { cat "$PREFIX_DIR.log"; false; }
   for f in bin/accelerate-run bin/accelshim-policy lib/accelshim/libaccelshim.so \
            lib/accelshim/accelerate-run.d/rank-wrapper lib/accelshim/accelerate-run.d/commands.bash \
+           lib/accelshim/accelerate-run.d/options.bash lib/accelshim/accelerate-run.d/plan.bash \
+           lib/accelshim/accelerate-run.d/run.bash lib/accelshim/accelerate-run.d/test-program.bash \
+           lib/accelshim/accelerate-run.d/output-collector lib/accelshim/accelerate-run.d/engine-filter \
+           lib/accelshim/accelerate-run.d/config-read \
            share/accelshim/VERSION; do
     [ -e "$PREFIX_DIR/$f" ] || { echo "missing: $f"; find "$PREFIX_DIR"; false; }
   done

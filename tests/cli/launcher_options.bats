@@ -55,11 +55,16 @@ dry() { run "$A" --dry-run "$@"; }
   contains "--rank 0 --local-rank 0 --world-size 1"
 }
 
-@test "--gpu-ids sets ACCELSHIM_DEVICES and the default rank count" {
+@test "--gpu-ids narrows each rank's CUDA_VISIBLE_DEVICES (or, with --visible-devices all, sets ACCELSHIM_DEVICES) and the default rank count" {
   CUDA_VISIBLE_DEVICES= dry --no-preload --gpu-ids 1,3 -- prog
   status_is 0
   contains "mpirun -n 2 "
+  contains "--cuda-devices 1,3"
+  lacks "ACCELSHIM_DEVICES"
+  CUDA_VISIBLE_DEVICES= dry --no-preload --visible-devices all --gpu-ids 1,3 -- prog
+  status_is 0
   contains "--env ACCELSHIM_DEVICES=1,3"
+  lacks "--cuda-devices"
   dry --no-preload --gpu-ids 'a b' -- prog
   status_is 2
 }

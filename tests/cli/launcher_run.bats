@@ -8,7 +8,7 @@
 # policy is rejected before any rank starts; output arrives live; SIGTERM / Ctrl-C to the launcher
 # and an engine killed outright leave no rank running. Most programs here are plain bash
 # (--no-preload: no CUDA); the last cases run the mlp trainer on hostcuda with the shim, checking
-# that --mixed-precision, --debug, --timeout, --gpu-ids, --backend, --policy reach the shim.
+# that --mixed-precision, --debug, --timeout, --env, --backend, --policy reach the shim.
 
 # shellcheck disable=SC2016,SC1007,SC2154  # literal \$ in single quotes and VAR= cmd are on purpose
 load helpers
@@ -157,9 +157,12 @@ check_failure() {   # check_failure STATUS HOW
   contains "    | rank two fails"
 }
 
-@test "a missing program is reported as the rank's failure (127)" {
-  run -127 "$A" --no-preload -n 2 -- ./no-such-program
-  status_is 127
+@test "a missing program is refused before any rank starts; one a rank cannot start is its failure (127)" {
+  run -2 "$A" --no-preload -n 2 -- ./no-such-program
+  contains "program './no-such-program' not found; no rank was started"
+  lacks "[rank"
+  # a program that only the rank fails to start (here: removed on the way) is the rank's failure
+  run -127 "$A" --no-preload -n 2 -- bash -c 'exec ./no-such-program'
   contains "failed first: exit code 127"
   contains "no-such-program"
 }
@@ -336,7 +339,7 @@ YAML
   need_shim
   need_policy_tool
   printf 'version: 1\n' >p.yaml
-  run "$A" --cpu -n 1 --debug --timeout 30 --gpu-ids 1 --backend mpi --mixed-precision bf16 --policy p.yaml \
+  run "$A" --cpu -n 1 --debug --timeout 30 --env ACCELSHIM_DEVICES=1 --backend mpi --mixed-precision bf16 --policy p.yaml \
       -- "$TRAINER" --steps 1 --batch 2
   status_is 0
   for kv in ACCELSHIM_LOG=debug ACCELSHIM_TIMEOUT_S=30 ACCELSHIM_DEVICES=1 ACCELSHIM_BACKEND=mpi \

@@ -1,0 +1,262 @@
+# run.bash — starting the planned ranks (run_local: the launcher's own engine; run_engine: mpirun or
+# srun), stopping them (signals, teardown after the first failure, leftovers of a dead engine) and
+# the root-cause report. Invariant: when a rank fails, every other rank is told to stop and the
+# earliest failure is the one reported. Single-threaded bash; signal traps set STOPPING. Sourced by
+# scripts/accelerate-run; callers: launch_main. Not executable on its own.
+# shellcheck shell=bash
+
+# Running.
+ENGINE_PID='' FILTER_PID='' FILTER2_PID='' COLLECTOR_PID='' RANK_PIDS=() STOPPING=0 STOP_SIG=TERM REPORT_CAUSE=''
+
+# Stop the ranks of the launcher's own engine: SIGTERM to each rank's process group, SIGKILL
+# after the grace period.
+stop_local_ranks() {
+  local p i
+  for p in "${RANK_PIDS[@]}"; do kill -TERM -- "-$p" 2>/dev/null; done
+  for ((i = 0; i < ASR_GRACE_S * 10; i++)); do
+    local alive=0
+    for p in "${RANK_PIDS[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+    [ $alive = 0 ] && return
+    sleep 0.1
+  done
+  for p in "${RANK_PIDS[@]}"; do kill -KILL -- "-$p" 2>/dev/null; done
+}
+
+# Last resort for mpirun/srun: signal the ranks of this host that are still running although the
+# engine is gone or hung (their wrappers recorded "host pid pgid"; no .exit file yet). Only a
+# process that is still that wrapper (checked in /proc) is signalled; its process group only when
+# the wrapper leads it (as under orted).
+signal_recorded_ranks() {
+  local sig=$1 f h pid pgid me n=0 r
+  me=${HOSTNAME:-$(uname -n)}
+  for f in "$P_RUN_DIR"/rank-*.pid; do
+    [ -f "$f" ] || continue
+    r=${f##*/rank-}; r=${r%.pid}
+    [ -f "$P_RUN_DIR/rank-$r.exit" ] && continue
+    read -r h pid pgid <"$f" || continue
+    [ "$h" = "$me" ] || continue
+    tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF "rank-wrapper" || continue
+    grep -qF -- "$P_RUN_DIR" "/proc/$pid/cmdline" 2>/dev/null || continue
+    n=$((n + 1))
+    if [ "$pgid" = "$pid" ]; then kill -s "$sig" -- "-$pgid" 2>/dev/null; else kill -s "$sig" "$pid" 2>/dev/null; fi
+  done
+  [ "$n" -gt 0 ]
+}
+reap_leftover_ranks() {
+  local i
+  signal_recorded_ranks TERM || return 0
+  warn "the $P_ENGINE engine ended but some ranks on this host were still running: stopping them"
+  for ((i = 0; i < ASR_GRACE_S * 10; i++)); do
+    sleep 0.1
+    signal_recorded_ranks 0 || return 0
+  done
+  signal_recorded_ranks KILL
+  return 0
+}
+
+run_local() {
+  local r lr pid n_done=0 rc failed=0 cmd
+  if [ "$P_LOCAL_N" -eq 1 ] && [ -t 0 ]; then
+    # One rank at a terminal: run it in the foreground, so it can read the terminal and Ctrl-C
+    # reaches it directly (a background process group would be stopped by SIGTTIN).
+    r=$P_RANK0
+    "${P_WRAP[@]}" --run-dir "$P_RUN_DIR" --rank "$r" --local-rank 0 --world-size "$P_N" \
+      --env "ACCELSHIM_RANK=$r" --env "ACCELSHIM_LOCAL_RANK=0" --env "ACCELSHIM_WORLD_SIZE=$P_N" -- "${O_PROG[@]}"
+    return 0
+  fi
+  set -m      # every rank in its own process group, so a stop reaches its children too
+  for ((lr = 0; lr < P_LOCAL_N; lr++)); do
+    r=$((P_RANK0 + lr))
+    cmd=("${P_WRAP[@]}" --run-dir "$P_RUN_DIR" --rank "$r" --local-rank "$lr" --world-size "$P_N"
+         --env "ACCELSHIM_RANK=$r" --env "ACCELSHIM_LOCAL_RANK=$lr" --env "ACCELSHIM_WORLD_SIZE=$P_N"
+         -- "${O_PROG[@]}")
+    if [ "$P_LOCAL_N" -eq 1 ]; then "${cmd[@]}" <&0 & else "${cmd[@]}" </dev/null & fi
+    RANK_PIDS+=($!)
+  done
+  set +m
+  exec 6>&2 2>/dev/null   # the shell's own job notices ("... Killed") while we wait and stop
+  while [ "$n_done" -lt "$P_LOCAL_N" ]; do
+    wait -n -p pid "${RANK_PIDS[@]}" 2>/dev/null; rc=$?
+    [ -n "${pid:-}" ] || { [ $STOPPING = 1 ] && break; continue; }
+    n_done=$((n_done + 1))
+    if [ "$rc" -ne 0 ] && [ $failed = 0 ] && [ $STOPPING = 0 ]; then
+      failed=1
+      stop_local_ranks
+      break
+    fi
+    pid=''
+  done
+  wait "${RANK_PIDS[@]}"
+  jobs >/dev/null         # consume the notices now, while stderr still goes nowhere
+  exec 2>&6 6>&-
+  return 0
+}
+
+# The output collector (output-collector): the one process that writes rank lines to our stdout
+# and stderr, whole lines only. Started before any rank; its socket RUN_DIR/io.sock exists once it
+# listens (waited for, at most 5 s; without it, ranks write through the engine as before).
+start_collector() {
+  local sock=$P_RUN_DIR/io.sock i
+  command -v perl >/dev/null 2>&1 || return 0
+  [ ${#sock} -lt 100 ] || return 0          # sun_path holds 108 bytes
+  perl "$L_HELPERS/output-collector" "$sock" </dev/null &
+  COLLECTOR_PID=$!
+  for ((i = 0; i < 250; i++)); do
+    [ -S "$sock" ] && return 0
+    kill -0 "$COLLECTOR_PID" 2>/dev/null || break
+    sleep 0.02
+  done
+  warn "warning: the output collector did not start; rank output goes through the $P_ENGINE engine"
+}
+# Every rank has ended: the collector drains what is still coming (bounded) and exits.
+stop_collector() {
+  [ -n "$COLLECTOR_PID" ] || return 0
+  kill -TERM "$COLLECTOR_PID" 2>/dev/null
+  wait "$COLLECTOR_PID" 2>/dev/null
+  COLLECTOR_PID=''
+}
+
+# One of the engine's two output streams (ASR_STREAM out or err), line by line as it comes
+# (engine-filter in perl, else this bash loop; not awk: mawk holds pipe input back): rank lines
+# pass through to the same stream (ranks on hosts that cannot reach the collector); marker lines
+# from hosts that do not see the run directory become its files; the engine's own lines go to
+# stderr as "[mpirun] ...".
+engine_filter() {
+  if command -v perl >/dev/null 2>&1; then exec perl "$L_HELPERS/engine-filter"; fi
+  local l f r code
+  while IFS= read -r l || [ -n "$l" ]; do
+    case $l in
+      $'\001accelshim-run exit '*)
+        l=${l#$'\001accelshim-run exit '}; read -r _ r _ code _ <<<"$l"
+        printf '%s\n' "$l" >"$ASR_DIR/rank-$r.exit"; [ "$code" = 0 ] || printf '%s\n' "$l" >"$ASR_DIR/rank-$r.fail" ;;
+      $'\001accelshim-run tail '*)
+        l=${l#$'\001accelshim-run tail '}; f=${l%% *}; printf '%s\n' "${l#* }" >>"$ASR_DIR/rank-$f.tail" ;;
+      '[rank '[0-9]*'] '*) if [ "$ASR_STREAM" = err ]; then printf '%s\n' "$l" >&2; else printf '%s\n' "$l"; fi ;;
+      *) printf '[%s] %s\n' "$ASR_ENGINE" "$l" >&2 ;;
+    esac
+  done
+}
+
+run_engine() {
+  local t_fail='' t_term='' now rc
+  exec 5> >(ASR_DIR=$P_RUN_DIR ASR_ENGINE=$P_ENGINE ASR_STREAM=out ASR_TAGGED=$P_TAGGED engine_filter)
+  FILTER_PID=$!
+  exec 8> >(ASR_DIR=$P_RUN_DIR ASR_ENGINE=$P_ENGINE ASR_STREAM=err ASR_TAGGED=$P_TAGGED engine_filter)
+  FILTER2_PID=$!
+  env "${P_ENV[@]}" "${P_CMD[@]}" "${P_WRAP[@]}" --run-dir "$P_RUN_DIR" -- "${O_PROG[@]}" <&0 >&5 2>&8 &
+  ENGINE_PID=$!
+  exec 5>&- 8>&-
+  while kill -0 "$ENGINE_PID" 2>/dev/null; do
+    sleep 0.2
+    now=${EPOCHREALTIME%.*}
+    if [ -z "$t_fail" ] && compgen -G "$P_RUN_DIR/rank-*.fail" >/dev/null; then t_fail=$now; fi
+    [ -n "$t_fail" ] || [ $STOPPING = 1 ] || continue
+    [ -n "$t_fail" ] || t_fail=$now
+    if [ -z "$t_term" ] && [ $((now - t_fail)) -ge $ASR_ENGINE_GRACE_S ]; then
+      kill -TERM "$ENGINE_PID" 2>/dev/null; t_term=$now
+    elif [ -n "$t_term" ] && [ $((now - t_term)) -ge $ASR_GRACE_S ]; then
+      kill -KILL "$ENGINE_PID" 2>/dev/null
+      break
+    fi
+  done 2>/dev/null     # the shell's job notices ("... Killed") are not ours to show
+  { wait "$ENGINE_PID"; rc=$?; jobs >/dev/null; } 2>/dev/null   # no shell notice ("... Killed")
+  # Ranks that fail only because we stop them below are not a root cause: set their records aside.
+  local before f
+  before=$(cd "$P_RUN_DIR" && ls rank-*.fail 2>/dev/null)
+  reap_leftover_ranks
+  for f in "$P_RUN_DIR"/rank-*.fail; do
+    [ -f "$f" ] || continue
+    grep -qxF "${f##*/}" <<<"$before" || mv -f "$f" "$f.reaped"
+  done
+  # The filter ends when every writer (engine, ranks' daemons) has closed the pipe.
+  local i
+  for ((i = 0; i < 30; i++)); do
+    kill -0 "$FILTER_PID" 2>/dev/null || kill -0 "$FILTER2_PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  ENGINE_RC=$rc
+}
+
+# shellcheck disable=SC2317  # called from traps
+on_signal() {
+  local s=$1 p
+  STOPPING=1
+  STOP_SIG=$s
+  # mpirun/srun: a Ctrl-C from the terminal reached the engine already (same process group), and a
+  # second SIGINT makes mpirun quit at once without stopping its ranks: forward only other signals.
+  # The wait loop in run_engine sends SIGTERM 3 s later if the engine is still running.
+  if [ -n "$ENGINE_PID" ] && [ "$s" != INT ]; then kill -s "$s" "$ENGINE_PID" 2>/dev/null; fi
+  for p in "${RANK_PIDS[@]}"; do kill -s "$s" -- "-$p" 2>/dev/null; done
+}
+
+# ", last line: ..." of a rank's tail file, or nothing.
+last_line() {
+  local l
+  [ -s "$1" ] || return 0
+  l=$(tail -n 1 "$1")
+  printf ', last line: %s' "${l:0:160}"
+}
+
+# Between two tries of --max-restarts: nothing of the last one is left running or remembered.
+reset_run_state() {
+  ENGINE_PID='' FILTER_PID='' FILTER2_PID='' COLLECTOR_PID='' RANK_PIDS=() REPORT_CAUSE=''
+}
+
+# The root-cause block: the first rank that failed (earliest timestamp), how, where, its last lines.
+report() {
+  local f best='' best_t='' t r h code sig status
+  if [ $STOPPING = 1 ]; then      # we were told to stop: the ranks' ends are our doing
+    warn "stopped by SIG$STOP_SIG; all ranks were told to stop"
+    return $((128 + $(kill -l "$STOP_SIG")))
+  fi
+  for f in "$P_RUN_DIR"/rank-*.fail; do
+    [ -f "$f" ] || continue
+    read -r t r h code sig <"$f" || continue
+    if [ -z "$best_t" ] || awk -v a="$t" -v b="$best_t" 'BEGIN { exit !(a < b) }'; then
+      best_t=$t; best="$r $h $code ${sig:-}"
+    fi
+  done
+  if [ -z "$best" ]; then
+    if [ "${ENGINE_RC:-0}" -ne 0 ]; then
+      warn "the $P_ENGINE engine failed with exit status $ENGINE_RC before any rank reported a failure"
+      REPORT_CAUSE="the $P_ENGINE engine failed with exit status $ENGINE_RC"
+      return "$ENGINE_RC"
+    fi
+    return 0
+  fi
+  read -r r h code sig <<<"$best"
+  if [ -n "$sig" ]; then status="signal $sig"; else status="exit code $code"; fi
+  REPORT_CAUSE="rank $r failed first: $status (host $h)$(last_line "$P_RUN_DIR/rank-$r.tail")"
+  {
+    echo "============================================================================"
+    echo "$ASR_NAME: rank $r failed first: $status (host $h)"
+    if [ -s "$P_RUN_DIR/rank-$r.tail" ]; then
+      echo "$ASR_NAME: last lines of rank $r:"
+      tail -n "$ASR_TAIL_LINES" "$P_RUN_DIR/rank-$r.tail" | sed 's/^/    | /'
+    else
+      echo "$ASR_NAME: rank $r printed nothing"
+    fi
+    [ "$P_N" -gt 1 ] && echo "$ASR_NAME: the other ranks were stopped (SIGTERM, then SIGKILL after ${ASR_GRACE_S}s)"
+    [ -n "$O_LOG_DIR" ] && echo "$ASR_NAME: full logs: $O_LOG_DIR/rank-R.log"
+    echo "$ASR_NAME: exit status $code"
+    echo "============================================================================"
+  } >&2
+  return "$code"
+}
+
+# --trace DIR: the ranks' DIR/trace-R.json (pid = rank) become DIR/trace.json, one track per
+# rank; a rank's file cut short by a crash is read up to its last complete event.
+merge_traces() {
+  local files=() f out
+  for f in "$P_TRACE_DIR"/trace-[0-9]*.json; do [ -f "$f" ] && files+=("$f"); done
+  if [ ${#files[@]} -eq 0 ]; then warn "--trace: no rank wrote a trace in $P_TRACE_DIR"; return 0; fi
+  if ! command -v python3 >/dev/null 2>&1; then
+    warn "--trace: python3 not found; the per-rank traces in $P_TRACE_DIR are not merged"; return 0
+  fi
+  if out=$(python3 "$L_HELPERS/trace-merge" "$P_TRACE_DIR/trace.json" "${files[@]}" 2>&1); then
+    warn "$out"
+  else
+    warn "--trace: merging failed ($out); the per-rank traces are in $P_TRACE_DIR"
+  fi
+}
+
