@@ -14,12 +14,12 @@
 #ifndef ASH_CAPTURE_H
 #define ASH_CAPTURE_H
 
+#include "ash_fatal.h" /* ASH_EXIT_CAPTURE */
 #include "ash_policy.h"
 #include "ash_sync.h"
 
 #include <cuda.h>
 
-#define ASH_EXIT_CAPTURE 6 /* a sync point met inside CUDA graph capture */
 
 /* NULL when stream s (as the engine sees it: CU_STREAM_PER_THREAD for a _ptsz launch) is not
  * capturing, or the driver cannot say (no cuStreamIsCapturing: warned once); else the message

@@ -7,8 +7,7 @@
  * (all ranks hold the same); with one rank, where nothing is communicated, "post" equals "pre"
  * and is written all the same, so 1-rank and N-rank records align. A sync point: every match of a
  * gradient rule; a parameter rule's first match per buffer (its broadcast). At exit, "exit" lines
- * for every buffer the parameter rules resolved, then an "end" line (atexit, registered by the
- * recorder itself). Format: tools/accelshim-compare.c.
+ * for every buffer the parameter rules resolved, then an "end" line (the exit sequence's final-values step). Format: tools/accelshim-compare.c.
  * Sentinel (debug.nan_check, ACCELSHIM_NAN_CHECK=1): before the collective, the shim's own kernel
  * counts NaN/Inf in the buffer on the launch's stream; any -> report, exit status 5.
  * Threading: every entry point may be called from any thread; one mutex serialises them.
@@ -23,8 +22,6 @@
 
 #include <cuda.h>
 #include <stddef.h>
-
-#define ASH_RECORD_NAN_EXIT 5 /* exit status when the sentinel stops the job */
 
 /* Before the collective of rule r at a sync point of kernel k: ptr/count as the engine resolved
  * them, on the launch's stream s. drv: the REAL driver table (NULL: nothing can be read). Records

@@ -18,7 +18,7 @@
 #include "ash_policy.h"
 #include "ash_sync.h"
 
-/* Once, from ash_shim_init after ash_sync_init: options, trace, fusion state, atexit. */
+/* Once, from ash_shim_init after ash_sync_init: options, trace, fusion state, exit-report step. */
 void ash_report_init(void);
 /* intercept/ hands the REAL driver table (events, copies, allocation for the fusion buffer). */
 void ash_report_set_driver(const ash_coll_driver_t *drv);
@@ -37,7 +37,7 @@ ash_coll_status_t ash_report_broadcast(ash_coll_t *c, const ash_policy_rule_t *r
                                        int root, CUstream s);
 /* A fused rule's launch whose buffer the step's fused collective already reduced. */
 void ash_report_fused_skip(const ash_policy_rule_t *r, const ash_kernel_info_t *k);
-/* From the sync engine's close (atexit), BEFORE ash_coll_close: harvest the timing events,
+/* From the sync engine's close (exit sequence), BEFORE ash_coll_close: harvest the timing events,
  * release the fusion buffers, gather the ranks' figures for the job line. Collective. */
 void ash_report_before_close(ash_coll_t *c);
 

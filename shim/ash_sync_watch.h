@@ -2,21 +2,18 @@
  *
  * A collective (or fingerprint exchange) that has not completed timeout_s seconds after it began
  * ends this rank: one report line (rank, rule, sequence number, elapsed time), the communicator
- * aborted (ncclCommAbort on nccl), exit status 4 (_exit: no atexit handler may block). Host-side
+ * aborted (ncclCommAbort on nccl), exit status 4 (ash_fatal_now: no atexit handler may block). Host-side
  * waits are watched between begin and end; on an asynchronous backend (nccl) end() also records
  * an event after the collective on the app's stream, and the watchdog thread polls it, so a peer
  * that never arrives is reported by the ranks waiting for it even when they are blocked in the
  * application's own cuStreamSynchronize. Threading: begin/end/timeout on the launching thread
- * (the engine serialises them); one watchdog thread; stop joins it (atexit). Caller: sync.c.
+ * (the engine serialises them); one watchdog thread; stop joins it (exit sequence). Caller: sync.c.
  */
 #ifndef ASH_SYNC_WATCH_H
 #define ASH_SYNC_WATCH_H
 
 #include "ash_coll.h"
 #include "ash_status.h"
-
-#define ASH_SYNC_EXIT_MISMATCH 3   /* check_collectives: ranks disagree */
-#define ASH_SYNC_EXIT_TIMEOUT 4    /* the watchdog fired */
 
 /* Start the watchdog thread (idempotent). async: also watch completion on the stream.
  * ASH_OK when the thread runs (so it bounds every wait), else ASH_ERR_INTERNAL (logged). */
@@ -28,7 +25,7 @@ void ash_sync_watch_begin(const char *what, unsigned long long seq);
 void ash_sync_watch_end(CUstream stream);
 /* The collectives themselves timed out (ETIMEDOUT): report and exit like the watchdog. */
 _Noreturn void ash_sync_watch_timeout(const char *what, unsigned long long seq);
-/* Stop and join the thread (atexit, before the communicator closes); idempotent. */
+/* Stop and join the thread (exit sequence, before the communicator closes); idempotent. */
 void ash_sync_watch_stop(void);
 
 #endif /* ASH_SYNC_WATCH_H */

@@ -15,8 +15,10 @@
 #include "ash_sync.h"
 
 #include "ash_alloc.h"
+#include "ash_fatal.h"
 #include "ash_log.h"
 #include "ash_options.h"
+#include "ash_shim.h"
 #include "ash_world.h"
 
 #define XXH_INLINE_ALL /* header-only: the preloaded library gains no runtime dependency */
@@ -273,18 +275,6 @@ static void rec_line(const char *kind, const ash_policy_rule_t *r, const char *k
 
 /* ---- init and exit ----------------------------------------------------------------------- */
 
-static _Noreturn void rec_fatal(int code, const char *msg)
-{
-    char line[1024];
-    int n = snprintf(line, sizeof line, "accelshim: %s\n", msg);
-    if (n > 0)
-        (void)!write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
-    /* no exit(): atexit handlers would finalise collectives that peers are still inside */
-    fflush(stdout);
-    fflush(stderr);
-    _exit(code);
-}
-
 /* "{rank}" -> rank. A directory (an existing one, or a path ending in '/') -> DIR/rank-R.jsonl.
  * (a missing last level is created). A file path without {rank}, with several ranks: ".R" is
  * appended (one file per rank). */
@@ -359,17 +349,14 @@ static void rec_exit(void);
 
 static void rec_init_locked(const ash_policy_t *pol)
 {
-    char msg[512];
     long every = 1, nc = -1;
     if (ash_opt_int(ASH_OPT_RECORD_EVERY, 1, 1000000000L, &every) == ASH_ERR_CONFIG) {
-        snprintf(msg, sizeof msg, "ACCELSHIM_RECORD_EVERY=%.200s: expected a whole number >= 1",
-                 ash_opt_str(ASH_OPT_RECORD_EVERY));
-        rec_fatal(2, msg);
+        ash_fatal(ASH_EXIT_CONFIG, "ACCELSHIM_RECORD_EVERY=%.200s: expected a whole number >= 1",
+                  ash_opt_str(ASH_OPT_RECORD_EVERY));
     }
     if (ash_opt_int(ASH_OPT_NAN_CHECK, 0, 1, &nc) == ASH_ERR_CONFIG) {
-        snprintf(msg, sizeof msg, "ACCELSHIM_NAN_CHECK=%.200s: expected 0 or 1",
-                 ash_opt_str(ASH_OPT_NAN_CHECK));
-        rec_fatal(2, msg);
+        ash_fatal(ASH_EXIT_CONFIG, "ACCELSHIM_NAN_CHECK=%.200s: expected 0 or 1",
+                  ash_opt_str(ASH_OPT_NAN_CHECK));
     }
     R.every = (unsigned long long)every;
     R.nan_check = nc >= 0 ? (int)nc : ash_policy_nan_check(pol);
@@ -392,8 +379,8 @@ static void rec_init_locked(const ash_policy_t *pol)
     if (R.nan_check)
         ash_info("record", "nan_check: every synced buffer is scanned for NaN/Inf before its "
                  "collective");
-    if (R.fd >= 0 && atexit(rec_exit) != 0)
-        ash_warn("record", "atexit failed: no exit lines in %s", R.path);
+    if (R.fd >= 0)
+        ash_shim_at_exit(ASH_EXIT_STEP_FINAL_VALUES, rec_exit);
     atomic_store(&R.state, R.fd >= 0 || R.nan_check ? 2 : 1);
 }
 
@@ -416,7 +403,7 @@ static int rec_on(const ash_coll_driver_t *drv, const ash_policy_t *pol)
     return st == 2;
 }
 
-/* atexit: the final values of every buffer a parameter rule resolved, then the "end" line. */
+/* Exit sequence, final-values step: the final values of every buffer a parameter rule resolved, then the "end" line. */
 static void rec_exit(void)
 {
     pthread_mutex_lock(&R.lock);
@@ -491,19 +478,19 @@ static void rec_sentinel(const ash_coll_driver_t *drv, const ash_kernel_info_t *
     }
     if (nan == 0 && inf == 0)
         return;
-    char name[64], msg[1024], line[REC_LINE];
+    char name[64], line[REC_LINE];
     size_t off = 0;
     rec_rule_name(r, name, sizeof name);
     rec_put(line, sizeof line, &off, "{\"kind\":\"stop\",\"reason\":\"nan_check\",\"rule\":\"%s\","
             "\"seq\":%llu,\"count\":%zu,\"nan\":%llu,\"inf\":%llu", name, seq, count, nan, inf);
     rec_end_line(line, &off);
-    snprintf(msg, sizeof msg,
+    /* _exit (ash_fatal.h): R.lock is held, and the record ends at its "stop" line */
+    ash_fatal_now(ASH_EXIT_NAN,
              "nan_check: rank %d: %s (at: \"%s\") sync point seq %llu, before %s: %llu NaN and "
              "%llu Inf among %zu %s elements this rank computed (before the collective); "
              "stopping the job (exit %d)",
              ash_world()->rank, name, r->at, seq, k ? k->demangled : "?", nan, inf, count,
-             ash_policy_dtype_name(r->dtype), ASH_RECORD_NAN_EXIT);
-    rec_fatal(ASH_RECORD_NAN_EXIT, msg);
+             ash_policy_dtype_name(r->dtype), ASH_EXIT_NAN);
 }
 
 /* A sync point: a gradient rule's every match, a parameter rule's first match per distinct

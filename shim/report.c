@@ -19,6 +19,7 @@
 #include "ash_fuse.h"
 #include "ash_log.h"
 #include "ash_options.h"
+#include "ash_shim.h"
 #include "ash_trace.h"
 #include "ash_world.h"
 
@@ -81,8 +82,7 @@ void ash_report_init(void)
     }
     ash_trace_init(ash_policy_trace(R.policy), ash_world()->rank);
     ash_fuse_init(R.policy);
-    if (atexit(report_exit) != 0)
-        ash_warn("report", "atexit failed: no JSON report, trace not closed");
+    ash_shim_at_exit(ASH_EXIT_STEP_REPORT, report_exit);
 }
 
 static rule_stats_t *stats_of(const ash_policy_rule_t *r)

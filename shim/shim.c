@@ -1,8 +1,9 @@
-/* shim.c — lifecycle (lazy init, exit report) and the accelshim_* public API.
+/* shim.c — lifecycle (lazy init, the ordered exit sequence) and the accelshim_* public API.
  *
  * Invariant: no ELF constructor; ash_shim_init runs once, from intercept/'s lazy init. The exit
- * report is registered with atexit at init and only reads counters (no CUDA calls: the driver
- * may be torn down by then). Threading: init in pthread_once; the API functions are thread-safe.
+ * sequence (ash_shim.h: steps in a fixed order) is the only atexit handler the shim registers;
+ * it runs once however many times it is registered. Threading: init in pthread_once; steps are
+ * added during init or by the sync thread (under the engine's lock); the API is thread-safe.
  */
 #include "ash_shim.h"
 
@@ -16,18 +17,19 @@
 #include "ash_world.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
-#define ASH_SHIM_MAX_REPORTERS 4
+#define ASH_SHIM_MAX_PER_STEP 8
 
 static pthread_once_t ash_shim_once = PTHREAD_ONCE_INIT;
-static void (*ash_shim_reporters[ASH_SHIM_MAX_REPORTERS])(void);
-static int ash_shim_nreporters;
+static pthread_mutex_t ash_shim_exit_lock = PTHREAD_MUTEX_INITIALIZER;
+static void (*ash_shim_steps[ASH_EXIT_STEP_COUNT_][ASH_SHIM_MAX_PER_STEP])(void);
+static int ash_shim_nsteps[ASH_EXIT_STEP_COUNT_];
+static _Atomic int ash_shim_exited;
 
-static void ash_shim_exit_report(void)
+static void ash_shim_alloc_summary(void)
 {
-    if (!ash_log_enabled(ASH_LOG_INFO))
-        return;
     for (int d = 0; d < ASH_ALLOC_MAX_DEVICES; d++) {
         uint64_t cur = 0, peak = 0, count = 0;
         if (ash_alloc_stats(d, &cur, &peak, &count) != ASH_ALLOC_OK || peak == 0)
@@ -39,33 +41,60 @@ static void ash_shim_exit_report(void)
     if (stale > 0)
         ash_info("report", "%llu stale allocation entries (frees the shim did not see)",
                  (unsigned long long)stale);
-    for (int i = 0; i < ash_shim_nreporters; i++)
-        ash_shim_reporters[i]();
+}
+
+/* The one atexit handler: every step in order, once. The summary step prints info lines only:
+ * skipped below info (its functions may take locks a fatal path holds, e.g. the kernel cache's). */
+static void ash_shim_exit_sequence(void)
+{
+    if (atomic_exchange(&ash_shim_exited, 1))
+        return;
+    for (int step = 0; step < ASH_EXIT_STEP_COUNT_; step++) {
+        if (step == ASH_EXIT_STEP_SUMMARY && !ash_log_enabled(ASH_LOG_INFO))
+            continue;
+        for (int i = 0; i < ash_shim_nsteps[step]; i++)
+            ash_shim_steps[step][i]();
+    }
+}
+
+ash_status_t ash_shim_at_exit(ash_exit_step_t step, void (*fn)(void))
+{
+    if ((unsigned)step >= ASH_EXIT_STEP_COUNT_ || fn == NULL)
+        return ASH_ERR_INVALID;
+    ash_status_t st = ASH_ERR_NOMEM;
+    pthread_mutex_lock(&ash_shim_exit_lock);
+    if (ash_shim_nsteps[step] < ASH_SHIM_MAX_PER_STEP) {
+        ash_shim_steps[step][ash_shim_nsteps[step]++] = fn;
+        st = ASH_OK;
+    }
+    pthread_mutex_unlock(&ash_shim_exit_lock);
+    return st;
+}
+
+ash_status_t ash_shim_on_exit(void (*report)(void)) { return ash_shim_at_exit(ASH_EXIT_STEP_SUMMARY, report); }
+
+void ash_shim_exit_early(void)
+{
+    if (atexit(ash_shim_exit_sequence) != 0)
+        ash_warn("shim", "atexit failed: the exit sequence keeps its place from init");
 }
 
 static void ash_shim_do_init(void)
 {
     ash_opt_init();
     ash_world_init();
+    ash_shim_at_exit(ASH_EXIT_STEP_SUMMARY, ash_shim_alloc_summary); /* first summary line */
     ash_crash_install(); /* ACCELSHIM_CRASH_HANDLER=0 disables */
     ash_sync_init(); /* loads the policy: an invalid one ends the program here, exit 2 */
     ash_report_init(); /* exit report counters, JSON report, trace, fused reduction */
-    if (atexit(ash_shim_exit_report) != 0)
-        ash_warn("shim", "atexit failed: no exit report");
+    if (atexit(ash_shim_exit_sequence) != 0)
+        ash_warn("shim", "atexit failed: no exit report, no orderly close of the collectives");
     ash_info("shim", "accelshim %s initialised", ACCELSHIM_VERSION_STRING);
 }
 
 ash_status_t ash_shim_init(void)
 {
     pthread_once(&ash_shim_once, ash_shim_do_init);
-    return ASH_OK;
-}
-
-ash_status_t ash_shim_on_exit(void (*report)(void))
-{
-    if (report == NULL || ash_shim_nreporters == ASH_SHIM_MAX_REPORTERS)
-        return ASH_ERR_INVALID;
-    ash_shim_reporters[ash_shim_nreporters++] = report;
     return ASH_OK;
 }
 

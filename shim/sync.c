@@ -20,6 +20,7 @@
 #include "ash_alloc.h"
 #include "ash_capture.h"
 #include "ash_crash.h"
+#include "ash_fatal.h"
 #include "ash_log.h"
 #include "ash_options.h"
 #include "ash_shim.h"
@@ -62,7 +63,6 @@ static struct {
     ash_coll_t *coll;
     const char *backend;            /* name of the opened backend, for the exit report */
     int coll_failed;
-    volatile int fatal;             /* set before a fatal exit: do not finalize (peers may hang) */
     bcast_seen_t *seen;
     unsigned long long allreduces, broadcasts, bytes;
     int check;                      /* fingerprint each collective first */
@@ -71,19 +71,6 @@ static struct {
     unsigned long long fp_calls;    /* fingerprint exchanges, and their total time */
     double fp_seconds;
 } S = {.lock = PTHREAD_MUTEX_INITIALIZER, .wire_override = ASH_COLL_SAME};
-
-static _Noreturn void sync_fatal_code(const char *what, int code)
-{
-    S.fatal = 1;
-    /* The design's named exception: a policy error or a broken collective ends the job. */
-    char line[1024];
-    int n = snprintf(line, sizeof line, "accelshim: %s\n", what);
-    if (n > 0)
-        (void)!write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
-    exit(code);
-}
-
-static _Noreturn void sync_fatal(const char *what) { sync_fatal_code(what, 2); }
 
 static ash_coll_dtype_t dtype_of(ash_policy_dtype_t d)
 {
@@ -133,34 +120,29 @@ static void sync_report(void)
  * the job is watched. Read before the policy so they are checked even without one. */
 static void sync_read_env(long *timeout, int *check)
 {
-    char msg[512];
     const char *b = ash_opt_str(ASH_OPT_BACKEND);
     if (b && strcmp(b, "auto") && strcmp(b, "nccl") && strcmp(b, "mpi")) {
-        snprintf(msg, sizeof msg, "ACCELSHIM_BACKEND=%.200s: expected auto, nccl or mpi", b);
-        sync_fatal(msg);
+        ash_fatal(ASH_EXIT_CONFIG, "ACCELSHIM_BACKEND=%.200s: expected auto, nccl or mpi", b);
     }
     const char *rv = ash_opt_str(ASH_OPT_RENDEZVOUS);
     if (rv && strcmp(rv, "mpi") && strcmp(rv, "nccl")) {
-        snprintf(msg, sizeof msg, "ACCELSHIM_RENDEZVOUS=%.200s: expected mpi or nccl", rv);
-        sync_fatal(msg);
+        ash_fatal(ASH_EXIT_CONFIG, "ACCELSHIM_RENDEZVOUS=%.200s: expected mpi or nccl", rv);
     }
     const char *id = ash_opt_str(ASH_OPT_NCCL_COMM_ID);
     S.no_mpi = rv && !strcmp(rv, "nccl");
     if (S.no_mpi && !(id && *id))
-        sync_fatal("ACCELSHIM_RENDEZVOUS=nccl: NCCL_COMM_ID (IP:PORT where the ranks meet) is not set");
+        ash_fatal(ASH_EXIT_CONFIG, "ACCELSHIM_RENDEZVOUS=nccl: NCCL_COMM_ID (IP:PORT where the ranks meet) is not set");
     *timeout = -1;
     ash_status_t st = ash_opt_int(ASH_OPT_TIMEOUT_S, 0, 86400 * 7, timeout);
     if (st == ASH_ERR_CONFIG) {
-        snprintf(msg, sizeof msg, "ACCELSHIM_TIMEOUT_S=%.200s: expected whole seconds in "
+        ash_fatal(ASH_EXIT_CONFIG, "ACCELSHIM_TIMEOUT_S=%.200s: expected whole seconds in "
                  "0..604800 (0 = no watchdog)", ash_opt_str(ASH_OPT_TIMEOUT_S));
-        sync_fatal(msg);
     }
     long c = -1;
     st = ash_opt_int(ASH_OPT_CHECK_COLLECTIVES, 0, 1, &c);
     if (st == ASH_ERR_CONFIG) {
-        snprintf(msg, sizeof msg, "ACCELSHIM_CHECK_COLLECTIVES=%.200s: expected 0 or 1",
+        ash_fatal(ASH_EXIT_CONFIG, "ACCELSHIM_CHECK_COLLECTIVES=%.200s: expected 0 or 1",
                  ash_opt_str(ASH_OPT_CHECK_COLLECTIVES));
-        sync_fatal(msg);
     }
     *check = (int)c;
 }
@@ -175,9 +157,7 @@ ash_status_t ash_sync_init(void)
         else if (!strcmp(wire, "f16") || !strcmp(wire, "fp16"))
             S.wire_override = ASH_COLL_F16;
         else if (strcmp(wire, "no") && strcmp(wire, "same")) {
-            char msg[256];
-            snprintf(msg, sizeof msg, "ACCELSHIM_WIRE_OVERRIDE=%s: expected bf16, f16 or no", wire);
-            sync_fatal(msg);
+            ash_fatal(ASH_EXIT_CONFIG, "ACCELSHIM_WIRE_OVERRIDE=%s: expected bf16, f16 or no", wire);
         }
     }
     long t;
@@ -187,7 +167,7 @@ ash_status_t ash_sync_init(void)
         return ASH_OK;
     char err[1024];
     if (ash_policy_load(path, &S.policy, err, sizeof err) != ASH_POLICY_OK)
-        sync_fatal(err);
+        ash_fatal(ASH_EXIT_CONFIG, "%s", err);
     S.timeout_s = ash_policy_timeout_s(S.policy);
     S.check = check >= 0 ? check : ash_policy_check_collectives(S.policy);
     ash_shim_on_exit(sync_report);
@@ -202,7 +182,6 @@ ash_status_t ash_sync_init(void)
 /* A rule's argument must be a pointer (8 bytes) and its count argument an integer (4 or 8). */
 static void check_rule_against_kernel(const ash_policy_rule_t *r, const ash_kernel_info_t *k)
 {
-    char msg[768];
     const char *list = r->kind == ASH_POLICY_RULE_GRADIENT ? "gradients" : "parameters";
     if (k->nparams < 0)
         return; /* the driver cannot say; the launch's own arguments are trusted as written */
@@ -210,28 +189,22 @@ static void check_rule_against_kernel(const ash_policy_rule_t *r, const ash_kern
     if (r->buffer.kind == ASH_POLICY_BUFFER_COUNT_ARG && r->buffer.count_arg > need)
         need = r->buffer.count_arg;
     if ((int)need >= k->nparams) {
-        snprintf(msg, sizeof msg,
-                 "%s:%u:%u: %s[%u] (at: \"%s\") names argument %u, but kernel %s has %d parameter(s)",
+        ash_fatal(ASH_EXIT_CONFIG, "%s:%u:%u: %s[%u] (at: \"%s\") names argument %u, but kernel %s has %d parameter(s)",
                  ash_policy_source(S.policy), r->line, r->col, list, r->index, r->at, need,
                  k->demangled, k->nparams);
-        sync_fatal(msg);
     }
     if (k->param_sizes[r->buffer.arg] != 8) {
-        snprintf(msg, sizeof msg,
-                 "%s:%u:%u: %s[%u] (at: \"%s\"): argument %u of kernel %s is %u bytes, not a pointer",
+        ash_fatal(ASH_EXIT_CONFIG, "%s:%u:%u: %s[%u] (at: \"%s\"): argument %u of kernel %s is %u bytes, not a pointer",
                  ash_policy_source(S.policy), r->line, r->col, list, r->index, r->at,
                  r->buffer.arg, k->demangled, k->param_sizes[r->buffer.arg]);
-        sync_fatal(msg);
     }
     if (r->buffer.kind == ASH_POLICY_BUFFER_COUNT_ARG) {
         uint32_t sz = k->param_sizes[r->buffer.count_arg];
         if (sz != 4 && sz != 8) {
-            snprintf(msg, sizeof msg,
-                     "%s:%u:%u: %s[%u] (at: \"%s\"): count argument %u of kernel %s is %u bytes, "
+            ash_fatal(ASH_EXIT_CONFIG, "%s:%u:%u: %s[%u] (at: \"%s\"): count argument %u of kernel %s is %u bytes, "
                      "not an integer",
                      ash_policy_source(S.policy), r->line, r->col, list, r->index, r->at,
                      r->buffer.count_arg, k->demangled, sz);
-            sync_fatal(msg);
         }
     }
 }
@@ -329,12 +302,12 @@ ash_sync_resolve_t ash_sync_resolve(const ash_kernel_info_t *k, const ash_policy
     return ASH_SYNC_RESOLVED;
 }
 
-/* atexit, registered when the communicator opens (so it runs before the exit report and before
- * any library destructor): release the communicator, finalising MPI if we initialised it. */
+/* The exit sequence's close step (added when the communicator opens): release the communicator,
+ * finalising MPI if we initialised it. */
 static void sync_fini(void)
 {
     ash_sync_watch_stop();
-    if (S.coll && !S.fatal) {
+    if (S.coll && !ash_fatal_code()) { /* fatal: peers may be inside a collective */
         ash_report_before_close(S.coll); /* timing events, fusion buffers, the job's figures */
         ash_coll_close(S.coll);
         S.coll = NULL;
@@ -373,8 +346,8 @@ static ash_coll_status_t open_coll(void)
             ash_warn("sync", "watchdog not started: collectives keep their own %u s wait bound", S.timeout_s);
         else
             ash_coll_set_timeout(S.coll, 0);
-        if (atexit(sync_fini) != 0)
-            ash_warn("sync", "atexit failed: MPI will not be finalised at exit");
+        ash_shim_at_exit(ASH_EXIT_STEP_CLOSE, sync_fini);
+        ash_shim_exit_early(); /* the sequence runs before handlers registered since init */
     }
     return st;
 }
@@ -444,10 +417,8 @@ static void sync_check_fingerprint(const ash_policy_rule_t *r, const ash_kernel_
         ash_sync_watch_timeout(what, seq);
     ash_sync_watch_end(NULL);
     if (st != ASH_COLL_OK) {
-        char msg[512];
-        snprintf(msg, sizeof msg, "check_collectives: fingerprint exchange for %s failed: %s",
+        ash_fatal(ASH_EXIT_CONFIG, "check_collectives: fingerprint exchange for %s failed: %s",
                  what, ash_coll_status_text(st));
-        sync_fatal(msg);
     }
     int bad = 0;
     char mine[192], ref[192];
@@ -465,10 +436,8 @@ static void sync_check_fingerprint(const ash_policy_rule_t *r, const ash_kernel_
     if (all != stack)
         free(all);
     if (bad) {
-        char msg[512];
-        snprintf(msg, sizeof msg, "check_collectives: %d rank(s) disagree with rank 0 at %s "
-                 "(seq %llu); stopping the job (exit 3)", bad, what, seq);
-        sync_fatal_code(msg, 3);
+        ash_fatal(ASH_EXIT_MISMATCH, "check_collectives: %d rank(s) disagree with rank 0 at %s "
+                 "(seq %llu); stopping the job (exit %d)", bad, what, seq, ASH_EXIT_MISMATCH);
     }
 }
 
@@ -497,19 +466,17 @@ ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **p
     for (size_t i = 0; w->size <= 1 && i < plan->n; i++)
         if (plan->rule[i]->kind == ASH_POLICY_RULE_GRADIENT &&
             (cap = ash_capture_check(k, s, plan->rule[i], ash_policy_source(S.policy))) != NULL)
-            sync_fatal_code(cap, ASH_EXIT_CAPTURE);
+            ash_fatal(ASH_EXIT_CAPTURE, "%s", cap);
     /* one rank: nothing to communicate (unless the debug switch); recording / nan_check still look */
     if (w->size <= 1 && !sync_world1_collectives())
         return ash_record_solo(S.have_driver ? &S.driver : NULL, S.policy, k, s, params, extra, plan->rule, plan->n);
     if (!S.have_driver)
         return ASH_ERR_UNSUPPORTED; /* the real driver lacks what collectives need (logged) */
-    char msg[768];
     pthread_mutex_lock(&S.lock);
     ash_coll_status_t cst = open_coll();
     if (cst != ASH_COLL_OK) {
-        snprintf(msg, sizeof msg, "cannot open collectives (%s): ranks cannot be kept in sync",
+        ash_fatal(ASH_EXIT_CONFIG, "cannot open collectives (%s): ranks cannot be kept in sync",
                  ash_coll_status_text(cst));
-        sync_fatal(msg);
     }
     for (size_t i = 0; i < plan->n; i++) {
         const ash_policy_rule_t *r = plan->rule[i];
@@ -523,16 +490,13 @@ ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **p
         case ASH_SYNC_NO_ARGS:
             goto no_args;
         case ASH_SYNC_NEGATIVE_COUNT:
-            snprintf(msg, sizeof msg, "%s: rule at \"%s\": count argument %u is negative (%lld)",
+            ash_fatal(ASH_EXIT_CONFIG, "%s: rule at \"%s\": count argument %u is negative (%lld)",
                      k->demangled, r->at, r->buffer.count_arg, bad_count);
-            sync_fatal(msg);
         case ASH_SYNC_NOT_ALLOCATED:
-            snprintf(msg, sizeof msg,
-                     "%s:%u:%u: rule at \"%s\" (region: allocation): pointer 0x%llx, argument "
+            ash_fatal(ASH_EXIT_CONFIG, "%s:%u:%u: rule at \"%s\" (region: allocation): pointer 0x%llx, argument "
                      "%u of %s, lies in no live allocation",
                      ash_policy_source(S.policy), r->line, r->col, r->at,
                      (unsigned long long)ptr, r->buffer.arg, k->demangled);
-            sync_fatal(msg);
         }
         int grad = r->kind == ASH_POLICY_RULE_GRADIENT;
         if (!grad) {
@@ -544,7 +508,7 @@ ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **p
                 continue;
         }
         if ((cap = ash_capture_check(k, s, r, ash_policy_source(S.policy))) != NULL) /* capture.c */
-            sync_fatal_code(cap, ASH_EXIT_CAPTURE);
+            ash_fatal(ASH_EXIT_CAPTURE, "%s", cap);
         char what[384];
         snprintf(what, sizeof what, "%s[%u] (at: \"%s\") before %s",
                  grad ? "gradients" : "parameters", r->index, r->at, k->demangled);
@@ -575,16 +539,14 @@ ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **p
             ash_sync_watch_timeout(what, seq);
         ash_sync_watch_end(cst == ASH_COLL_OK ? s : NULL);
         if (cst != ASH_COLL_OK) {
-            snprintf(msg, sizeof msg, "collective for rule at \"%s\" before %s failed: %s", r->at,
+            ash_fatal(ASH_EXIT_CONFIG, "collective for rule at \"%s\" before %s failed: %s", r->at,
                      k->demangled, ash_coll_status_text(cst));
-            sync_fatal(msg);
         }
         ash_record_after(&S.driver, r, ptr, count, s); /* the reduced values every rank holds */
     }
     pthread_mutex_unlock(&S.lock);
     return ASH_OK;
 no_args:
-    snprintf(msg, sizeof msg, "%s: cannot read the launch's arguments (no kernelParams, and no "
+    ash_fatal(ASH_EXIT_CONFIG, "%s: cannot read the launch's arguments (no kernelParams, and no "
              "parameter layout for `extra`)", k->demangled);
-    sync_fatal(msg);
 }

@@ -9,6 +9,7 @@
  */
 #include "ash_sync_watch.h"
 
+#include "ash_fatal.h"
 #include "ash_log.h"
 
 #include <pthread.h>
@@ -64,9 +65,9 @@ static _Noreturn void watch_fire(const char *what, unsigned long long seq, doubl
     ash_error("watchdog", "%s, sequence number %llu, has not completed after %.1f s (timeout %u s, "
               "%s): a peer rank is missing, stuck, or issued a different collective; aborting "
               "the communicator and exiting with status %d", what, seq, elapsed, W.timeout_s,
-              where, ASH_SYNC_EXIT_TIMEOUT);
+              where, ASH_EXIT_TIMEOUT);
     ash_coll_abort(W.coll);
-    _exit(ASH_SYNC_EXIT_TIMEOUT);
+    ash_fatal_now_reported(ASH_EXIT_TIMEOUT); /* off the sync thread: _exit (ash_fatal.h) */
 }
 
 /* Pop completed events; fire if the oldest pending one is overdue. Called with W.lock held. */
