@@ -112,7 +112,8 @@ typedef struct ash_coll_config {
     int rank;                            /* 0 .. world_size-1 */
     int world_size;                      /* >= 1; 1 = no MPI, no NCCL communication */
     int local_rank;                      /* rank on this node (informational; device is the caller's) */
-    const ash_coll_driver_t *driver;     /* required; copied at open */
+    const ash_coll_driver_t *driver;     /* required; must outlive the communicator (the shim
+                                          * passes its one real-driver table) */
     const void *mpi_comm;                /* pointer to an MPI_Comm to dup; NULL = MPI_COMM_WORLD */
     double timeout_s;                    /* > 0: an MPI wait longer than this fails ETIMEDOUT */
     void (*log)(int level, const char *msg);   /* may be NULL (silent); msg has no newline */

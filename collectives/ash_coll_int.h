@@ -13,7 +13,7 @@
 
 struct ash_coll {
     const ash_coll_ops_t *ops;
-    ash_coll_driver_t drv;
+    const ash_coll_driver_t *drv; /* the caller's real-driver table (not a copy) */
     int rank, world, local_rank;
     double timeout_s;
     void (*log)(int level, const char *msg);

@@ -129,7 +129,7 @@ ash_coll_status_t ash_coll__cu_fail(const ash_coll_t *c, CUresult r, const char 
 {
     const char *name = NULL;
 
-    if (c->drv.cuGetErrorName == NULL || c->drv.cuGetErrorName(r, &name) != CUDA_SUCCESS)
+    if (c->drv->cuGetErrorName == NULL || c->drv->cuGetErrorName(r, &name) != CUDA_SUCCESS)
         name = NULL;
     ash_coll__log(c, ASH_COLL_LOG_ERROR, "collectives: %s failed: %s (%d)", call,
                   name ? name : "CUDA error", (int)r);
@@ -373,7 +373,7 @@ ash_coll_status_t ash_coll_open(const char *backend, const ash_coll_config_t *cf
     c = calloc(1, sizeof *c);
     if (!c)
         return ASH_COLL_ENOMEM;
-    c->drv = *cfg->driver;
+    c->drv = cfg->driver; /* the caller's one table; it outlives the communicator */
     c->rank = cfg->rank;
     c->world = cfg->world_size;
     c->local_rank = cfg->local_rank;

@@ -108,7 +108,7 @@ static ash_coll_status_t ash_coll__stage_idle(ash_coll_t *c, ash_coll_mpi_t *m)
 {
     if (m->pending) {
         m->pending = 0;
-        ASH_COLL_CU(c, c->drv.cuEventSynchronize(m->done));
+        ASH_COLL_CU(c, c->drv->cuEventSynchronize(m->done));
     }
     return ASH_COLL_OK;
 }
@@ -124,11 +124,11 @@ static ash_coll_status_t ash_coll__stage_reserve(ash_coll_t *c, ash_coll_mpi_t *
     if (want > c->staging_bytes && bytes <= c->staging_bytes)
         want = c->staging_bytes;
     if (m->host) {
-        c->drv.cuMemFreeHost(m->host);
+        c->drv->cuMemFreeHost(m->host);
         m->host = NULL;
         m->host_bytes = 0;
     }
-    ASH_COLL_CU(c, c->drv.cuMemAllocHost_v2(&m->host, want));
+    ASH_COLL_CU(c, c->drv->cuMemAllocHost_v2(&m->host, want));
     m->host_bytes = want;
     return ASH_COLL_OK;
 }
@@ -136,14 +136,14 @@ static ash_coll_status_t ash_coll__stage_reserve(ash_coll_t *c, ash_coll_mpi_t *
 /* After the last HtoD on `stream`: guard the staging buffer with an event, or wait outright. */
 static ash_coll_status_t ash_coll__stage_done(ash_coll_t *c, ash_coll_mpi_t *m, CUstream stream)
 {
-    if (c->drv.cuEventCreate && c->drv.cuEventRecord && c->drv.cuEventSynchronize) {
+    if (c->drv->cuEventCreate && c->drv->cuEventRecord && c->drv->cuEventSynchronize) {
         if (!m->done)
-            ASH_COLL_CU(c, c->drv.cuEventCreate(&m->done, CU_EVENT_DISABLE_TIMING));
-        ASH_COLL_CU(c, c->drv.cuEventRecord(m->done, stream));
+            ASH_COLL_CU(c, c->drv->cuEventCreate(&m->done, CU_EVENT_DISABLE_TIMING));
+        ASH_COLL_CU(c, c->drv->cuEventRecord(m->done, stream));
         m->pending = 1;
         return ASH_COLL_OK;
     }
-    ASH_COLL_CU(c, c->drv.cuStreamSynchronize(stream));
+    ASH_COLL_CU(c, c->drv->cuStreamSynchronize(stream));
     return ASH_COLL_OK;
 }
 
@@ -223,10 +223,10 @@ static ash_coll_status_t ash_coll__mpi_init(ash_coll_t *c, const ash_coll_config
 /* The events of the pipeline; 0 when this driver table cannot record them (no pipelining). */
 static int ash_coll__pipe_events(ash_coll_t *c, ash_coll_mpi_t *m)
 {
-    if (!c->drv.cuEventCreate || !c->drv.cuEventRecord || !c->drv.cuEventSynchronize)
+    if (!c->drv->cuEventCreate || !c->drv->cuEventRecord || !c->drv->cuEventSynchronize)
         return 0;
     for (int i = 0; i < 2; i++)
-        if (!m->copied[i] && c->drv.cuEventCreate(&m->copied[i], CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS)
+        if (!m->copied[i] && c->drv->cuEventCreate(&m->copied[i], CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS)
             return 0;
     return 1;
 }
@@ -245,16 +245,16 @@ static ash_coll_status_t ash_coll__pipeline(ash_coll_t *c, ash_coll_mpi_t *m, CU
         if (k >= 2) {
             size_t r = k - 2, off = r * chunk, n = count - off < chunk ? count - off : chunk;
             char *h = (char *)m->host + (r % 2) * slot;
-            ASH_COLL_CU(c, c->drv.cuEventSynchronize(m->copied[r % 2]));
+            ASH_COLL_CU(c, c->drv->cuEventSynchronize(m->copied[r % 2]));
             ASH_COLL_CHECK(c, ash_coll__reduce_host(c, m, h, n, dtype, wire, op));
-            ASH_COLL_CU(c, c->drv.cuMemcpyHtoDAsync_v2(buf + off * es, h, n * es, stream));
+            ASH_COLL_CU(c, c->drv->cuMemcpyHtoDAsync_v2(buf + off * es, h, n * es, stream));
         }
         /* ... then chunk k is copied into the same slot, after the HtoD that reads it */
         if (k < nchunks) {
             size_t off = k * chunk, n = count - off < chunk ? count - off : chunk;
             char *h = (char *)m->host + (k % 2) * slot;
-            ASH_COLL_CU(c, c->drv.cuMemcpyDtoHAsync_v2(h, buf + off * es, n * es, stream));
-            ASH_COLL_CU(c, c->drv.cuEventRecord(m->copied[k % 2], stream));
+            ASH_COLL_CU(c, c->drv->cuMemcpyDtoHAsync_v2(h, buf + off * es, n * es, stream));
+            ASH_COLL_CU(c, c->drv->cuEventRecord(m->copied[k % 2], stream));
         }
     }
     return ASH_COLL_OK;
@@ -285,10 +285,10 @@ static ash_coll_status_t ash_coll__mpi_allreduce(ash_coll_t *c, CUdeviceptr buf,
             CUdeviceptr d = buf + off * es;
             n = count - off < chunk ? count - off : chunk;
             /* same stream: this DtoH also runs after the previous chunk's HtoD read the buffer */
-            ASH_COLL_CU(c, c->drv.cuMemcpyDtoHAsync_v2(m->host, d, n * es, stream));
-            ASH_COLL_CU(c, c->drv.cuStreamSynchronize(stream));
+            ASH_COLL_CU(c, c->drv->cuMemcpyDtoHAsync_v2(m->host, d, n * es, stream));
+            ASH_COLL_CU(c, c->drv->cuStreamSynchronize(stream));
             ASH_COLL_CHECK(c, ash_coll__reduce_host(c, m, m->host, n, dtype, wire, op));
-            ASH_COLL_CU(c, c->drv.cuMemcpyHtoDAsync_v2(d, m->host, n * es, stream));
+            ASH_COLL_CU(c, c->drv->cuMemcpyHtoDAsync_v2(d, m->host, n * es, stream));
         }
         return ash_coll__stage_done(c, m, stream);
     }
@@ -318,8 +318,8 @@ static ash_coll_status_t ash_coll__mpi_broadcast(ash_coll_t *c, CUdeviceptr buf,
     for (size_t off = 0; off < bytes; off += n) {
         n = bytes - off < chunk ? bytes - off : chunk;
         if (c->rank == root)
-            ASH_COLL_CU(c, c->drv.cuMemcpyDtoHAsync_v2(m->host, buf + off, n, stream));
-        ASH_COLL_CU(c, c->drv.cuStreamSynchronize(stream));
+            ASH_COLL_CU(c, c->drv->cuMemcpyDtoHAsync_v2(m->host, buf + off, n, stream));
+        ASH_COLL_CU(c, c->drv->cuStreamSynchronize(stream));
         if (c->timeout_s <= 0) {
             rc = ASH_MPI(Bcast)(m->host, (int)n, MPI_BYTE, root, c->comm);
             if (rc != MPI_SUCCESS)
@@ -331,7 +331,7 @@ static ash_coll_status_t ash_coll__mpi_broadcast(ash_coll_t *c, CUdeviceptr buf,
             ASH_COLL_CHECK(c, ash_coll__mpi_wait(c, &req, "MPI_Ibcast"));
         }
         if (c->rank != root)
-            ASH_COLL_CU(c, c->drv.cuMemcpyHtoDAsync_v2(buf + off, m->host, n, stream));
+            ASH_COLL_CU(c, c->drv->cuMemcpyHtoDAsync_v2(buf + off, m->host, n, stream));
     }
     return c->rank != root ? ash_coll__stage_done(c, m, stream) : ASH_COLL_OK;
 }
@@ -356,16 +356,16 @@ static void ash_coll__mpi_fini(ash_coll_t *c)
     if (!m)
         return;
     if (m->pending)
-        c->drv.cuEventSynchronize(m->done);   /* errors ignored: the context may be gone */
-    if (c->drv.cuEventDestroy_v2) {
+        c->drv->cuEventSynchronize(m->done);   /* errors ignored: the context may be gone */
+    if (c->drv->cuEventDestroy_v2) {
         if (m->done)
-            c->drv.cuEventDestroy_v2(m->done);
+            c->drv->cuEventDestroy_v2(m->done);
         for (int i = 0; i < 2; i++)
             if (m->copied[i])
-                c->drv.cuEventDestroy_v2(m->copied[i]);
+                c->drv->cuEventDestroy_v2(m->copied[i]);
     }
     if (m->host)
-        c->drv.cuMemFreeHost(m->host);
+        c->drv->cuMemFreeHost(m->host);
     if (m->have_ops) {
         ASH_MPI(Op_free)(&m->op_bf16);
         ASH_MPI(Op_free)(&m->op_f16);

@@ -226,7 +226,7 @@ static ash_coll_status_t ash_coll__nccl_ctx(ash_coll_t *c, ash_coll_nccl_t *n,
     CUcontext cur = NULL;
     ash_coll_nccl_ctx_t *e = NULL;
 
-    ASH_COLL_CU(c, c->drv.cuCtxGetCurrent(&cur));
+    ASH_COLL_CU(c, c->drv->cuCtxGetCurrent(&cur));
     if (!cur) {
         ash_coll__log(c, ASH_COLL_LOG_ERROR, "collectives: no current CUDA context");
         return ASH_COLL_ECUDA;
@@ -244,9 +244,9 @@ static ash_coll_status_t ash_coll__nccl_ctx(ash_coll_t *c, ash_coll_nccl_t *n,
                       ASH_COLL_NCCL_MAX_CTX);
         return ASH_COLL_EUNSUPPORTED;
     }
-    ASH_COLL_CU(c, c->drv.cuModuleLoadData(&e->mod, ash_coll_cast_ptx));
+    ASH_COLL_CU(c, c->drv->cuModuleLoadData(&e->mod, ash_coll_cast_ptx));
     for (int k = 0; k < ASH_COLL_K_COUNT; k++)
-        ASH_COLL_CU(c, c->drv.cuModuleGetFunction(&e->fn[k], e->mod, ash_coll__kernel_names[k]));
+        ASH_COLL_CU(c, c->drv->cuModuleGetFunction(&e->fn[k], e->mod, ash_coll__kernel_names[k]));
     e->ctx = cur;
     *out = e;
     return ASH_COLL_OK;
@@ -256,27 +256,27 @@ static ash_coll_status_t ash_coll__nccl_ctx(ash_coll_t *c, ash_coll_nccl_t *n,
 static ash_coll_status_t ash_coll__scratch(ash_coll_t *c, ash_coll_nccl_ctx_t *e, size_t bytes,
                                            CUstream stream)
 {
-    int events = c->drv.cuEventCreate && c->drv.cuEventRecord && c->drv.cuEventSynchronize &&
-                 c->drv.cuStreamWaitEvent;
+    int events = c->drv->cuEventCreate && c->drv->cuEventRecord && c->drv->cuEventSynchronize &&
+                 c->drv->cuStreamWaitEvent;
 
     if (e->used_pending && (e->scratch_bytes < bytes || e->used_on != stream)) {
         if (e->scratch_bytes < bytes) /* about to free it: wait on the host */
-            ASH_COLL_CU(c, events ? c->drv.cuEventSynchronize(e->used)
-                                  : c->drv.cuStreamSynchronize(e->used_on));
+            ASH_COLL_CU(c, events ? c->drv->cuEventSynchronize(e->used)
+                                  : c->drv->cuStreamSynchronize(e->used_on));
         else if (events)
-            ASH_COLL_CU(c, c->drv.cuStreamWaitEvent(stream, e->used, 0));
+            ASH_COLL_CU(c, c->drv->cuStreamWaitEvent(stream, e->used, 0));
         else
-            ASH_COLL_CU(c, c->drv.cuStreamSynchronize(e->used_on));
+            ASH_COLL_CU(c, c->drv->cuStreamSynchronize(e->used_on));
         e->used_pending = 0;
     }
     if (e->scratch_bytes < bytes) {
         size_t want = e->scratch_bytes * 2 > bytes ? e->scratch_bytes * 2 : bytes;
         if (e->scratch) {
-            c->drv.cuMemFree_v2(e->scratch);
+            c->drv->cuMemFree_v2(e->scratch);
             e->scratch = 0;
             e->scratch_bytes = 0;
         }
-        ASH_COLL_CU(c, c->drv.cuMemAlloc_v2(&e->scratch, want));
+        ASH_COLL_CU(c, c->drv->cuMemAlloc_v2(&e->scratch, want));
         e->scratch_bytes = want;
     }
     return ASH_COLL_OK;
@@ -287,11 +287,11 @@ static ash_coll_status_t ash_coll__scratch_used(ash_coll_t *c, ash_coll_nccl_ctx
 {
     e->used_on = stream;
     e->used_pending = 1;
-    if (!(c->drv.cuEventCreate && c->drv.cuEventRecord))
+    if (!(c->drv->cuEventCreate && c->drv->cuEventRecord))
         return ASH_COLL_OK;
     if (!e->used)
-        ASH_COLL_CU(c, c->drv.cuEventCreate(&e->used, CU_EVENT_DISABLE_TIMING));
-    ASH_COLL_CU(c, c->drv.cuEventRecord(e->used, stream));
+        ASH_COLL_CU(c, c->drv->cuEventCreate(&e->used, CU_EVENT_DISABLE_TIMING));
+    ASH_COLL_CU(c, c->drv->cuEventRecord(e->used, stream));
     return ASH_COLL_OK;
 }
 
@@ -301,7 +301,7 @@ static ash_coll_status_t ash_coll__launch(ash_coll_t *c, ash_coll_nccl_ctx_t *e,
     long long blocks = (count + 255) / 256;
     unsigned grid = (unsigned)(blocks > 4096 ? 4096 : blocks < 1 ? 1 : blocks);
 
-    ASH_COLL_CU(c, c->drv.cuLaunchKernel(e->fn[k], grid, 1, 1, 256, 1, 1, 0, stream, args, NULL));
+    ASH_COLL_CU(c, c->drv->cuLaunchKernel(e->fn[k], grid, 1, 1, 256, 1, 1, 0, stream, args, NULL));
     return ASH_COLL_OK;
 }
 
@@ -431,14 +431,14 @@ static void ash_coll__nccl_fini(ash_coll_t *c)
         if (!e->ctx)
             continue;
         if (e->used_pending)
-            (e->used && c->drv.cuEventSynchronize) ? c->drv.cuEventSynchronize(e->used)
-                                                   : c->drv.cuStreamSynchronize(e->used_on);
-        if (e->used && c->drv.cuEventDestroy_v2)
-            c->drv.cuEventDestroy_v2(e->used);
+            (e->used && c->drv->cuEventSynchronize) ? c->drv->cuEventSynchronize(e->used)
+                                                   : c->drv->cuStreamSynchronize(e->used_on);
+        if (e->used && c->drv->cuEventDestroy_v2)
+            c->drv->cuEventDestroy_v2(e->used);
         if (e->scratch)
-            c->drv.cuMemFree_v2(e->scratch);
+            c->drv->cuMemFree_v2(e->scratch);
         if (e->mod)
-            c->drv.cuModuleUnload(e->mod);
+            c->drv->cuModuleUnload(e->mod);
     }
     if (n->comm)
         (c->broken ? n->CommAbort : n->CommDestroy)(n->comm);
@@ -476,14 +476,14 @@ ash_coll_status_t ash_coll__nccl_allgather_host(ash_coll_t *c, const void *send,
     ASH_COLL_CHECK(c, ash_coll__nccl_ctx(c, n, &e));
     ASH_COLL_CHECK(c, ash_coll__scratch(c, e, total, NULL));
     d = e->scratch;
-    if (c->drv.cuMemcpyHtoDAsync_v2(d + (size_t)c->rank * bytes, send, bytes, NULL) != CUDA_SUCCESS) {
+    if (c->drv->cuMemcpyHtoDAsync_v2(d + (size_t)c->rank * bytes, send, bytes, NULL) != CUDA_SUCCESS) {
         st = ASH_COLL_ECUDA;
     } else if ((r = n->AllGather((const void *)(uintptr_t)(d + (size_t)c->rank * bytes), (void *)(uintptr_t)d,
                                  bytes, ncclUint8, n->comm, NULL)) != ncclSuccess) {
         ash_coll__log(c, ASH_COLL_LOG_ERROR, "collectives: ncclAllGather failed: %s", ash_coll__nccl_err(n, r));
         st = ASH_COLL_ENCCL;
-    } else if (c->drv.cuMemcpyDtoHAsync_v2(all, d, total, NULL) != CUDA_SUCCESS ||
-               c->drv.cuStreamSynchronize(NULL) != CUDA_SUCCESS) {
+    } else if (c->drv->cuMemcpyDtoHAsync_v2(all, d, total, NULL) != CUDA_SUCCESS ||
+               c->drv->cuStreamSynchronize(NULL) != CUDA_SUCCESS) {
         st = ASH_COLL_ECUDA;
     }
     if (st != ASH_COLL_OK)

@@ -1,15 +1,14 @@
-/* coll_driver.c — the REAL driver entry points the collectives use, handed to the sync engine.
+/* coll_driver.c — where intercept/ fills the shim's one real-driver table (shim/ash_driver.h).
  *
- * The collectives module knows no hooks and no symbol lookup: it receives a table of typed
- * function pointers (ash_coll_driver_t) that it fills by name through our resolver. Here the
- * resolver is the real driver's own export table (exact names, real dlsym) — never our hooks,
- * so the shim's own copies and cast kernels are invisible to the policy and the allocation
- * table. Runs once, inside init.
+ * The table (typed function pointers, ASH_COLL_DRIVER_ENTRIES) is filled by name through the
+ * real driver's own export table (exact names, real dlsym) — never our hooks, so the shim's own
+ * copies and kernels are invisible to the policy and the allocation table — and published with
+ * ash_driver_set for everyone who calls the real driver on the shim's behalf (the sync engine,
+ * the collectives, timing, fusion, recording, the NaN scan, the watchdog). Runs once, in init.
  */
 #include "ash_hook.h"
 #include "ash_log.h"
-#include "ash_report.h"
-#include "ash_sync.h"
+#include "ash_driver.h"
 
 static void *ash_coll_resolve(void *ctx, const char *name)
 {
@@ -25,6 +24,5 @@ void ash_hook_give_sync_driver(void)
         ash_warn("intercept", "the driver lacks %s: multi-rank sync points are unavailable", missing);
         return;
     }
-    ash_sync_set_driver(&d);
-    ash_report_set_driver(&d); /* timing events and fusion buffers (shim/report.c, fuse.c) */
+    ash_driver_set(&d);
 }

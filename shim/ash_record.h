@@ -24,22 +24,22 @@
 #include <stddef.h>
 
 /* Before the collective of rule r at a sync point of kernel k: ptr/count as the engine resolved
- * them, on the launch's stream s. drv: the REAL driver table (NULL: nothing can be read). Records
+ * them, on the launch's stream s (read through the real-driver table, ash_driver.h). Records
  * a "pre" line and runs the sentinel; returns at once when neither is on. May end the process
  * (sentinel) after writing its report. */
-void ash_record_before(const ash_coll_driver_t *drv, const ash_policy_t *pol,
+void ash_record_before(const ash_policy_t *pol,
                        const ash_kernel_info_t *k, const ash_policy_rule_t *r, CUdeviceptr ptr,
                        size_t count, CUstream s);
 
 /* Right after that rule's collective completed without error (ordered on s): a "post" line. */
-void ash_record_after(const ash_coll_driver_t *drv, const ash_policy_rule_t *r, CUdeviceptr ptr,
+void ash_record_after(const ash_policy_rule_t *r, CUdeviceptr ptr,
                       size_t count, CUstream s);
 
 /* World size 1 (the engine communicates nothing): resolve each of the n rules' buffers from the
  * launch's own arguments, as the engine would, and record / check them ("pre" and "post").
  * Returns ASH_OK (the real launch follows); a buffer that cannot be resolved is skipped with a
  * warning (with one rank nothing depends on it). */
-ash_status_t ash_record_solo(const ash_coll_driver_t *drv, const ash_policy_t *pol,
+ash_status_t ash_record_solo(const ash_policy_t *pol,
                              const ash_kernel_info_t *k, CUstream s, void **params, void **extra,
                              const ash_policy_rule_t *const *rules, size_t n);
 
@@ -48,7 +48,7 @@ ash_status_t ash_record_solo(const ash_coll_driver_t *drv, const ash_policy_t *p
 /* Count NaN and Inf among `count` elements of `dtype` at device address p, on stream s (queued
  * after the app's work there; waits for the answer on the host). Lazily loads the embedded PTX
  * in the current context. ASH_ERR_DRIVER / ASH_ERR_NOMEM on failure (logged). Caller serialises. */
-ash_status_t ash_inspect_nonfinite(const ash_coll_driver_t *drv, CUdeviceptr p, size_t count,
+ash_status_t ash_inspect_nonfinite(CUdeviceptr p, size_t count,
                                    ash_policy_dtype_t dtype, CUstream s, unsigned long long *nan,
                                    unsigned long long *inf);
 

@@ -8,8 +8,7 @@
  * other ranks' figures: they are gathered at close, before the communicator goes (one host
  * allgather of 6 words with ash_coll_fingerprint, bounded by timeout_s like every MPI wait).
  * Threading: the counting functions are called with the sync engine's lock held (one thread
- * at a time); init, close and exit run once. Callers: shim/sync.c, shim/fuse.c, shim/shim.c,
- * intercept/coll_driver.c.
+ * at a time); init, close and exit run once. Callers: shim/sync.c, shim/fuse.c, shim/shim.c.
  */
 #ifndef ASH_REPORT_H
 #define ASH_REPORT_H
@@ -20,9 +19,6 @@
 
 /* Once, from ash_shim_init after ash_sync_init: options, trace, fusion state, exit-report step. */
 void ash_report_init(void);
-/* intercept/ hands the REAL driver table (events, copies, allocation for the fusion buffer). */
-void ash_report_set_driver(const ash_coll_driver_t *drv);
-const ash_coll_driver_t *ash_report_driver(void); /* NULL before set_driver */
 
 /* A launch of kernel k matched rule r (sync engine, once per rule per matched launch). */
 void ash_report_hit(const ash_policy_rule_t *r, const ash_kernel_info_t *k);

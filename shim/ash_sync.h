@@ -3,7 +3,7 @@
  * What intercept/kernels.c tells the engine about a kernel (ash_kernel_info_t: immutable once
  * published), the matcher it asks once per distinct kernel (ash_sync_matcher), and the single
  * hook point before a launch whose kernel matched a rule (ash_launch_prepare), plus the engine's
- * init (policy load) and the real-driver table intercept/ hands it for the collectives.
+ * init (policy load).
  * Threading: the matcher runs under the kernel cache's insert lock; prepare runs on the
  * launching thread, concurrently from any thread (the engine serialises collectives).
  */
@@ -59,9 +59,5 @@ ash_sync_resolve_t ash_sync_resolve(const ash_kernel_info_t *k, const ash_policy
 
 /* The policy loaded at init (NULL without one); immutable for the life of the process. */
 const ash_policy_t *ash_sync_policy(void);
-
-/* intercept/ hands over the REAL driver's entry points the collectives need (never hooks);
- * called once during init, before any launch. Without it multi-rank sync points fail. */
-void ash_sync_set_driver(const ash_coll_driver_t *drv);
 
 #endif /* ASH_SYNC_H */

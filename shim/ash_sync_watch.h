@@ -17,8 +17,7 @@
 
 /* Start the watchdog thread (idempotent). async: also watch completion on the stream.
  * ASH_OK when the thread runs (so it bounds every wait), else ASH_ERR_INTERNAL (logged). */
-ash_status_t ash_sync_watch_start(ash_coll_t *c, const ash_coll_driver_t *drv, unsigned timeout_s,
-                          int async);
+ash_status_t ash_sync_watch_start(ash_coll_t *c, unsigned timeout_s, int async);
 /* A collective described by `what` (copied) with sequence number seq starts on this thread. */
 void ash_sync_watch_begin(const char *what, unsigned long long seq);
 /* It returned; stream != NULL on success: watch its completion there (async backends only). */

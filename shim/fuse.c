@@ -13,6 +13,7 @@
  */
 #include "ash_fuse.h"
 
+#include "ash_driver.h"
 #include "ash_log.h"
 #include "ash_options.h"
 #include "ash_report.h"
@@ -95,7 +96,7 @@ static void fall_back(fuse_rule_t *f, const ash_policy_rule_t *r, const char *wh
 /* End of the learning step: decide how the fused collective will run. 0 = fuse. */
 static int finish_learning(fuse_rule_t *f, const ash_policy_rule_t *r)
 {
-    const ash_coll_driver_t *d = ash_report_driver();
+    const ash_coll_driver_t *d = ash_driver();
     f->esize = r->dtype == ASH_POLICY_DTYPE_F32 ? 4 : 2;
     f->total = 0;
     for (size_t i = 0; i < f->n; i++)
@@ -136,8 +137,8 @@ static int finish_learning(fuse_rule_t *f, const ash_policy_rule_t *r)
     free(sorted);
     if (!f->contiguous || F.force_copy) {
         f->contiguous = 0;
-        if (!d || !d->cuMemcpyDtoDAsync_v2 ||
-            d->cuMemAlloc_v2(&f->fusion, f->total * f->esize) != CUDA_SUCCESS) {
+        if (!d || !ASH_CU_HAS(cuMemcpyDtoDAsync_v2) ||
+            ASH_CU(cuMemAlloc_v2(&f->fusion, f->total * f->esize)) != CUDA_SUCCESS) {
             f->fusion = 0;
             fall_back(f, r, "no fusion buffer (the driver lacks cuMemcpyDtoDAsync_v2, or the "
                             "allocation failed)");
@@ -158,11 +159,10 @@ static ash_coll_status_t fused_collective(fuse_rule_t *f, ash_coll_t *c, const a
 {
     if (f->contiguous)
         return ash_report_allreduce(c, r, k, f->span, f->total, dtype, wire, op, s, (unsigned)f->n);
-    const ash_coll_driver_t *d = ash_report_driver();
     size_t off = 0;
     for (size_t i = 0; i < f->n; i++) {
         size_t b = f->buf[i].count * f->esize;
-        if (d->cuMemcpyDtoDAsync_v2(f->fusion + off, f->buf[i].ptr, b, s) != CUDA_SUCCESS)
+        if (ASH_CU(cuMemcpyDtoDAsync_v2(f->fusion + off, f->buf[i].ptr, b, s)) != CUDA_SUCCESS)
             return ASH_COLL_ECUDA;
         off += b;
     }
@@ -173,7 +173,7 @@ static ash_coll_status_t fused_collective(fuse_rule_t *f, ash_coll_t *c, const a
     off = 0;
     for (size_t i = 0; i < f->n; i++) {
         size_t b = f->buf[i].count * f->esize;
-        if (d->cuMemcpyDtoDAsync_v2(f->buf[i].ptr, f->fusion + off, b, s) != CUDA_SUCCESS)
+        if (ASH_CU(cuMemcpyDtoDAsync_v2(f->buf[i].ptr, f->fusion + off, b, s)) != CUDA_SUCCESS)
             return ASH_COLL_ECUDA;
         off += b;
     }

@@ -11,6 +11,7 @@
  */
 #include "ash_record.h"
 
+#include "ash_driver.h"
 #include "ash_log.h"
 
 #include <stdint.h>
@@ -34,38 +35,25 @@ typedef struct {
 
 static inspect_ctx_t I[INSPECT_MAX_CTX];
 
-#define INSPECT_CU(call)                                                                       \
-    do {                                                                                       \
-        CUresult inspect_r_ = (call);                                                          \
-        if (inspect_r_ != CUDA_SUCCESS) {                                                      \
-            const char *inspect_n_ = NULL;                                                     \
-            if (!drv->cuGetErrorName || drv->cuGetErrorName(inspect_r_, &inspect_n_) != CUDA_SUCCESS) \
-                inspect_n_ = NULL;                                                             \
-            ash_error("nan_check", "%s failed: %s (%d)", #call,                                \
-                      inspect_n_ ? inspect_n_ : "?", (int)inspect_r_);                          \
-            return ASH_ERR_DRIVER;                                                             \
-        }                                                                                      \
-    } while (0)
-
-static ash_status_t inspect_load(const ash_coll_driver_t *drv, inspect_ctx_t *e)
+static ash_status_t inspect_load(inspect_ctx_t *e)
 {
-    INSPECT_CU(drv->cuModuleLoadData(&e->mod, ash_inspect_ptx));
-    INSPECT_CU(drv->cuModuleGetFunction(&e->count32, e->mod, "ash_inspect_k_count32"));
-    INSPECT_CU(drv->cuModuleGetFunction(&e->count16, e->mod, "ash_inspect_k_count16"));
-    INSPECT_CU(drv->cuModuleGetFunction(&e->fold, e->mod, "ash_inspect_k_fold"));
+    ASH_CU_CHECK("nan_check", cuModuleLoadData(&e->mod, ash_inspect_ptx));
+    ASH_CU_CHECK("nan_check", cuModuleGetFunction(&e->count32, e->mod, "ash_inspect_k_count32"));
+    ASH_CU_CHECK("nan_check", cuModuleGetFunction(&e->count16, e->mod, "ash_inspect_k_count16"));
+    ASH_CU_CHECK("nan_check", cuModuleGetFunction(&e->fold, e->mod, "ash_inspect_k_fold"));
     size_t pairs = (size_t)INSPECT_BLOCK * INSPECT_MAX_GRID + INSPECT_FOLD;
-    INSPECT_CU(drv->cuMemAlloc_v2(&e->scratch, pairs * 2 * sizeof(unsigned long long)));
+    ASH_CU_CHECK("nan_check", cuMemAlloc_v2(&e->scratch, pairs * 2 * sizeof(unsigned long long)));
     void *h = NULL;
-    INSPECT_CU(drv->cuMemAllocHost_v2(&h, INSPECT_FOLD * 2 * sizeof(unsigned long long)));
+    ASH_CU_CHECK("nan_check", cuMemAllocHost_v2(&h, INSPECT_FOLD * 2 * sizeof(unsigned long long)));
     e->host = h;
     return ASH_OK;
 }
 
-static ash_status_t inspect_ctx(const ash_coll_driver_t *drv, inspect_ctx_t **out)
+static ash_status_t inspect_ctx(inspect_ctx_t **out)
 {
     CUcontext cur = NULL;
     inspect_ctx_t *free_slot = NULL;
-    INSPECT_CU(drv->cuCtxGetCurrent(&cur));
+    ASH_CU_CHECK("nan_check", cuCtxGetCurrent(&cur));
     if (!cur) {
         ash_error("nan_check", "no current CUDA context at a sync point: cannot scan");
         return ASH_ERR_DRIVER;
@@ -85,7 +73,7 @@ static ash_status_t inspect_ctx(const ash_coll_driver_t *drv, inspect_ctx_t **ou
         return ASH_ERR_UNSUPPORTED;
     }
     free_slot->ctx = cur;
-    ash_status_t st = inspect_load(drv, free_slot);
+    ash_status_t st = inspect_load(free_slot);
     if (st != ASH_OK) {
         free_slot->broken = 1;
         return st;
@@ -94,17 +82,17 @@ static ash_status_t inspect_ctx(const ash_coll_driver_t *drv, inspect_ctx_t **ou
     return ASH_OK;
 }
 
-ash_status_t ash_inspect_nonfinite(const ash_coll_driver_t *drv, CUdeviceptr p, size_t count,
+ash_status_t ash_inspect_nonfinite(CUdeviceptr p, size_t count,
                                    ash_policy_dtype_t dtype, CUstream s, unsigned long long *nan,
                                    unsigned long long *inf)
 {
-    if (!drv || !nan || !inf)
+    if (!ash_driver() || !nan || !inf)
         return ASH_ERR_INVALID;
     *nan = *inf = 0;
     if (count == 0)
         return ASH_OK;
     inspect_ctx_t *e = NULL;
-    ash_status_t st = inspect_ctx(drv, &e);
+    ash_status_t st = inspect_ctx(&e);
     if (st != ASH_OK)
         return st;
 
@@ -122,12 +110,12 @@ ash_status_t ash_inspect_nonfinite(const ash_coll_driver_t *drv, CUdeviceptr p, 
     CUdeviceptr partial = e->scratch;
     CUdeviceptr folded = e->scratch + (CUdeviceptr)nparts * 2 * sizeof(unsigned long long);
     void *a1[] = {&p, &n, &expmask, &mantmask, &partial};
-    INSPECT_CU(drv->cuLaunchKernel(f, grid, 1, 1, INSPECT_BLOCK, 1, 1, 0, s, a1, NULL));
+    ASH_CU_CHECK("nan_check", cuLaunchKernel(f, grid, 1, 1, INSPECT_BLOCK, 1, 1, 0, s, a1, NULL));
     void *a2[] = {&partial, &nparts, &folded};
-    INSPECT_CU(drv->cuLaunchKernel(e->fold, 1, 1, 1, INSPECT_FOLD, 1, 1, 0, s, a2, NULL));
-    INSPECT_CU(drv->cuMemcpyDtoHAsync_v2(e->host, folded,
+    ASH_CU_CHECK("nan_check", cuLaunchKernel(e->fold, 1, 1, 1, INSPECT_FOLD, 1, 1, 0, s, a2, NULL));
+    ASH_CU_CHECK("nan_check", cuMemcpyDtoHAsync_v2(e->host, folded,
                                          INSPECT_FOLD * 2 * sizeof(unsigned long long), s));
-    INSPECT_CU(drv->cuStreamSynchronize(s));
+    ASH_CU_CHECK("nan_check", cuStreamSynchronize(s));
     unsigned long long tn = 0, ti = 0;
     for (unsigned t = 0; t < INSPECT_FOLD; t++) {
         tn += e->host[2 * t];

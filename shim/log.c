@@ -103,11 +103,6 @@ void ash_log_write(ash_log_level_t level, const char *subsys, const char *fmt, .
     errno = saved_errno;
 }
 
-void ash_log_breadcrumb(const char *file, int line, const char *call, const char *result)
-{
-    ash_debug("trace", "%s:%d: %s -> %s", file, line, call, result);
-}
-
 #define ASH__STATUS_NAME(e, v, s) case e: return s;
 const char *ash_status_name(ash_status_t st)
 {

@@ -15,6 +15,7 @@
 #include "ash_sync.h"
 
 #include "ash_alloc.h"
+#include "ash_driver.h"
 #include "ash_fatal.h"
 #include "ash_log.h"
 #include "ash_options.h"
@@ -65,7 +66,6 @@ static struct {
     int fd;                      /* -1: not recording */
     int nan_check;
     unsigned long long every;
-    const ash_coll_driver_t *drv;
     rec_rule_t rules[REC_MAX_RULES];
     size_t nrules;
     rec_buf_t bufs[REC_MAX_BUFS];
@@ -223,7 +223,7 @@ static void rec_stats(const unsigned char *b, size_t count, ash_policy_dtype_t d
 }
 
 /* Copy the buffer to R.host (ordered on s) and summarise it. */
-static ash_status_t rec_read(const ash_coll_driver_t *drv, CUdeviceptr p, size_t count,
+static ash_status_t rec_read(CUdeviceptr p, size_t count,
                              ash_policy_dtype_t dt, CUstream s, rec_stats_t *st)
 {
     size_t bytes = count * (dt == ASH_POLICY_DTYPE_F32 ? 4 : 2);
@@ -236,9 +236,9 @@ static ash_status_t rec_read(const ash_coll_driver_t *drv, CUdeviceptr p, size_t
         R.host = h;
         R.host_cap = bytes;
     }
-    CUresult r = drv->cuMemcpyDtoHAsync_v2(R.host, p, bytes, s);
+    CUresult r = ASH_CU(cuMemcpyDtoHAsync_v2(R.host, p, bytes, s));
     if (r == CUDA_SUCCESS)
-        r = drv->cuStreamSynchronize(s);
+        r = ASH_CU(cuStreamSynchronize(s));
     if (r != CUDA_SUCCESS) {
         ash_error("record", "copying %zu bytes at 0x%llx to the host failed (CUresult %d): not "
                   "recorded", bytes, (unsigned long long)p, (int)r);
@@ -385,7 +385,7 @@ static void rec_init_locked(const ash_policy_t *pol)
 }
 
 /* 1 when recording or the sentinel is on (initialising on the first call). */
-static int rec_on(const ash_coll_driver_t *drv, const ash_policy_t *pol)
+static int rec_on(const ash_policy_t *pol)
 {
     int st = atomic_load_explicit(&R.state, memory_order_acquire);
     if (st == 0) {
@@ -395,7 +395,7 @@ static int rec_on(const ash_coll_driver_t *drv, const ash_policy_t *pol)
         pthread_mutex_unlock(&R.lock);
         st = atomic_load(&R.state);
     }
-    if (st == 2 && !drv) {
+    if (st == 2 && !ash_driver()) {
         ASH_WARN_CAPPED("record", "the real driver lacks what recording / nan_check need: "
                         "sync point not inspected");
         return 0;
@@ -408,7 +408,7 @@ static void rec_exit(void)
 {
     pthread_mutex_lock(&R.lock);
     CUcontext ctx = NULL;
-    int have_ctx = R.drv && R.drv->cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx;
+    int have_ctx = ash_driver() && ASH_CU(cuCtxGetCurrent(&ctx)) == CUDA_SUCCESS && ctx;
     for (size_t i = 0; i < R.nbufs && R.fd >= 0; i++) {
         const rec_buf_t *b = &R.bufs[i];
         size_t es = b->rule->dtype == ASH_POLICY_DTYPE_F32 ? 4 : 2;
@@ -419,7 +419,7 @@ static void rec_exit(void)
         int live = ash_alloc_find(b->base, &e) == ASH_ALLOC_OK &&
                    b->base + b->count * es <= e.base + e.size;
         rec_stats_t st;
-        if (have_ctx && live && rec_read(R.drv, b->base, b->count, b->rule->dtype, NULL, &st) == ASH_OK) {
+        if (have_ctx && live && rec_read(b->base, b->count, b->rule->dtype, NULL, &st) == ASH_OK) {
             rec_line("exit", b->rule, NULL, nth, b->count, &st);
         } else {
             char line[REC_LINE], name[64];
@@ -467,12 +467,12 @@ static int rec_param_buffer(const ash_policy_rule_t *r, CUdeviceptr base, size_t
     return 1;
 }
 
-static void rec_sentinel(const ash_coll_driver_t *drv, const ash_kernel_info_t *k,
+static void rec_sentinel(const ash_kernel_info_t *k,
                          const ash_policy_rule_t *r, unsigned long long seq, CUdeviceptr ptr,
                          size_t count, CUstream s)
 {
     unsigned long long nan = 0, inf = 0;
-    if (ash_inspect_nonfinite(drv, ptr, count, r->dtype, s, &nan, &inf) != ASH_OK) {
+    if (ash_inspect_nonfinite(ptr, count, r->dtype, s, &nan, &inf) != ASH_OK) {
         ASH_WARN_CAPPED("nan_check", "scan failed (logged above): sync point not checked");
         return;
     }
@@ -497,11 +497,10 @@ static void rec_sentinel(const ash_coll_driver_t *drv, const ash_kernel_info_t *
  * buffer (where the engine broadcasts; later matches communicate nothing). Returns 0 when this
  * match is no sync point; else sets its seq and whether it was recorded (*st: the summary).
  * Caller holds R.lock. */
-static int rec_pre_locked(const ash_coll_driver_t *drv, const ash_kernel_info_t *k,
+static int rec_pre_locked(const ash_kernel_info_t *k,
                           const ash_policy_rule_t *r, CUdeviceptr ptr, size_t count, CUstream s,
                           unsigned long long *seq_out, int *recorded, rec_stats_t *st)
 {
-    R.drv = drv;
     if (count == 0 || (r->kind == ASH_POLICY_RULE_PARAMETER && !rec_param_buffer(r, ptr, count)))
         return 0;
     rec_rule_t *rr = rec_rule(r);
@@ -509,50 +508,50 @@ static int rec_pre_locked(const ash_coll_driver_t *drv, const ash_kernel_info_t 
     *seq_out = seq;
     *recorded = R.fd >= 0 && rr && seq % R.every == 0;
     if (*recorded) {
-        if (rec_read(drv, ptr, count, r->dtype, s, st) == ASH_OK)
+        if (rec_read(ptr, count, r->dtype, s, st) == ASH_OK)
             rec_line("pre", r, k ? k->demangled : NULL, seq, count, st);
         else
             *recorded = 0;
     }
     if (R.nan_check)
-        rec_sentinel(drv, k, r, seq, ptr, count, s);
+        rec_sentinel(k, r, seq, ptr, count, s);
     return 1;
 }
 
-void ash_record_before(const ash_coll_driver_t *drv, const ash_policy_t *pol,
+void ash_record_before(const ash_policy_t *pol,
                        const ash_kernel_info_t *k, const ash_policy_rule_t *r, CUdeviceptr ptr,
                        size_t count, CUstream s)
 {
-    if (!rec_on(drv, pol) || !r)
+    if (!rec_on(pol) || !r)
         return;
     unsigned long long seq;
     int recorded;
     rec_stats_t st;
     pthread_mutex_lock(&R.lock);
-    (void)rec_pre_locked(drv, k, r, ptr, count, s, &seq, &recorded, &st);
+    (void)rec_pre_locked(k, r, ptr, count, s, &seq, &recorded, &st);
     pthread_mutex_unlock(&R.lock);
 }
 
-void ash_record_after(const ash_coll_driver_t *drv, const ash_policy_rule_t *r, CUdeviceptr ptr,
+void ash_record_after(const ash_policy_rule_t *r, CUdeviceptr ptr,
                       size_t count, CUstream s)
 {
-    if (atomic_load_explicit(&R.state, memory_order_acquire) != 2 || !drv || !r)
+    if (atomic_load_explicit(&R.state, memory_order_acquire) != 2 || !ash_driver() || !r)
         return;
     pthread_mutex_lock(&R.lock);
     rec_rule_t *rr = rec_rule(r);
     if (R.fd >= 0 && rr && rr->seq > 0 && (rr->seq - 1) % R.every == 0) {
         rec_stats_t st;
-        if (rec_read(drv, ptr, count, r->dtype, s, &st) == ASH_OK)
+        if (rec_read(ptr, count, r->dtype, s, &st) == ASH_OK)
             rec_line("post", r, NULL, rr->seq - 1, count, &st);
     }
     pthread_mutex_unlock(&R.lock);
 }
 
-ash_status_t ash_record_solo(const ash_coll_driver_t *drv, const ash_policy_t *pol,
+ash_status_t ash_record_solo(const ash_policy_t *pol,
                              const ash_kernel_info_t *k, CUstream s, void **params, void **extra,
                              const ash_policy_rule_t *const *rules, size_t n)
 {
-    if (!rec_on(drv, pol))
+    if (!rec_on(pol))
         return ASH_OK;
     pthread_mutex_lock(&R.lock);
     for (size_t i = 0; i < n; i++) {
@@ -567,7 +566,7 @@ ash_status_t ash_record_solo(const ash_coll_driver_t *drv, const ash_policy_t *p
         unsigned long long seq;
         int recorded;
         rec_stats_t st;
-        if (!rec_pre_locked(drv, k, r, ptr, count, s, &seq, &recorded, &st))
+        if (!rec_pre_locked(k, r, ptr, count, s, &seq, &recorded, &st))
             continue;
         /* one rank: the values after the (absent) collective are the values before it; a "post"
          * line at every sync point, as N ranks write one, so their records align */

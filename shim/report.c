@@ -16,6 +16,7 @@
 #include "ash_sync.h"
 
 #include "ash_alloc.h"
+#include "ash_driver.h"
 #include "ash_fuse.h"
 #include "ash_log.h"
 #include "ash_options.h"
@@ -42,8 +43,6 @@ typedef struct {
 
 static struct {
     const ash_policy_t *policy;
-    ash_coll_driver_t drv;
-    int have_drv;
     rule_stats_t *rules[2];
     size_t nrules[2];
     uint64_t t_start, wall_frozen;
@@ -60,14 +59,6 @@ static struct {
 } R;
 
 enum { W_WALL, W_COMM, W_COLL, W_WIRE, W_PEAK, W_RANK }; /* the gathered words */
-
-void ash_report_set_driver(const ash_coll_driver_t *drv)
-{
-    R.drv = *drv;
-    R.have_drv = 1;
-}
-
-const ash_coll_driver_t *ash_report_driver(void) { return R.have_drv ? &R.drv : NULL; }
 
 static void report_exit(void);
 
@@ -129,8 +120,8 @@ void ash_report_fused_skip(const ash_policy_rule_t *r, const ash_kernel_info_t *
 
 static int ev_usable(void)
 {
-    return R.have_drv && !R.events_broken && R.drv.cuEventCreate && R.drv.cuEventRecord &&
-           R.drv.cuEventQuery && R.drv.cuEventElapsedTime_v2;
+    return ash_driver() && !R.events_broken && ASH_CU_HAS(cuEventCreate) && ASH_CU_HAS(cuEventRecord) &&
+           ASH_CU_HAS(cuEventQuery) && ASH_CU_HAS(cuEventElapsedTime_v2);
 }
 
 /* Harvest completed slots in order, without blocking. */
@@ -138,11 +129,11 @@ static void ev_poll(void)
 {
     while (R.tail != R.head) {
         ev_slot_t *e = &R.ring[R.tail % REPORT_EV_RING];
-        CUresult q = R.drv.cuEventQuery(e->b);
+        CUresult q = ASH_CU(cuEventQuery(e->b));
         if (q == CUDA_ERROR_NOT_READY)
             break;
         float ms = 0;
-        if (q == CUDA_SUCCESS && R.drv.cuEventElapsedTime_v2(&ms, e->a, e->b) == CUDA_SUCCESS &&
+        if (q == CUDA_SUCCESS && ASH_CU(cuEventElapsedTime_v2(&ms, e->a, e->b)) == CUDA_SUCCESS &&
             ms >= 0) {
             R.dev_ns += (uint64_t)((double)ms * 1e6);
             R.host_timed_ns += e->host_ns;
@@ -164,13 +155,13 @@ static ev_slot_t *ev_begin(CUstream s)
     if (R.head - R.tail >= REPORT_EV_RING)
         return NULL;
     ev_slot_t *e = &R.ring[R.head % REPORT_EV_RING];
-    if (!e->a && (R.drv.cuEventCreate(&e->a, CU_EVENT_DEFAULT) != CUDA_SUCCESS ||
-                  R.drv.cuEventCreate(&e->b, CU_EVENT_DEFAULT) != CUDA_SUCCESS)) {
+    if (!e->a && (ASH_CU(cuEventCreate(&e->a, CU_EVENT_DEFAULT)) != CUDA_SUCCESS ||
+                  ASH_CU(cuEventCreate(&e->b, CU_EVENT_DEFAULT)) != CUDA_SUCCESS)) {
         ash_warn("report", "cuEventCreate failed: collectives are timed on the host only");
         R.events_broken = 1;
         return NULL;
     }
-    CUresult rc = R.drv.cuEventRecord(e->a, s);
+    CUresult rc = ASH_CU(cuEventRecord(e->a, s));
     if (rc != CUDA_SUCCESS) {
         ash_debug("report", "cuEventRecord failed (%d): this collective is timed on the host", (int)rc);
         return NULL;
@@ -183,7 +174,7 @@ static void ev_end(ev_slot_t *e, CUstream s, uint64_t host_ns)
     if (!e)
         return;
     e->host_ns = host_ns;
-    if (R.drv.cuEventRecord(e->b, s) == CUDA_SUCCESS)
+    if (ASH_CU(cuEventRecord(e->b, s)) == CUDA_SUCCESS)
         R.head++;
 }
 

@@ -20,6 +20,7 @@
 #include "ash_alloc.h"
 #include "ash_capture.h"
 #include "ash_crash.h"
+#include "ash_driver.h"
 #include "ash_fatal.h"
 #include "ash_log.h"
 #include "ash_options.h"
@@ -55,8 +56,6 @@ typedef struct bcast_seen {
 
 static struct {
     ash_policy_t *policy;
-    ash_coll_driver_t driver;
-    int have_driver;
     ash_coll_dtype_t wire_override; /* ASH_COLL_SAME: none */
     unsigned timeout_s;
     pthread_mutex_t lock;           /* serialises collectives and the tables below */
@@ -91,12 +90,6 @@ static ash_coll_dtype_t wire_of(const ash_policy_rule_t *r)
     case ASH_POLICY_WIRE_BF16: return ASH_COLL_BF16;
     default: return ASH_COLL_SAME;
     }
-}
-
-void ash_sync_set_driver(const ash_coll_driver_t *drv)
-{
-    S.driver = *drv;
-    S.have_driver = 1;
 }
 
 static void sync_coll_log(int level, const char *msg)
@@ -325,7 +318,7 @@ static ash_coll_status_t open_coll(void)
         .rank = w->rank,
         .world_size = w->size,
         .local_rank = w->local_rank,
-        .driver = &S.driver,
+        .driver = ash_driver(),
         .timeout_s = (double)S.timeout_s,
         .log = sync_coll_log,
         /* ranks of the launcher's own engine (per-machine form) are no MPI world */
@@ -342,7 +335,7 @@ static ash_coll_status_t open_coll(void)
         /* the watchdog thread bounds every wait from here on, so the collectives may use MPI's
          * blocking algorithms (no polling); without it (timeout 0) they block as well */
         if (S.timeout_s > 0 &&
-            ash_sync_watch_start(S.coll, &S.driver, S.timeout_s, !strcmp(S.backend, "nccl")) != ASH_OK)
+            ash_sync_watch_start(S.coll, S.timeout_s, !strcmp(S.backend, "nccl")) != ASH_OK)
             ash_warn("sync", "watchdog not started: collectives keep their own %u s wait bound", S.timeout_s);
         else
             ash_coll_set_timeout(S.coll, 0);
@@ -469,8 +462,8 @@ ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **p
             ash_fatal(ASH_EXIT_CAPTURE, "%s", cap);
     /* one rank: nothing to communicate (unless the debug switch); recording / nan_check still look */
     if (w->size <= 1 && !sync_world1_collectives())
-        return ash_record_solo(S.have_driver ? &S.driver : NULL, S.policy, k, s, params, extra, plan->rule, plan->n);
-    if (!S.have_driver)
+        return ash_record_solo(S.policy, k, s, params, extra, plan->rule, plan->n);
+    if (!ash_driver())
         return ASH_ERR_UNSUPPORTED; /* the real driver lacks what collectives need (logged) */
     pthread_mutex_lock(&S.lock);
     ash_coll_status_t cst = open_coll();
@@ -517,7 +510,7 @@ ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **p
             sync_check_fingerprint(r, k, count, esize, seq, what);
         if (count == 0)
             continue;
-        ash_record_before(&S.driver, S.policy, k, r, ptr, count, s); /* this rank's values; nan_check */
+        ash_record_before(S.policy, k, r, ptr, count, s); /* this rank's values; nan_check */
         ash_sync_watch_begin(what, seq);
         if (grad) {
             int issued = 0;
@@ -542,7 +535,7 @@ ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **p
             ash_fatal(ASH_EXIT_CONFIG, "collective for rule at \"%s\" before %s failed: %s", r->at,
                      k->demangled, ash_coll_status_text(cst));
         }
-        ash_record_after(&S.driver, r, ptr, count, s); /* the reduced values every rank holds */
+        ash_record_after(r, ptr, count, s); /* the reduced values every rank holds */
     }
     pthread_mutex_unlock(&S.lock);
     return ASH_OK;

@@ -9,6 +9,7 @@
  */
 #include "ash_sync_watch.h"
 
+#include "ash_driver.h"
 #include "ash_fatal.h"
 #include "ash_log.h"
 
@@ -36,7 +37,6 @@ static struct {
     pthread_t thread;
     int started, stop, async;
     ash_coll_t *coll;
-    ash_coll_driver_t drv;
     unsigned timeout_s;
     int busy;                   /* host-side collective in flight */
     char what[WATCH_WHAT];
@@ -76,11 +76,11 @@ static void watch_poll_events(double now)
     while (W.head != W.tail) {
         watch_slot_t *sl = &W.ring[W.head % WATCH_RING];
         if (sl->ctx != W.thread_ctx) {
-            if (W.drv.cuCtxSetCurrent(sl->ctx) != CUDA_SUCCESS)
+            if (ASH_CU(cuCtxSetCurrent(sl->ctx)) != CUDA_SUCCESS)
                 return;
             W.thread_ctx = sl->ctx;
         }
-        CUresult q = W.drv.cuEventQuery(sl->ev);
+        CUresult q = ASH_CU(cuEventQuery(sl->ev));
         if (q != CUDA_ERROR_NOT_READY) { /* done, or an error the app will see itself */
             W.head++;
             continue;
@@ -116,16 +116,15 @@ static void *watch_main(void *arg)
     return NULL;
 }
 
-ash_status_t ash_sync_watch_start(ash_coll_t *c, const ash_coll_driver_t *drv, unsigned timeout_s,
+ash_status_t ash_sync_watch_start(ash_coll_t *c, unsigned timeout_s,
                                   int async)
 {
     pthread_mutex_lock(&W.lock);
     if (!W.started && timeout_s > 0) {
         W.coll = c;
-        W.drv = *drv;
         W.timeout_s = timeout_s;
-        W.async = async && drv->cuEventCreate && drv->cuEventRecord && drv->cuEventQuery &&
-                  drv->cuCtxSetCurrent;
+        W.async = async && ASH_CU_HAS(cuEventCreate) && ASH_CU_HAS(cuEventRecord) &&
+                  ASH_CU_HAS(cuEventQuery) && ASH_CU_HAS(cuCtxSetCurrent);
         if (pthread_create(&W.thread, NULL, watch_main, NULL) == 0)
             W.started = 1;
         else
@@ -160,19 +159,19 @@ void ash_sync_watch_end(CUstream stream)
     if (stream && W.async && W.tail - W.head < WATCH_RING) { /* full: this one is not watched */
         watch_slot_t *sl = &W.ring[W.tail % WATCH_RING];
         CUcontext ctx = NULL;
-        if (W.drv.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx)
+        if (ASH_CU(cuCtxGetCurrent(&ctx)) != CUDA_SUCCESS || !ctx)
             goto out;
         if (sl->ev && sl->ctx != ctx) { /* the slot's event belongs to another context */
-            if (W.drv.cuEventDestroy_v2)
-                W.drv.cuEventDestroy_v2(sl->ev);
+            if (ASH_CU_HAS(cuEventDestroy_v2))
+                ASH_CU(cuEventDestroy_v2(sl->ev));
             sl->ev = NULL;
         }
-        if (!sl->ev && W.drv.cuEventCreate(&sl->ev, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) {
+        if (!sl->ev && ASH_CU(cuEventCreate(&sl->ev, CU_EVENT_DISABLE_TIMING)) != CUDA_SUCCESS) {
             sl->ev = NULL;
             goto out;
         }
         sl->ctx = ctx;
-        if (W.drv.cuEventRecord(sl->ev, stream) != CUDA_SUCCESS)
+        if (ASH_CU(cuEventRecord(sl->ev, stream)) != CUDA_SUCCESS)
             goto out;
         memcpy(sl->what, W.what, sizeof sl->what);
         sl->seq = W.seq;
