@@ -115,13 +115,12 @@ static void ash_cublas_do_init(void)
 
     /* loaded and validated by the sync engine at shim init (an invalid file ended the program) */
     C.policy = ash_sync_policy();
-    C.mode = ash_policy_matmul(C.policy);
-    const char *env = ash_opt_str(ASH_OPT_MATMUL);
-    if (env != NULL && !ash_policy_matmul_parse(env, &C.mode)) {
-        ash_error("cublas", "ACCELSHIM_MATMUL=%s is not one of default, tf32, bf16, f16: fp32 GEMMs "
-                  "stay fp32", env);
-        C.mode = ASH_POLICY_MATMUL_DEFAULT;
-    }
+    /* ACCELSHIM_MATMUL over precision.matmul, merged and validated in the options table */
+    const char *mode = ash_opt_str(ASH_OPT_MATMUL);
+    C.mode = ASH_POLICY_MATMUL_DEFAULT;
+    if (mode != NULL)
+        (void)ash_policy_matmul_parse(mode, &C.mode);
+    int env = ash_opt_source(ASH_OPT_MATMUL) == ASH_OPT_SRC_ENV;
     C.nexclude = ash_policy_matmul_exclude_count(C.policy);
     if (C.nexclude > 0 && (C.exclude = calloc(C.nexclude, sizeof *C.exclude)) != NULL) {
         for (size_t i = 0; i < C.nexclude; i++)
@@ -135,7 +134,7 @@ static void ash_cublas_do_init(void)
         ash_warn("cublas", "no room for another exit reporter: the GEMM counts are not reported");
     ash_info("cublas", "fp32 GEMMs: matmul %s (%s), %zu matmul_exclude glob(s); real cuBLAS %s, "
              "cuBLASLt %s", ash_policy_matmul_name(C.mode),
-             env != NULL ? "ACCELSHIM_MATMUL" : C.policy != NULL ? "policy" : "default", C.nexclude,
+             env ? "ACCELSHIM_MATMUL" : C.policy != NULL ? "policy" : "default", C.nexclude,
              ash_cublas_real.cublasGemmEx ? "found" : "missing",
              ash_cublas_real.cublasLtMatmul ? "found" : "missing");
 }

@@ -188,10 +188,8 @@ static void ash_hook_do_init(void)
     ash_hook_in_init = 1;
     ash_hook_depth++;
     ash_shim_init();
-    long by_name = 1;
-    if (ash_opt_int(ASH_OPT_ROUTE_BY_NAME, 0, 1, &by_name) == ASH_ERR_CONFIG)
-        ash_warn("intercept", "ACCELSHIM_ROUTE_BY_NAME=%s is not 0 or 1; routing by name stays on",
-                 ash_opt_str(ASH_OPT_ROUTE_BY_NAME));
+    long by_name = 1; /* the options table validated it (a bad value stopped the process) */
+    (void)ash_opt_int(ASH_OPT_ROUTE_BY_NAME, &by_name);
     ash_route_by_name = by_name != 0;
     for (int i = 0; i < ASH_HOOK_COUNT_; i++) {
         ash_hook_addr[i] = ash_hook_fn((ash_hook_id_t)i);

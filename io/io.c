@@ -5,10 +5,11 @@
  * Interposes open, open64, openat, openat64, creat, creat64, fopen, fopen64, freopen, freopen64,
  * and the _FORTIFY_SOURCE entry points __open_2, __open64_2, __openat_2, __openat64_2 (what a
  * program built with -D_FORTIFY_SOURCE calls for a two-argument open whose flags the compiler
- * cannot see; its version script exports nothing else). Rank: first valid of ACCELSHIM_RANK,
+ * cannot see; its version script exports nothing else). Rank: first set of ACCELSHIM_RANK,
  * OMPI_COMM_WORLD_RANK, PMIX_RANK, SLURM_PROCID (as the shim reads it); policy: ACCELSHIM_POLICY,
  * read with raw syscalls and ash_policy_parse (no interposed call, so no recursion). The
- * environment is read with secure_getenv (set-uid programs: no redirection). A separate library
+ * environment is read through the shim's options table (shim/options.c linked in: secure_getenv,
+ * so set-uid programs get no redirection; no getenv here). A separate library
  * so that libaccelshim.so's exports stay cu*, dlsym and accelshim_*. Writing intent: open flags
  * O_WRONLY/O_RDWR/O_CREAT/O_TRUNC, creat, an fopen mode with w, a or +. O_EXCL is dropped when
  * redirecting (/dev/null exists). Threading: lazy init in pthread_once; then read-only state.
@@ -21,11 +22,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "ash_log.h"
+#include "ash_options.h"
 #include "ash_policy.h"
 
 #define IO_API __attribute__((visibility("default")))
@@ -44,28 +46,20 @@ static void io_log(const char *a, const char *b)
         (void)!write(STDERR_FILENO, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
 }
 
-static int io_parse_rank(const char *s)
-{
-    char *end;
-    long v;
-    if (!s || !*s || !(*s >= '0' && *s <= '9'))
-        return -1;
-    errno = 0;
-    v = strtol(s, &end, 10);
-    return errno || *end || v < 0 || v >= (1L << 24) ? -1 : (int)v;
-}
-
 static void io_init(void)
 {
-    static const char *const vars[] = {"ACCELSHIM_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK",
-                                       "SLURM_PROCID"};
+    /* the shim's options table (its own copy, linked in): typed getters only; an invalid value
+     * reads as unset here, and the shim stops the program with the one line naming it */
+    static const ash_opt_id_t ranks[] = {ASH_OPT_RANK, ASH_OPT_OMPI_RANK, ASH_OPT_PMIX_RANK,
+                                         ASH_OPT_SLURM_PROCID};
     int saved = errno;
-    for (size_t i = 0; i < sizeof vars / sizeof vars[0] && io_rank < 0; i++)
-        io_rank = io_parse_rank(secure_getenv(vars[i]));
-    const char *lvl = secure_getenv("ACCELSHIM_LOG");
-    io_verbose = lvl && (!strcasecmp(lvl, "info") || !strcasecmp(lvl, "debug"));
-    const char *path = secure_getenv("ACCELSHIM_POLICY");
-    if (io_rank <= 0 || !path || !*path)
+    long v;
+    for (size_t i = 0; i < sizeof ranks / sizeof ranks[0] && io_rank < 0; i++)
+        if (ash_opt_int(ranks[i], &v) == ASH_OK)
+            io_rank = (int)v;
+    io_verbose = ash_opt_enum(ASH_OPT_LOG) >= ASH_LOG_INFO; /* error|warn|info|debug */
+    const char *path = ash_opt_str(ASH_OPT_POLICY);
+    if (io_rank <= 0 || !path)
         goto out;
     /* raw syscalls: our own open/fopen must not be re-entered from here */
     int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);

@@ -1,15 +1,22 @@
 # io/module.mk — build/libaccelshim-io.so, the "one writer per output" preload library (io/io.c):
 # on ranks other than 0, write-opens of outputs.main_process_only paths go to /dev/null.
 # Separate from libaccelshim.so (whose exports are cu*, dlsym, accelshim_* only); exports exactly
-# the libc names in io/exports.map. Links the policy archive (libyaml).
+# the libc names in io/exports.map. Links the policy archive (libyaml) and the shim's options table
+# (options, log, fatal: compiled again here, hidden, so the environment is read one way).
 IO_LIB := $(BUILD)/libaccelshim-io.so
+IO_OPT_SRCS := shim/options.c shim/log.c shim/fatal.c
+IO_OPT_OBJS := $(IO_OPT_SRCS:shim/%.c=$(BUILD)/io/opt_%.o)
 ALL += $(IO_LIB)
 
-$(BUILD)/io/io.o: io/io.c policy/ash_policy.h | $(DEPS_STAMP)
+$(BUILD)/io/io.o: io/io.c policy/ash_policy.h shim/ash_options.h | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Ipolicy $(CFLAGS) $(PTHREAD) -c -o $@ $<
+	$(CC) $(CPPFLAGS) -Ipolicy -Ishim $(CFLAGS) $(PTHREAD) -c -o $@ $<
 
-$(IO_LIB): $(BUILD)/io/io.o io/exports.map $(BUILD)/policy/libash_policy.a | $(DEPS_STAMP)
-	$(CC) -shared $(CFLAGS) $(PTHREAD) -o $@ $(BUILD)/io/io.o \
+$(IO_OPT_OBJS): $(BUILD)/io/opt_%.o: shim/%.c shim/ash_options.h shim/ash_log.h shim/ash_fatal.h | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Ishim $(CFLAGS) $(PTHREAD) -c -o $@ $<
+
+$(IO_LIB): $(BUILD)/io/io.o $(IO_OPT_OBJS) io/exports.map $(BUILD)/policy/libash_policy.a | $(DEPS_STAMP)
+	$(CC) -shared $(CFLAGS) $(PTHREAD) -o $@ $(BUILD)/io/io.o $(IO_OPT_OBJS) \
 	    -Wl,--version-script=io/exports.map -Wl,--no-undefined -Wl,-z,now \
 	    $(BUILD)/policy/libash_policy.a -lyaml -ldl

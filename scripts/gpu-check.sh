@@ -580,16 +580,25 @@ chk_remap() {
             echo "ok [$*] -> $got"
         fi
     }
+    rrefuse() {  # rrefuse LINE_REGEX ENV...: a device the machine lacks stops the program, exit 2
+        local want=$1 rc=0; shift
+        tmo 30 env "$@" ITEST_PTX="$ITEST_PTX" LD_PRELOAD="$SHIM" "$ROUTING" --remap >/dev/null 2>"$L/remap.err" || rc=$?
+        if [ "$rc" -ne 2 ] || ! grep -Eq "$want" "$L/remap.err"; then
+            echo "FAIL [$*]: exit $rc (want 2), no line /$want/"; cat "$L/remap.err"; rfails=$((rfails + 1))
+        else
+            echo "ok [$*] -> exit 2: $(cat "$L/remap.err")"
+        fi
+    }
     {
         rcase 0 "" ACCELSHIM_DEVICES=0
         rcase 0 "" ACCELSHIM_DEVICES=0 ACCELSHIM_LOCAL_RANK=1
         rcase 0 "" ACCELSHIM_LOCAL_RANK=0
-        if [ -n "$FAKE" ]; then rcase 0 "names a device >= the 1 visible" HOSTCUDA_DEVICES=1 ACCELSHIM_DEVICES=1
-        else rcase 0 "names a device >= the" ACCELSHIM_DEVICES=99; fi
+        if [ -n "$FAKE" ]; then rrefuse "ACCELSHIM_DEVICES=1: expected device ordinals below 1 " HOSTCUDA_DEVICES=1 ACCELSHIM_DEVICES=1
+        else rrefuse "ACCELSHIM_DEVICES=99: expected device ordinals below" ACCELSHIM_DEVICES=99; fi
     } >"$L/remap.txt" 2>&1
     plain=$(tmo 30 env ITEST_PTX="$ITEST_PTX" "$ROUTING" --remap 2>&1)
     if [ $rfails -eq 0 ]; then
-        record remap PASS "ACCELSHIM_DEVICES=0 (also local rank 1, and a bad device -> warning): count=1, device 1 invalid, memory on ordinal 0 (without the shim: $plain)"
+        record remap PASS "ACCELSHIM_DEVICES=0 (also local rank 1, and a device the machine lacks -> exit 2): count=1, device 1 invalid, memory on ordinal 0 (without the shim: $plain)"
     else
         record remap FAIL "$rfails cases (logs/remap.txt): $(grep -m1 '^FAIL' "$L/remap.txt")"
     fi

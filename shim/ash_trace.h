@@ -19,8 +19,8 @@
  * by the generated memcpy hooks behind one predictable branch. Set once at init. */
 extern int ash_trace_launches_on;
 
-/* Open the trace file if a path is configured (policy_path: debug.trace or NULL). Once, at init. */
-void ash_trace_init(const char *policy_path, int rank);
+/* Open the trace file if a path is configured (ACCELSHIM_TRACE or debug.trace). Once, at init. */
+void ash_trace_init(int rank);
 int ash_trace_enabled(void);
 uint64_t ash_trace_now_ns(void); /* CLOCK_MONOTONIC */
 

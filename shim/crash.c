@@ -215,13 +215,11 @@ static void crash_set(void)
 
 void ash_crash_install(void)
 {
-    const char *v = ash_opt_str(ASH_OPT_CRASH_HANDLER);
-    if (v && !strcmp(v, "0")) {
+    long on = 1;
+    if (ash_opt_int(ASH_OPT_CRASH_HANDLER, &on) == ASH_OK && on == 0) {
         ash_info("crash", "ACCELSHIM_CRASH_HANDLER=0: no crash reports");
         return;
     }
-    if (v && strcmp(v, "1"))
-        ash_warn("crash", "ACCELSHIM_CRASH_HANDLER=%s is not 0 or 1; using 1", v);
     stack_t ss, old;
     memset(&ss, 0, sizeof ss);
     if (sigaltstack(NULL, &old) == 0 && (old.ss_flags & SS_DISABLE)) {

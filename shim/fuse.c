@@ -52,9 +52,7 @@ void ash_fuse_init(const ash_policy_t *p)
     if (F.n && !(F.rules = calloc(F.n, sizeof *F.rules)))
         F.n = 0;
     long v = 0;
-    if (ash_opt_int(ASH_OPT_FUSE_COPY, 0, 1, &v) == ASH_ERR_CONFIG)
-        ash_warn("fuse", "ACCELSHIM_FUSE_COPY=%s: expected 0 or 1; ignored", ash_opt_str(ASH_OPT_FUSE_COPY));
-    F.force_copy = v == 1;
+    F.force_copy = ash_opt_int(ASH_OPT_FUSE_COPY, &v) == ASH_OK && v == 1;
 }
 
 static fuse_rule_t *fuse_of(const ash_policy_rule_t *r)

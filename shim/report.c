@@ -71,7 +71,7 @@ void ash_report_init(void)
         if (R.nrules[k] && !(R.rules[k] = calloc(R.nrules[k], sizeof *R.rules[k])))
             R.nrules[k] = 0;
     }
-    ash_trace_init(ash_policy_trace(R.policy), ash_world()->rank);
+    ash_trace_init(ash_world()->rank);
     ash_fuse_init(R.policy);
     ash_shim_at_exit(ASH_EXIT_STEP_REPORT, report_exit);
 }

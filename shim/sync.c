@@ -109,63 +109,45 @@ static void sync_report(void)
                  "average", S.fp_calls, S.fp_seconds * 1e6 / (double)S.fp_calls);
 }
 
-/* Options whose garbage is fatal (exit 2, one line): they change what is computed or whether
- * the job is watched. Read before the policy so they are checked even without one. */
-static void sync_read_env(long *timeout, int *check)
+/* The policy's values for options the environment may override, merged in ONE place: the
+ * options table (the environment wins; the parser checks the policy's values like any other). */
+static void sync_merge_policy(const ash_policy_t *p)
 {
-    const char *b = ash_opt_str(ASH_OPT_BACKEND);
-    if (b && strcmp(b, "auto") && strcmp(b, "nccl") && strcmp(b, "mpi")) {
-        ash_fatal(ASH_EXIT_CONFIG, "ACCELSHIM_BACKEND=%.200s: expected auto, nccl or mpi", b);
-    }
-    const char *rv = ash_opt_str(ASH_OPT_RENDEZVOUS);
-    if (rv && strcmp(rv, "mpi") && strcmp(rv, "nccl")) {
-        ash_fatal(ASH_EXIT_CONFIG, "ACCELSHIM_RENDEZVOUS=%.200s: expected mpi or nccl", rv);
-    }
-    const char *id = ash_opt_str(ASH_OPT_NCCL_COMM_ID);
-    S.no_mpi = rv && !strcmp(rv, "nccl");
-    if (S.no_mpi && !(id && *id))
-        ash_fatal(ASH_EXIT_CONFIG, "ACCELSHIM_RENDEZVOUS=nccl: NCCL_COMM_ID (IP:PORT where the ranks meet) is not set");
-    *timeout = -1;
-    ash_status_t st = ash_opt_int(ASH_OPT_TIMEOUT_S, 0, 86400 * 7, timeout);
-    if (st == ASH_ERR_CONFIG) {
-        ash_fatal(ASH_EXIT_CONFIG, "ACCELSHIM_TIMEOUT_S=%.200s: expected whole seconds in "
-                 "0..604800 (0 = no watchdog)", ash_opt_str(ASH_OPT_TIMEOUT_S));
-    }
-    long c = -1;
-    st = ash_opt_int(ASH_OPT_CHECK_COLLECTIVES, 0, 1, &c);
-    if (st == ASH_ERR_CONFIG) {
-        ash_fatal(ASH_EXIT_CONFIG, "ACCELSHIM_CHECK_COLLECTIVES=%.200s: expected 0 or 1",
-                 ash_opt_str(ASH_OPT_CHECK_COLLECTIVES));
-    }
-    *check = (int)c;
+    char v[32];
+    snprintf(v, sizeof v, "%u", ash_policy_timeout_s(p));
+    ash_status_t st = ash_opt_set_policy(ASH_OPT_TIMEOUT_S, v);
+    st |= ash_opt_set_policy(ASH_OPT_CHECK_COLLECTIVES, ash_policy_check_collectives(p) ? "1" : "0");
+    st |= ash_opt_set_policy(ASH_OPT_NAN_CHECK, ash_policy_nan_check(p) ? "1" : "0");
+    st |= ash_opt_set_policy(ASH_OPT_MATMUL, ash_policy_matmul_name(ash_policy_matmul(p)));
+    if (ash_policy_trace(p))
+        st |= ash_opt_set_policy(ASH_OPT_TRACE, ash_policy_trace(p));
+    if (st != ASH_OK) /* the policy parser validated these already */
+        ash_fatal(ASH_EXIT_CONFIG, "%s: a debug/precision value the options table refuses",
+                  ash_policy_source(p));
 }
 
 ash_status_t ash_sync_init(void)
 {
+    /* every option was validated by ash_opt_init: here only what combines two of them */
+    static const ash_coll_dtype_t wires[] = {ASH_COLL_BF16, ASH_COLL_F16, ASH_COLL_F16,
+                                             ASH_COLL_SAME, ASH_COLL_SAME}; /* bf16|f16|fp16|no|same */
+    int w = ash_opt_enum(ASH_OPT_WIRE_OVERRIDE);
+    if (w >= 0)
+        S.wire_override = wires[w];
+    S.no_mpi = ash_opt_enum(ASH_OPT_RENDEZVOUS) == 1; /* mpi|nccl */
+    if (S.no_mpi && !ash_opt_str(ASH_OPT_NCCL_COMM_ID))
+        ash_fatal(ASH_EXIT_CONFIG, "ACCELSHIM_RENDEZVOUS=nccl: NCCL_COMM_ID (IP:PORT where the ranks meet) is not set");
     const char *path = ash_opt_str(ASH_OPT_POLICY);
-    const char *wire = ash_opt_str(ASH_OPT_WIRE_OVERRIDE);
-    if (wire && *wire) {
-        if (!strcmp(wire, "bf16"))
-            S.wire_override = ASH_COLL_BF16;
-        else if (!strcmp(wire, "f16") || !strcmp(wire, "fp16"))
-            S.wire_override = ASH_COLL_F16;
-        else if (strcmp(wire, "no") && strcmp(wire, "same")) {
-            ash_fatal(ASH_EXIT_CONFIG, "ACCELSHIM_WIRE_OVERRIDE=%s: expected bf16, f16 or no", wire);
-        }
-    }
-    long t;
-    int check;
-    sync_read_env(&t, &check);
-    if (!path || !*path)
+    if (!path)
         return ASH_OK;
     char err[1024];
     if (ash_policy_load(path, &S.policy, err, sizeof err) != ASH_POLICY_OK)
         ash_fatal(ASH_EXIT_CONFIG, "%s", err);
-    S.timeout_s = ash_policy_timeout_s(S.policy);
-    S.check = check >= 0 ? check : ash_policy_check_collectives(S.policy);
+    sync_merge_policy(S.policy);
+    long v = 0;
+    S.timeout_s = ash_opt_int(ASH_OPT_TIMEOUT_S, &v) == ASH_OK ? (unsigned)v : 0;
+    S.check = ash_opt_int(ASH_OPT_CHECK_COLLECTIVES, &v) == ASH_OK && v == 1;
     ash_shim_on_exit(sync_report);
-    if (t >= 0)
-        S.timeout_s = (unsigned)t;
     ash_info("sync", "policy %s: %zu gradient rule(s), %zu parameter rule(s)", path,
              ash_policy_rule_count(S.policy, ASH_POLICY_RULE_GRADIENT),
              ash_policy_rule_count(S.policy, ASH_POLICY_RULE_PARAMETER));
@@ -441,10 +423,8 @@ static int sync_world1_collectives(void)
 {
     static _Atomic int on = -1; /* -1: not read yet; every thread reads the same value */
     if (on < 0) {
-        long v = 0;
-        if (ash_opt_int(ASH_OPT_DEBUG_WORLD1_COLLECTIVES, 0, 1, &v) == ASH_ERR_CONFIG)
-            ash_warn("sync", "ACCELSHIM_DEBUG_WORLD1_COLLECTIVES=%s is not 0 or 1; off",
-                     ash_opt_str(ASH_OPT_DEBUG_WORLD1_COLLECTIVES));
+        long v = 0; /* the options table validated it (a bad value stopped the process) */
+        (void)ash_opt_int(ASH_OPT_DEBUG_WORLD1_COLLECTIVES, &v);
         on = (int)v;
     }
     return on;

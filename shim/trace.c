@@ -154,16 +154,12 @@ int ash_open_output(const char *path)
     return fd;
 }
 
-void ash_trace_init(const char *policy_path, int rank)
+void ash_trace_init(int rank)
 {
-    const char *tmpl = ash_opt_str(ASH_OPT_TRACE);
-    if (!tmpl || !*tmpl)
-        tmpl = policy_path;
+    const char *tmpl = ash_opt_str(ASH_OPT_TRACE); /* debug.trace merged in (sync.c) */
     long lo = 0;
-    if (ash_opt_int(ASH_OPT_TRACE_LAUNCHES, 0, 1, &lo) == ASH_ERR_CONFIG)
-        ash_warn("trace", "ACCELSHIM_TRACE_LAUNCHES=%s: expected 0 or 1; launches are not traced",
-                 ash_opt_str(ASH_OPT_TRACE_LAUNCHES));
-    if (!tmpl || !*tmpl) {
+    (void)ash_opt_int(ASH_OPT_TRACE_LAUNCHES, &lo);
+    if (!tmpl) {
         if (lo == 1)
             ash_warn("trace", "ACCELSHIM_TRACE_LAUNCHES=1 without a trace file (ACCELSHIM_TRACE or "
                      "debug.trace): nothing is traced");

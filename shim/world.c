@@ -1,11 +1,13 @@
 /* world.c — rank / local rank / size from the launcher's environment, and the rank's device.
  *
- * See ash_world.h for the sources and the fallbacks. Reads only the options table (no getenv).
+ * See ash_world.h for the sources. Reads only the options table (no getenv), which has validated
+ * every variable (garbage stopped the program at init, exit 2).
  * Threading: init inside pthread_once; the device choice under a mutex, then cached.
  * Callers: shim.c (init), intercept/hooks_device.c (cuDeviceGet / cuDeviceGetCount).
  */
 #include "ash_world.h"
 
+#include "ash_fatal.h"
 #include "ash_log.h"
 #include "ash_options.h"
 
@@ -13,24 +15,19 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#define ASH_WORLD_MAX_RANK (1L << 24)
 
 static ash_world_t ash_world_now = {0, 0, 1, "default", "default", "default"};
 static pthread_once_t ash_world_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t ash_world_dev_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic int ash_world_dev = -1;
 
-/* First valid value among ids[0..n): warn on each malformed one. Returns the option index or -1. */
-static int ash_world_first(const ash_opt_id_t *ids, int n, long lo, long hi, long *out)
+/* The first of ids[0..n) that is set (every one was validated by the options table, so a set
+ * variable holds a value in its range). Returns the option index or -1. */
+static int ash_world_first(const ash_opt_id_t *ids, int n, long *out)
 {
-    for (int i = 0; i < n; i++) {
-        ash_status_t st = ash_opt_int(ids[i], lo, hi, out);
-        if (st == ASH_OK)
+    for (int i = 0; i < n; i++)
+        if (ash_opt_int(ids[i], out) == ASH_OK)
             return i;
-        if (st == ASH_ERR_CONFIG)
-            ash_warn("world", "%s=\"%s\" is not an integer in %ld..%ld; ignored", ash_opt_name(ids[i]),
-                     ash_opt_str(ids[i]), lo, hi);
-    }
     return -1;
 }
 
@@ -42,12 +39,12 @@ static void ash_world_read(void)
                                              ASH_OPT_SLURM_LOCALID};
     static const ash_opt_id_t size_ids[] = {ASH_OPT_WORLD_SIZE, ASH_OPT_OMPI_SIZE, ASH_OPT_SLURM_NTASKS};
     long v = 0;
-    int i = ash_world_first(rank_ids, 4, 0, ASH_WORLD_MAX_RANK - 1, &v);
+    int i = ash_world_first(rank_ids, 4, &v);
     if (i >= 0) {
         ash_world_now.rank = (int)v;
         ash_world_now.rank_source = ash_opt_name(rank_ids[i]);
     }
-    i = ash_world_first(local_ids, 3, 0, ASH_WORLD_MAX_RANK - 1, &v);
+    i = ash_world_first(local_ids, 3, &v);
     if (i >= 0) {
         ash_world_now.local_rank = (int)v;
         ash_world_now.local_source = ash_opt_name(local_ids[i]);
@@ -55,7 +52,7 @@ static void ash_world_read(void)
         ash_world_now.local_rank = ash_world_now.rank; /* one node assumed */
         ash_world_now.local_source = "rank";
     }
-    i = ash_world_first(size_ids, 3, 1, ASH_WORLD_MAX_RANK, &v);
+    i = ash_world_first(size_ids, 3, &v);
     if (i >= 0) {
         ash_world_now.size = (int)v;
         ash_world_now.size_source = ash_opt_name(size_ids[i]);
@@ -81,31 +78,6 @@ ash_status_t ash_world_init(void)
 
 const ash_world_t *ash_world(void) { return &ash_world_now; }
 
-/* Parse "a,b,c" into list; returns the count, or -1 (malformed) or -2 (an ordinal >= visible). */
-static int ash_world_parse_devices(const char *text, int visible, int *list, int cap)
-{
-    int n = 0;
-    const char *p = text;
-    for (;;) {
-        char item[16];
-        const char *comma = strchr(p, ',');
-        size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        if (len == 0 || len >= sizeof item || n == cap)
-            return -1;
-        memcpy(item, p, len);
-        item[len] = '\0';
-        long v;
-        if (ash_opt_parse_long(item, 0, 1L << 20, &v) != ASH_OK)
-            return -1;
-        if (v >= visible)
-            return -2;
-        list[n++] = (int)v;
-        if (comma == NULL)
-            return n;
-        p = comma + 1;
-    }
-}
-
 int ash_world_device_ordinal(int visible_count)
 {
     int dev = atomic_load_explicit(&ash_world_dev, memory_order_acquire);
@@ -117,22 +89,16 @@ int ash_world_device_ordinal(int visible_count)
     pthread_mutex_lock(&ash_world_dev_lock);
     dev = atomic_load_explicit(&ash_world_dev, memory_order_relaxed);
     if (dev < 0) {
-        int list[ASH_WORLD_MAX_DEVICES];
-        int n = -1;
-        const char *spec = ash_opt_str(ASH_OPT_DEVICES);
-        if (spec != NULL) {
-            n = ash_world_parse_devices(spec, visible_count, list, ASH_WORLD_MAX_DEVICES);
-            if (n == -1)
-                ash_warn("world", "ACCELSHIM_DEVICES=\"%s\" is not a comma list of device ordinals "
-                         "(at most %d); using all %d visible devices", spec, ASH_WORLD_MAX_DEVICES,
-                         visible_count);
-            else if (n == -2)
-                ash_warn("world", "ACCELSHIM_DEVICES=\"%s\" names a device >= the %d visible; "
-                         "using all visible devices", spec, visible_count);
-        }
+        long list[ASH_OPT_LIST_MAX];
+        int n = ash_opt_list(ASH_OPT_DEVICES, list, ASH_OPT_LIST_MAX); /* syntax checked at init */
+        for (int i = 0; i < n; i++)
+            if (list[i] >= visible_count) /* only known now: the first device query */
+                ash_fatal(ASH_EXIT_CONFIG, "ACCELSHIM_DEVICES=%.200s: expected device ordinals "
+                          "below %d (the devices visible to this process)",
+                          ash_opt_str(ASH_OPT_DEVICES), visible_count);
         int local = ash_world_now.local_rank;
         if (n > 0)
-            dev = list[local % n];
+            dev = (int)list[local % n];
         else
             dev = local % visible_count;
         ash_info("world", "local rank %d -> physical device %d (%s, %d visible)", local, dev,

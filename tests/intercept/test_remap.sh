@@ -2,7 +2,8 @@
 # Property: under the shim the program sees ONE device (cuDeviceGetCount 1, cuDeviceGet(1) ->
 # CUDA_ERROR_INVALID_DEVICE = 101) and its memory lands on the rank's physical device:
 # ACCELSHIM_DEVICES list[local_rank % len] (default all visible), local rank from
-# ACCELSHIM_LOCAL_RANK > OMPI_COMM_WORLD_LOCAL_RANK > SLURM_LOCALID; bad values warn and fall back.
+# ACCELSHIM_LOCAL_RANK > OMPI_COMM_WORLD_LOCAL_RANK > SLURM_LOCALID; a bad value stops the program
+# (exit 2, one line naming the variable, the value and what is allowed).
 set -u
 # shellcheck source=tests/intercept/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -37,10 +38,25 @@ check 5 '' -- SLURM_LOCALID=5
 check 2 '' -- HOSTCUDA_DEVICES=4 ACCELSHIM_LOCAL_RANK=6
 check 7 "" -- ACCELSHIM_RANK=7 ACCELSHIM_WORLD_SIZE=8
 check 7 "rank 7 \\(ACCELSHIM_RANK\\) >= world size 1" -- ACCELSHIM_RANK=7
-check 0 'ACCELSHIM_LOCAL_RANK="abc" is not an integer' -- ACCELSHIM_LOCAL_RANK=abc
-check 3 'ACCELSHIM_LOCAL_RANK="-1" is not an integer' -- ACCELSHIM_LOCAL_RANK=-1 OMPI_COMM_WORLD_LOCAL_RANK=3
-check 1 'ACCELSHIM_DEVICES="5,x" is not a comma list' -- ACCELSHIM_DEVICES=5,x ACCELSHIM_LOCAL_RANK=1
-check 1 'ACCELSHIM_DEVICES="9" names a device >= the 8 visible' -- ACCELSHIM_DEVICES=9 ACCELSHIM_LOCAL_RANK=1
-check 1 'ACCELSHIM_DEVICES=",1" is not a comma list' -- ACCELSHIM_DEVICES=,1 ACCELSHIM_LOCAL_RANK=1
+# refuse EXPECTED_LINE_REGEX -- env assignments...: exit 2, that one line, no device answer
+refuse() {
+    local want=$1; shift 2
+    local out err rc=0
+    err=$(mktemp)
+    out=$(env -u OMPI_COMM_WORLD_LOCAL_RANK -u SLURM_LOCALID -u OMPI_COMM_WORLD_RANK -u SLURM_PROCID -u PMIX_RANK \
+          HOSTCUDA_DEVICES=8 "$@" LD_PRELOAD="$SHIM" "$B/remap" 2>"$err") || rc=$?
+    if [ "$rc" -ne 2 ] || [ -n "$out" ] || [ "$(grep -c accelshim "$err")" -ne 1 ] || ! grep -Eq "$want" "$err"; then
+        echo "FAIL [$*]: exit $rc (want 2), stdout '$out' (want none), want one line /$want/:"; cat "$err"
+        fails=$((fails + 1))
+    else
+        echo "ok [$*] -> exit 2: $(cat "$err")"
+    fi
+    rm -f "$err"
+}
+refuse '^accelshim: ACCELSHIM_LOCAL_RANK=abc: expected an integer' -- ACCELSHIM_LOCAL_RANK=abc
+refuse '^accelshim: ACCELSHIM_LOCAL_RANK=-1: expected an integer' -- ACCELSHIM_LOCAL_RANK=-1 OMPI_COMM_WORLD_LOCAL_RANK=3
+refuse '^accelshim: ACCELSHIM_DEVICES=5,x: expected a comma list' -- ACCELSHIM_DEVICES=5,x ACCELSHIM_LOCAL_RANK=1
+refuse '^accelshim: ACCELSHIM_DEVICES=9: expected device ordinals below 8 ' -- ACCELSHIM_DEVICES=9 ACCELSHIM_LOCAL_RANK=1
+refuse '^accelshim: ACCELSHIM_DEVICES=,1: expected a comma list' -- ACCELSHIM_DEVICES=,1 ACCELSHIM_LOCAL_RANK=1
 [ $fails -eq 0 ] || fail "$fails remap cases failed"
-echo "PASS: one visible device, remapped to the rank's physical device; bad values warn and fall back"
+echo "PASS: one visible device, remapped to the rank's physical device; bad values stop the program"

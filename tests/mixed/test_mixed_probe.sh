@@ -88,7 +88,8 @@ tap $rc "ACCELSHIM_MATMUL=default overrides precision.matmul: bf16 -> bit-identi
 rc=$?; [ $rc -eq 1 ] && grep -q "did not take effect" "$T/neg.log"
 tap $? "negative control: without the shim the probe's bf16 check fails (exit $rc)"
 ACCELSHIM_MATMUL=fp8 shim bad "$T/bf16.yaml" --expect default
-rc=$?; grep -q "ACCELSHIM_MATMUL=fp8 is not one of default, tf32, bf16, f16" "$T/bad.log" || rc=1
-tap $rc "ACCELSHIM_MATMUL=fp8 is reported and every GEMM stays fp32"
+rc=$?; [ $rc -eq 2 ] && grep -q "^accelshim: ACCELSHIM_MATMUL=fp8: expected default, tf32, bf16 or f16$" "$T/bad.log" &&
+    ! grep -q "GEMM" "$T/bad.log"; rc=$?
+tap $rc "ACCELSHIM_MATMUL=fp8 stops the program before any GEMM (exit 2, one line naming it)"
 [ $rc -eq 0 ] || show "$T/bad.log"
 exit $FAILED

@@ -3,16 +3,26 @@
 #   test_watchdog.sh     a stalled rank is reported by the ranks waiting for it (exit 4), mpi+nccl
 #   test_crash.sh        a segfault's backtrace reaches accelerate-run's root-cause block
 #   test_checkpoint.sh   libaccelshim-io.so: one writer per main_process_only output
-#   test_env_garbage.sh  one clear line per bad ACCELSHIM_* value; fatal vs warning as documented
+#   test_env_garbage.sh  one clear line per bad ACCELSHIM_* value, exit 2 (hand-picked cases)
+#   test_options_garbage.sh  every option of the table fed garbage -> exit 2 naming it; valid -> 0
 #   build/tests/reliability/test_file_create  ash_file_create (O_NOFOLLOW|O_EXCL) and secure_getenv
 REL_DIR := $(BUILD)/tests/reliability
 TESTS += tests/reliability/test_fingerprint.sh \
          tests/reliability/test_watchdog.sh \
          tests/reliability/test_crash.sh \
          tests/reliability/test_checkpoint.sh \
-         tests/reliability/test_env_garbage.sh
+         tests/reliability/test_env_garbage.sh \
+         tests/reliability/test_options_garbage.sh
 TESTS += $(REL_DIR)/test_file_create tests/reliability/test_secure_env.sh
-ALL += $(REL_DIR)/test_file_create $(REL_DIR)/fortify_open $(REL_DIR)/overflow_app
+ALL += $(REL_DIR)/test_file_create $(REL_DIR)/fortify_open $(REL_DIR)/overflow_app \
+       $(REL_DIR)/options_table
+
+# the options table, printed for test_options_garbage.sh (links the table itself)
+$(REL_DIR)/options_table: tests/reliability/options_table.c shim/options.c shim/log.c shim/fatal.c \
+    shim/ash_options.h | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Ishim $(CFLAGS) $(PTHREAD) -o $@ tests/reliability/options_table.c \
+	    shim/options.c shim/log.c shim/fatal.c
 
 # a stack overflow in a second thread (test_crash.sh); links the driver stub, runs on hostcuda
 $(REL_DIR)/overflow_app: tests/reliability/overflow_app.c | $(DEPS_STAMP)
@@ -24,12 +34,12 @@ $(REL_DIR)/fortify_open: tests/reliability/fortify_open.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=2 -o $@ $<
 
-# links the shim's own objects (file, options, log) directly: their symbols are hidden in the .so
+# links the shim's own objects (file, options, log, fatal) directly: their symbols are hidden in the .so
 $(REL_DIR)/test_file_create: tests/reliability/test_file_create.c shim/file.c shim/options.c \
-    shim/log.c shim/ash_file.h shim/ash_options.h | $(DEPS_STAMP)
+    shim/log.c shim/fatal.c shim/ash_file.h shim/ash_options.h | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Ishim $(CFLAGS) $(PTHREAD) -o $@ tests/reliability/test_file_create.c \
-	    shim/file.c shim/options.c shim/log.c -lcmocka
+	    shim/file.c shim/options.c shim/log.c shim/fatal.c -lcmocka
 
 # ASan/UBSan: never instrument the dlsym door (a sanitizer runtime resolves through it first)
 ifneq ($(SAN),)

@@ -31,9 +31,9 @@ void ash_log_write(ash_log_level_t level, const char *subsys, const char *fmt, .
         warnings++;
 }
 static const char *force_copy;
-ash_status_t ash_opt_int(ash_opt_id_t id, long lo, long hi, long *out)
+ash_status_t ash_opt_int(ash_opt_id_t id, long *out)
 {
-    (void)id, (void)lo, (void)hi;
+    (void)id;
     if (!force_copy)
         return ASH_ERR_NOT_SET;
     *out = atol(force_copy);
