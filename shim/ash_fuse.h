@@ -9,7 +9,8 @@
  * Assumption (policy docs): every buffer of the rule is final before its first launch in a
  * step. Any other pattern (an unknown buffer, a repeat, a step that misses a buffer) ends
  * fusion for that rule with one warning: per-launch reduction from then on.
- * Threading: called with the sync engine's lock held. Callers: shim/sync.c, shim/report.c.
+ * Threading: called with the sync engine's lock held. Callers: the sync engine (sync.c; the
+ * exit report asks ash_fuse_state_name).
  */
 #ifndef ASH_FUSE_H
 #define ASH_FUSE_H
@@ -19,13 +20,23 @@
 #include "ash_sync.h"
 
 void ash_fuse_init(const ash_policy_t *p);
-/* The gradient rule r's reduction before launch k of (ptr, count): fused, skipped (already
- * reduced this step) or per-launch; rules without fuse go straight to the per-launch path.
- * *issued: 1 when a collective went on the wire, 0 when the launch was skipped. */
-ash_coll_status_t ash_fuse_allreduce(ash_coll_t *c, const ash_policy_rule_t *r,
-                                     const ash_kernel_info_t *k, CUdeviceptr ptr, size_t count,
-                                     ash_coll_dtype_t dtype, ash_coll_dtype_t wire,
-                                     ash_coll_redop_t op, CUstream s, int *issued);
+
+/* What the engine issues for one launch of a gradient rule. */
+typedef struct {
+    int skip;            /* 1: the step's fused collective already reduced this buffer */
+    CUdeviceptr ptr;     /* what to reduce: the launch's buffer, the fused span or the fusion buffer */
+    size_t count;        /* elements */
+    unsigned buffers;    /* launches' buffers the collective covers (1: this launch's own) */
+    int copy_back;       /* through the fusion buffer: ash_fuse_finish copies the result out */
+} ash_fuse_step_t;
+
+/* Decide the reduction before launch (ptr, count) of gradient rule r: per launch, fused (copying
+ * the buffers into the fusion buffer on s when they are not contiguous) or skipped; rules
+ * without fuse are per launch. A failed copy answers ASH_COLL_ECUDA. */
+ash_coll_status_t ash_fuse_begin(const ash_policy_rule_t *r, CUdeviceptr ptr, size_t count,
+                                 CUstream s, ash_fuse_step_t *out);
+/* After the engine's collective of *st succeeded: copy the fusion buffer back (if used). */
+ash_coll_status_t ash_fuse_finish(const ash_policy_rule_t *r, const ash_fuse_step_t *st, CUstream s);
 /* "learning", "fused", "per-launch" (fell back or could not fuse) */
 const char *ash_fuse_state_name(const ash_policy_rule_t *r);
 /* Close time: nothing is freed (the context's teardown frees the fusion buffers). */

@@ -7,13 +7,18 @@
  * ACCELSHIM_TRACE_LAUNCHES=1, every kernel launch and memcpy (complete events, host time of the
  * enqueue). Streamed through a fixed 64 KiB buffer (bounded memory), flushed at every
  * collective and at exit, where the closing ']' is written. Threading: any thread; one mutex.
- * Callers: shim/report.c and shim/fuse.c (sync events), intercept/ (launches, copies).
+ * Callers: the sync engine through ash_trace_observer (sync points, collectives), intercept/
+ * (launches, copies).
  */
 #ifndef ASH_TRACE_H
 #define ASH_TRACE_H
 
+#include "ash_observer.h"
+
 #include <stddef.h>
 #include <stdint.h>
+
+extern const ash_observer_t ash_trace_observer;
 
 /* Nonzero when launches and copies are traced; read (relaxed) by intercept/'s slow paths and
  * by the generated memcpy hooks behind one predictable branch. Set once at init. */

@@ -8,15 +8,15 @@
  * of a NEW step unreduced when the unexpected launch was in fact a step boundary. The fusion buffer (non-contiguous
  * buffers, or ACCELSHIM_FUSE_COPY=1) comes from the REAL cuMemAlloc_v2 (invisible to the
  * allocation table and the policy) and the copies in and out are cuMemcpyDtoDAsync_v2 on the
- * launch's stream, so ordering is the application's own.
- * Threading: every function runs with the sync engine's lock held (or at init/close).
+ * launch's stream, so ordering is the application's own. This module decides and stages; the
+ * engine issues the collective. Threading: every function runs with the sync engine's lock held
+ * (or at init/close).
  */
 #include "ash_fuse.h"
 
 #include "ash_driver.h"
 #include "ash_log.h"
 #include "ash_options.h"
-#include "ash_report.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -151,12 +151,13 @@ static int finish_learning(fuse_rule_t *f, const ash_policy_rule_t *r)
     return 0;
 }
 
-static ash_coll_status_t fused_collective(fuse_rule_t *f, ash_coll_t *c, const ash_policy_rule_t *r,
-                                          const ash_kernel_info_t *k, ash_coll_dtype_t dtype,
-                                          ash_coll_dtype_t wire, ash_coll_redop_t op, CUstream s)
+/* The step's first launch: one collective over every learned buffer, in place over the span
+ * or through the fusion buffer (copied in here, on the launch's stream). */
+static ash_coll_status_t fused_step(fuse_rule_t *f, CUstream s, ash_fuse_step_t *out)
 {
+    *out = (ash_fuse_step_t){.ptr = f->span, .count = f->total, .buffers = (unsigned)f->n};
     if (f->contiguous)
-        return ash_report_allreduce(c, r, k, f->span, f->total, dtype, wire, op, s, (unsigned)f->n);
+        return ASH_COLL_OK;
     size_t off = 0;
     for (size_t i = 0; i < f->n; i++) {
         size_t b = f->buf[i].count * f->esize;
@@ -164,11 +165,17 @@ static ash_coll_status_t fused_collective(fuse_rule_t *f, ash_coll_t *c, const a
             return ASH_COLL_ECUDA;
         off += b;
     }
-    ash_coll_status_t st = ash_report_allreduce(c, r, k, f->fusion, f->total, dtype, wire, op, s,
-                                                (unsigned)f->n);
-    if (st != ASH_COLL_OK)
-        return st;
-    off = 0;
+    out->ptr = f->fusion;
+    out->copy_back = 1;
+    return ASH_COLL_OK;
+}
+
+ash_coll_status_t ash_fuse_finish(const ash_policy_rule_t *r, const ash_fuse_step_t *st, CUstream s)
+{
+    fuse_rule_t *f = fuse_of(r);
+    if (!st->copy_back || !f)
+        return ASH_COLL_OK;
+    size_t off = 0;
     for (size_t i = 0; i < f->n; i++) {
         size_t b = f->buf[i].count * f->esize;
         if (ASH_CU(cuMemcpyDtoDAsync_v2(f->buf[i].ptr, f->fusion + off, b, s)) != CUDA_SUCCESS)
@@ -178,15 +185,13 @@ static ash_coll_status_t fused_collective(fuse_rule_t *f, ash_coll_t *c, const a
     return ASH_COLL_OK;
 }
 
-ash_coll_status_t ash_fuse_allreduce(ash_coll_t *c, const ash_policy_rule_t *r,
-                                     const ash_kernel_info_t *k, CUdeviceptr ptr, size_t count,
-                                     ash_coll_dtype_t dtype, ash_coll_dtype_t wire,
-                                     ash_coll_redop_t op, CUstream s, int *issued)
+ash_coll_status_t ash_fuse_begin(const ash_policy_rule_t *r, CUdeviceptr ptr, size_t count,
+                                 CUstream s, ash_fuse_step_t *out)
 {
     fuse_rule_t *f = r->fuse ? fuse_of(r) : NULL;
-    *issued = 1;
+    *out = (ash_fuse_step_t){.ptr = ptr, .count = count, .buffers = 1}; /* per launch */
     if (!f)
-        return ash_report_allreduce(c, r, k, ptr, count, dtype, wire, op, s, 1);
+        return ASH_COLL_OK;
     long i = find(f, ptr, count);
     switch (f->state) {
     case F_LEARN:
@@ -218,10 +223,9 @@ ash_coll_status_t ash_fuse_allreduce(ash_coll_t *c, const ash_policy_rule_t *r,
                 fall_back(f, r, "a step ended without the launches of all learned buffers");
                 break;
             }
-            ash_coll_status_t st = fused_collective(f, c, r, k, dtype, wire, op, s);
             memset(f->done, 0, f->n);
             f->done[0] = 1;
-            return st;
+            return fused_step(f, s, out);
         }
         if (i < 0 || f->done[i]) {
             fall_back(f, r, i < 0 ? "a launch on a buffer the first step did not have (pointer or "
@@ -230,13 +234,12 @@ ash_coll_status_t ash_fuse_allreduce(ash_coll_t *c, const ash_policy_rule_t *r,
             break;
         }
         f->done[i] = 1;
-        ash_report_fused_skip(r, k);
-        *issued = 0;
+        out->skip = 1;
         return ASH_COLL_OK;
     case F_OFF:
         break;
     }
-    return ash_report_allreduce(c, r, k, ptr, count, dtype, wire, op, s, 1);
+    return ASH_COLL_OK;
 }
 
 void ash_fuse_fini(void)

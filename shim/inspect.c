@@ -9,7 +9,7 @@
  * Threading: not thread-safe; shim/record.c calls it under its mutex. Callers: shim/record.c,
  * bench/nan_check.sh (through the shim).
  */
-#include "ash_record.h"
+#include "ash_inspect.h"
 
 #include "ash_driver.h"
 #include "ash_log.h"

@@ -1,15 +1,15 @@
-/* record.c — regression recording of what a legacy binary computes, and the NaN/Inf sentinel.
+/* record.c — regression recording of what a legacy binary computes: an observer of the engine.
  *
- * At each sync point the engine (shim/sync.c) calls ash_record_before (before the collective:
- * what THIS rank computed) and ash_record_after (after it: the reduced values every rank holds);
- * with one rank ash_record_solo does both, resolving the buffers itself. A recorded buffer is
+ * At each sync point the engine tells it the buffer before the collective (what THIS rank
+ * computed) and after it (the reduced values every rank holds; with one rank, the same values),
+ * and when its nan_check stops the job (the record's last line). A recorded buffer is
  * copied to the host through the REAL driver on the launch's stream and summarised: xxHash3-64
  * of its bytes, and over its finite elements sum, sum of |x|, L2 norm, min, max, plus NaN and Inf
  * counts. Lines: tools/accelshim-compare.c documents the format. Files are opened O_NOFOLLOW; an
  * existing non-empty file is overwritten only when it is an accelshim record (a rerun), never
  * otherwise. Invariant: a line is complete or absent (one write(2) each), so a killed run leaves
  * a readable record. Threading: one mutex serialises everything here (the engine may already
- * hold its own lock: always engine lock first). Callers: shim/sync.c only.
+ * hold its own lock: always engine lock first). Callers: the engine's events (ash_observer.h).
  */
 #include "ash_record.h"
 #include "ash_sync.h"
@@ -19,7 +19,6 @@
 #include "ash_fatal.h"
 #include "ash_log.h"
 #include "ash_options.h"
-#include "ash_shim.h"
 #include "ash_world.h"
 
 #define XXH_INLINE_ALL /* header-only: the preloaded library gains no runtime dependency */
@@ -64,7 +63,6 @@ static struct {
     pthread_mutex_t lock;
     _Atomic int state;           /* 0: not initialised, 1: off, 2: on */
     int fd;                      /* -1: not recording */
-    int nan_check;
     unsigned long long every;
     rec_rule_t rules[REC_MAX_RULES];
     size_t nrules;
@@ -345,15 +343,11 @@ static int rec_open(const char *path)
     return fd;
 }
 
-static void rec_exit(void);
-
 static void rec_init_locked(const ash_policy_t *pol)
 {
-    long every = 1, nc = 0;
+    long every = 1;
     (void)ash_opt_int(ASH_OPT_RECORD_EVERY, &every); /* default 1 */
-    (void)ash_opt_int(ASH_OPT_NAN_CHECK, &nc);        /* debug.nan_check merged in (sync.c) */
     R.every = (unsigned long long)every;
-    R.nan_check = nc == 1;
     const char *tmpl = ash_opt_str(ASH_OPT_RECORD);
     const ash_world_t *w = ash_world();
     if (tmpl && *tmpl) {
@@ -370,17 +364,13 @@ static void rec_init_locked(const ash_policy_t *pol)
             ash_info("record", "recording sync points to %s (every %llu)", R.path, R.every);
         }
     }
-    if (R.nan_check)
-        ash_info("record", "nan_check: every synced buffer is scanned for NaN/Inf before its "
-                 "collective");
-    if (R.fd >= 0)
-        ash_shim_at_exit(ASH_EXIT_STEP_FINAL_VALUES, rec_exit);
-    atomic_store(&R.state, R.fd >= 0 || R.nan_check ? 2 : 1);
+    atomic_store(&R.state, R.fd >= 0 ? 2 : 1);
 }
 
-/* 1 when recording or the sentinel is on (initialising on the first call). */
-static int rec_on(const ash_policy_t *pol)
+/* 1 when recording (initialising on the first call). */
+static int rec_on(void)
 {
+    const ash_policy_t *pol = ash_sync_policy();
     int st = atomic_load_explicit(&R.state, memory_order_acquire);
     if (st == 0) {
         pthread_mutex_lock(&R.lock);
@@ -390,16 +380,19 @@ static int rec_on(const ash_policy_t *pol)
         st = atomic_load(&R.state);
     }
     if (st == 2 && !ash_driver()) {
-        ASH_WARN_CAPPED("record", "the real driver lacks what recording / nan_check need: "
-                        "sync point not inspected");
+        ASH_WARN_CAPPED("record", "the real driver lacks what recording needs: sync point not "
+                        "recorded");
         return 0;
     }
     return st == 2;
 }
 
-/* Exit sequence, final-values step: the final values of every buffer a parameter rule resolved, then the "end" line. */
+/* Exit sequence, final-values step: the final values of every buffer a parameter rule resolved,
+ * then the "end" line. */
 static void rec_exit(void)
 {
+    if (atomic_load_explicit(&R.state, memory_order_acquire) != 2)
+        return;
     pthread_mutex_lock(&R.lock);
     CUcontext ctx = NULL;
     int have_ctx = ash_driver() && ASH_CU(cuCtxGetCurrent(&ctx)) == CUDA_SUCCESS && ctx;
@@ -461,112 +454,64 @@ static int rec_param_buffer(const ash_policy_rule_t *r, CUdeviceptr base, size_t
     return 1;
 }
 
-static void rec_sentinel(const ash_kernel_info_t *k,
-                         const ash_policy_rule_t *r, unsigned long long seq, CUdeviceptr ptr,
-                         size_t count, CUstream s)
+/* The engine's nan_check found NaN/Inf in this buffer: the record's last line says so. */
+static void rec_nan_found(const ash_sync_event_t *e)
 {
-    unsigned long long nan = 0, inf = 0;
-    if (ash_inspect_nonfinite(ptr, count, r->dtype, s, &nan, &inf) != ASH_OK) {
-        ASH_WARN_CAPPED("nan_check", "scan failed (logged above): sync point not checked");
-        return;
-    }
-    if (nan == 0 && inf == 0)
+    if (atomic_load_explicit(&R.state, memory_order_acquire) != 2)
         return;
     char name[64], line[REC_LINE];
     size_t off = 0;
-    rec_rule_name(r, name, sizeof name);
+    rec_rule_name(e->rule, name, sizeof name);
     rec_put(line, sizeof line, &off, "{\"kind\":\"stop\",\"reason\":\"nan_check\",\"rule\":\"%s\","
-            "\"seq\":%llu,\"count\":%zu,\"nan\":%llu,\"inf\":%llu", name, seq, count, nan, inf);
-    rec_end_line(line, &off);
-    /* _exit (ash_fatal.h): R.lock is held, and the record ends at its "stop" line */
-    ash_fatal_now(ASH_EXIT_NAN,
-             "nan_check: rank %d: %s (at: \"%s\") sync point seq %llu, before %s: %llu NaN and "
-             "%llu Inf among %zu %s elements this rank computed (before the collective); "
-             "stopping the job (exit %d)",
-             ash_world()->rank, name, r->at, seq, k ? k->demangled : "?", nan, inf, count,
-             ash_policy_dtype_name(r->dtype), ASH_EXIT_NAN);
-}
-
-/* A sync point: a gradient rule's every match, a parameter rule's first match per distinct
- * buffer (where the engine broadcasts; later matches communicate nothing). Returns 0 when this
- * match is no sync point; else sets its seq and whether it was recorded (*st: the summary).
- * Caller holds R.lock. */
-static int rec_pre_locked(const ash_kernel_info_t *k,
-                          const ash_policy_rule_t *r, CUdeviceptr ptr, size_t count, CUstream s,
-                          unsigned long long *seq_out, int *recorded, rec_stats_t *st)
-{
-    if (count == 0 || (r->kind == ASH_POLICY_RULE_PARAMETER && !rec_param_buffer(r, ptr, count)))
-        return 0;
-    rec_rule_t *rr = rec_rule(r);
-    unsigned long long seq = rr ? rr->seq++ : 0;
-    *seq_out = seq;
-    *recorded = R.fd >= 0 && rr && seq % R.every == 0;
-    if (*recorded) {
-        if (rec_read(ptr, count, r->dtype, s, st) == ASH_OK)
-            rec_line("pre", r, k ? k->demangled : NULL, seq, count, st);
-        else
-            *recorded = 0;
-    }
-    if (R.nan_check)
-        rec_sentinel(k, r, seq, ptr, count, s);
-    return 1;
-}
-
-void ash_record_before(const ash_policy_t *pol,
-                       const ash_kernel_info_t *k, const ash_policy_rule_t *r, CUdeviceptr ptr,
-                       size_t count, CUstream s)
-{
-    if (!rec_on(pol) || !r)
-        return;
-    unsigned long long seq;
-    int recorded;
-    rec_stats_t st;
+            "\"seq\":%llu,\"count\":%zu,\"nan\":%llu,\"inf\":%llu", name, e->seq, e->count, e->nan,
+            e->inf);
     pthread_mutex_lock(&R.lock);
-    (void)rec_pre_locked(k, r, ptr, count, s, &seq, &recorded, &st);
+    rec_end_line(line, &off);
     pthread_mutex_unlock(&R.lock);
 }
 
-void ash_record_after(const ash_policy_rule_t *r, CUdeviceptr ptr,
-                      size_t count, CUstream s)
+/* A sync point's buffer before its collective: a parameter rule's first match per distinct
+ * buffer is remembered (exit lines); every Nth sync point of a rule gets a "pre" line. */
+static void rec_before_buffer(const ash_sync_event_t *e)
 {
+    const ash_policy_rule_t *r = e->rule;
+    if (!rec_on() || !r || e->count == 0)
+        return;
+    pthread_mutex_lock(&R.lock);
+    if (r->kind == ASH_POLICY_RULE_PARAMETER)
+        (void)rec_param_buffer(r, e->ptr, e->count);
+    rec_rule_t *rr = rec_rule(r);
+    unsigned long long seq = rr ? rr->seq++ : 0;
+    rec_stats_t st;
+    if (R.fd >= 0 && rr && seq % R.every == 0 &&
+        rec_read(e->ptr, e->count, r->dtype, e->stream, &st) == ASH_OK)
+        rec_line("pre", r, e->kernel ? e->kernel->demangled : NULL, seq, e->count, &st);
+    pthread_mutex_unlock(&R.lock);
+}
+
+/* The same buffer after its collective (with one rank: unchanged): a "post" line. */
+static void rec_after_buffer(const ash_sync_event_t *e)
+{
+    const ash_policy_rule_t *r = e->rule;
     if (atomic_load_explicit(&R.state, memory_order_acquire) != 2 || !ash_driver() || !r)
         return;
     pthread_mutex_lock(&R.lock);
     rec_rule_t *rr = rec_rule(r);
     if (R.fd >= 0 && rr && rr->seq > 0 && (rr->seq - 1) % R.every == 0) {
         rec_stats_t st;
-        if (rec_read(ptr, count, r->dtype, s, &st) == ASH_OK)
-            rec_line("post", r, NULL, rr->seq - 1, count, &st);
+        if (rec_read(e->ptr, e->count, r->dtype, e->stream, &st) == ASH_OK)
+            rec_line("post", r, NULL, rr->seq - 1, e->count, &st);
     }
     pthread_mutex_unlock(&R.lock);
 }
 
-ash_status_t ash_record_solo(const ash_policy_t *pol,
-                             const ash_kernel_info_t *k, CUstream s, void **params, void **extra,
-                             const ash_policy_rule_t *const *rules, size_t n)
-{
-    if (!rec_on(pol))
-        return ASH_OK;
-    pthread_mutex_lock(&R.lock);
-    for (size_t i = 0; i < n; i++) {
-        const ash_policy_rule_t *r = rules[i];
-        CUdeviceptr ptr = 0;
-        size_t count = 0;
-        if (ash_sync_resolve(k, r, params, extra, &ptr, &count, NULL) != ASH_SYNC_RESOLVED) {
-            ASH_WARN_CAPPED("record", "%s: rule at \"%s\": buffer cannot be resolved from the "
-                            "launch's arguments: not recorded", k->demangled, r->at);
-            continue;
-        }
-        unsigned long long seq;
-        int recorded;
-        rec_stats_t st;
-        if (!rec_pre_locked(k, r, ptr, count, s, &seq, &recorded, &st))
-            continue;
-        /* one rank: the values after the (absent) collective are the values before it; a "post"
-         * line at every sync point, as N ranks write one, so their records align */
-        if (recorded)
-            rec_line("post", r, NULL, seq, count, &st);
-    }
-    pthread_mutex_unlock(&R.lock);
-    return ASH_OK;
-}
+static int rec_wants_buffers(void) { return rec_on(); }
+
+const ash_observer_t ash_record_observer = {
+    .name = "record",
+    .wants_buffers = rec_wants_buffers,
+    .before_buffer = rec_before_buffer,
+    .nan_found = rec_nan_found,
+    .after_buffer = rec_after_buffer,
+    .final_values = rec_exit,
+};

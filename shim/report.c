@@ -20,7 +20,6 @@
 #include "ash_fuse.h"
 #include "ash_log.h"
 #include "ash_options.h"
-#include "ash_shim.h"
 #include "ash_trace.h"
 #include "ash_world.h"
 
@@ -52,17 +51,16 @@ static struct {
     ev_slot_t ring[REPORT_EV_RING];
     unsigned head, tail; /* slots [tail, head) wait to be harvested */
     int events_broken;
+    ev_slot_t *pending;  /* the "before" event of the collective under way */
     const char *backend;
     /* the job, gathered at close (rank 0 prints it) */
     int gathered, world;
-    unsigned long long *all; /* world * ASH_COLL_FP_WORDS */
+    const unsigned long long *all; /* world * ASH_COLL_FP_WORDS */
 } R;
 
 enum { W_WALL, W_COMM, W_COLL, W_WIRE, W_PEAK, W_RANK }; /* the gathered words */
 
-static void report_exit(void);
-
-void ash_report_init(void)
+static void report_init(void)
 {
     R.t_start = ash_trace_now_ns();
     R.policy = ash_sync_policy();
@@ -71,9 +69,6 @@ void ash_report_init(void)
         if (R.nrules[k] && !(R.rules[k] = calloc(R.nrules[k], sizeof *R.rules[k])))
             R.nrules[k] = 0;
     }
-    ash_trace_init(ash_world()->rank);
-    ash_fuse_init(R.policy);
-    ash_shim_at_exit(ASH_EXIT_STEP_REPORT, report_exit);
 }
 
 static rule_stats_t *stats_of(const ash_policy_rule_t *r)
@@ -83,37 +78,18 @@ static rule_stats_t *stats_of(const ash_policy_rule_t *r)
     return &R.rules[r->kind][r->index];
 }
 
-static const char *rule_list(const ash_policy_rule_t *r)
+static void report_sync_point(const ash_sync_event_t *e)
 {
-    return r->kind == ASH_POLICY_RULE_GRADIENT ? "gradients" : "parameters";
-}
-
-void ash_report_hit(const ash_policy_rule_t *r, const ash_kernel_info_t *k)
-{
-    rule_stats_t *st = stats_of(r);
+    rule_stats_t *st = stats_of(e->rule);
     if (st)
         st->hits++;
-    if (ash_trace_enabled()) {
-        char args[700], esc[512];
-        snprintf(args, sizeof args, "\"rule\":\"%s[%u]\",\"at\":\"%s\"", rule_list(r), r->index,
-                 ash_json_escape(r->at, esc, sizeof esc));
-        char name[600];
-        snprintf(name, sizeof name, "sync %s", k && k->demangled ? k->demangled : "?");
-        ash_trace_instant("sync", name, args);
-    }
 }
 
-void ash_report_fused_skip(const ash_policy_rule_t *r, const ash_kernel_info_t *k)
+static void report_fused_skip(const ash_sync_event_t *e)
 {
-    rule_stats_t *st = stats_of(r);
+    rule_stats_t *st = stats_of(e->rule);
     if (st)
         st->skipped++;
-    if (ash_trace_enabled()) {
-        char name[600];
-        snprintf(name, sizeof name, "fused: %s already reduced",
-                 k && k->demangled ? k->demangled : "?");
-        ash_trace_instant("sync", name, NULL);
-    }
 }
 
 /* ---- timing events ---- */
@@ -178,7 +154,7 @@ static void ev_end(ev_slot_t *e, CUstream s, uint64_t host_ns)
         R.head++;
 }
 
-/* ---- the timed collectives ---- */
+/* ---- the collectives the engine issues: timed and counted ---- */
 
 static void count_coll(const ash_policy_rule_t *r, uint64_t t0, uint64_t t1, ev_slot_t *e,
                        CUstream s, size_t payload, size_t wire_bytes)
@@ -198,92 +174,41 @@ static void count_coll(const ash_policy_rule_t *r, uint64_t t0, uint64_t t1, ev_
     }
 }
 
-ash_coll_status_t ash_report_allreduce(ash_coll_t *c, const ash_policy_rule_t *r,
-                                       const ash_kernel_info_t *k, CUdeviceptr buf, size_t count,
-                                       ash_coll_dtype_t dtype, ash_coll_dtype_t wire,
-                                       ash_coll_redop_t op, CUstream s, unsigned fused_buffers)
+static void report_before_collective(const ash_sync_event_t *e)
 {
-    ash_coll_dtype_t w = wire == ASH_COLL_SAME ? dtype : wire;
-    int cast = w != dtype;
-    char name[64];
     if (!R.backend)
-        R.backend = ash_coll_backend_name(c);
-    if (cast && ash_trace_enabled()) {
-        snprintf(name, sizeof name, "cast %s->%s", ash_coll_dtype_name(dtype), ash_coll_dtype_name(w));
-        ash_trace_instant("cast", name, NULL);
+        R.backend = e->backend;
+    R.pending = ev_begin(e->stream); /* the "before" event on the stream, or NULL: untimed */
+}
+
+static void report_after_collective(const ash_sync_event_t *e)
+{
+    ev_slot_t *slot = R.pending;
+    R.pending = NULL;
+    rule_stats_t *rs = stats_of(e->rule);
+    if (e->kind == ASH_EV_BROADCAST) {
+        count_coll(e->rule, e->t0_ns, e->t1_ns, slot, e->stream, e->count, e->count);
+        R.broadcasts++;
+        if (rs)
+            rs->broadcasts++;
+        return;
     }
-    ev_slot_t *e = ev_begin(s);
-    uint64_t t0 = ash_trace_now_ns();
-    ash_coll_status_t st = ash_coll_allreduce(c, buf, count, dtype, wire, op, s);
-    uint64_t t1 = ash_trace_now_ns();
-    size_t payload = count * ash_coll_dtype_size(dtype), wb = count * ash_coll_dtype_size(w);
-    count_coll(r, t0, t1, e, s, payload, wb);
+    size_t payload = e->count * ash_coll_dtype_size(e->dtype), wb = e->count * ash_coll_dtype_size(e->wire);
+    count_coll(e->rule, e->t0_ns, e->t1_ns, slot, e->stream, payload, wb);
     R.allreduces++;
-    rule_stats_t *rs = stats_of(r);
     if (rs)
         rs->allreduces++;
-    if (fused_buffers > 1) {
+    if (e->fused_buffers > 1) {
         R.fused++;
         if (rs)
             rs->fused++;
     }
-    if (cast) {
+    if (e->wire != e->dtype) {
         R.casts++;
-        R.cast_elems += 2 * count;
+        R.cast_elems += 2 * e->count;
         if (rs)
             rs->casts++;
     }
-    if (ash_trace_enabled()) {
-        char args[900], esc[512];
-        snprintf(args, sizeof args,
-                 "\"rule\":\"%s[%u]\",\"kernel\":\"%s\",\"count\":%zu,\"dtype\":\"%s\","
-                 "\"wire\":\"%s\",\"bytes\":%zu,\"wire_bytes\":%zu,\"fused_buffers\":%u,"
-                 "\"backend\":\"%s\",\"status\":\"%s\"",
-                 rule_list(r), r->index,
-                 ash_json_escape(k && k->demangled ? k->demangled : "?", esc, sizeof esc), count,
-                 ash_coll_dtype_name(dtype), ash_coll_dtype_name(w), payload, wb, fused_buffers,
-                 R.backend, ash_coll_status_name(st));
-        if (fused_buffers > 1)
-            snprintf(name, sizeof name, "allreduce (fused %u)", fused_buffers);
-        else
-            snprintf(name, sizeof name, "allreduce");
-        ash_trace_complete("collective", name, t0, t1, args);
-        if (cast) {
-            snprintf(name, sizeof name, "cast %s->%s", ash_coll_dtype_name(w), ash_coll_dtype_name(dtype));
-            ash_trace_instant("cast", name, NULL);
-        }
-        ash_trace_flush(); /* after each collective: a crash loses at most the launches since */
-    }
-    return st;
-}
-
-ash_coll_status_t ash_report_broadcast(ash_coll_t *c, const ash_policy_rule_t *r,
-                                       const ash_kernel_info_t *k, CUdeviceptr buf, size_t bytes,
-                                       int root, CUstream s)
-{
-    if (!R.backend)
-        R.backend = ash_coll_backend_name(c);
-    ev_slot_t *e = ev_begin(s);
-    uint64_t t0 = ash_trace_now_ns();
-    ash_coll_status_t st = ash_coll_broadcast(c, buf, bytes, root, s);
-    uint64_t t1 = ash_trace_now_ns();
-    count_coll(r, t0, t1, e, s, bytes, bytes);
-    R.broadcasts++;
-    rule_stats_t *rs = stats_of(r);
-    if (rs)
-        rs->broadcasts++;
-    if (ash_trace_enabled()) {
-        char args[800], esc[512];
-        snprintf(args, sizeof args,
-                 "\"rule\":\"%s[%u]\",\"kernel\":\"%s\",\"bytes\":%zu,\"root\":%d,"
-                 "\"backend\":\"%s\",\"status\":\"%s\"",
-                 rule_list(r), r->index,
-                 ash_json_escape(k && k->demangled ? k->demangled : "?", esc, sizeof esc), bytes,
-                 root, R.backend, ash_coll_status_name(st));
-        ash_trace_complete("collective", "broadcast", t0, t1, args);
-        ash_trace_flush();
-    }
-    return st;
 }
 
 /* ---- close and exit ---- */
@@ -306,39 +231,30 @@ static uint64_t peak_bytes(void)
     return best;
 }
 
-void ash_report_before_close(ash_coll_t *c)
+static void report_close(void)
 {
     /* Events still pending are not touched: the application may have destroyed its context
      * (and with it the events) before exit. Their collectives count with their host time. */
     for (; R.tail != R.head; R.tail++)
         R.untimed++;
-    ash_fuse_fini();
     R.wall_frozen = ash_trace_now_ns() - R.t_start;
-    const ash_world_t *w = ash_world();
-    if (!c || w->size <= 1)
-        return;
-    if (ash_coll_no_mpi(c)) {
-        /* no MPI world: figures could travel only through NCCL, on a CUDA context the program
-         * may have destroyed by now */
-        ash_info("report", "ranks without an MPI world (ACCELSHIM_RENDEZVOUS=nccl): no job summary; "
-                 "each rank's own report stands");
-        return;
-    }
-    unsigned long long fp[ASH_COLL_FP_WORDS] = {
-        [W_WALL] = R.wall_frozen, [W_COMM] = comm_ns(), [W_COLL] = R.allreduces + R.broadcasts,
-        [W_WIRE] = R.wire, [W_PEAK] = peak_bytes(), [W_RANK] = (unsigned long long)w->rank};
-    unsigned long long *all = calloc((size_t)w->size, sizeof fp);
-    if (!all)
-        return;
-    ash_coll_status_t st = ash_coll_fingerprint(c, fp, all);
-    if (st != ASH_COLL_OK) {
-        ash_warn("report", "gathering the ranks' figures failed (%s): no job summary",
-                 ash_coll_status_text(st));
-        free(all);
-        return;
-    }
+}
+
+static int report_job_words(unsigned long long fp[ASH_COLL_FP_WORDS])
+{
+    fp[W_WALL] = R.wall_frozen;
+    fp[W_COMM] = comm_ns();
+    fp[W_COLL] = R.allreduces + R.broadcasts;
+    fp[W_WIRE] = R.wire;
+    fp[W_PEAK] = peak_bytes();
+    fp[W_RANK] = (unsigned long long)ash_world()->rank;
+    return 1;
+}
+
+static void report_job(const unsigned long long *all, int world)
+{
     R.all = all;
-    R.world = w->size;
+    R.world = world;
     R.gathered = 1;
 }
 
@@ -479,7 +395,19 @@ static void report_exit(void)
     if (ash_log_enabled(ASH_LOG_INFO) && (R.allreduces || R.broadcasts || R.nrules[0] || R.nrules[1]))
         report_lines();
     const char *tmpl = ash_opt_str(ASH_OPT_REPORT);
-    if (tmpl && *tmpl)
+    if (tmpl)
         report_json(tmpl);
-    ash_trace_close();
 }
+
+const ash_observer_t ash_report_observer = {
+    .name = "report",
+    .init = report_init,
+    .sync_point = report_sync_point,
+    .before_collective = report_before_collective,
+    .after_collective = report_after_collective,
+    .fused_skip = report_fused_skip,
+    .close = report_close,
+    .job_words = report_job_words,
+    .job = report_job,
+    .exit = report_exit,
+};

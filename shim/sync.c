@@ -4,9 +4,12 @@
  * its first CUDA call, with "file:line:col: message" and exit status 2. The matcher (asked once
  * per distinct kernel by intercept/kernels.c) turns the policy's rules into a per-kernel plan,
  * checking each rule's argument indices against the kernel's parameter list. Before a matched
- * launch, ash_launch_prepare resolves each rule's buffer from the launch's own arguments and runs
- * the collective on the launch's stream: gradients -> all-reduce, parameters -> broadcast from
- * rank 0 once per distinct (rule, buffer). With world size 1 nothing is communicated.
+ * launch, ash_launch_prepare runs the one pipeline of a sync point, for each rule: resolve (the
+ * buffer, from the launch's own arguments) -> check (fingerprint; NaN/Inf) -> collective, issued
+ * here and only here, on the launch's stream (gradients -> all-reduce, per launch or fused by
+ * fuse.c; parameters -> broadcast from rank 0 once per distinct (rule, buffer)) -> done. With
+ * world size 1 nothing is communicated. The record, the exit report and the trace watch through
+ * the observer interface (ash_observer.h) and issue nothing.
  * Reliability: every collective gets a sequence number; with check_collectives (policy, or
  * ACCELSHIM_CHECK_COLLECTIVES=1) ranks first exchange a fingerprint (rule, count, dtype, wire,
  * op, seq, kernel) and a mismatch ends every rank with a report and exit status 3. A watchdog
@@ -28,8 +31,8 @@
 #include "ash_world.h"
 #include "ash_policy.h"
 #include "ash_fuse.h"
-#include "ash_report.h"
-#include "ash_record.h"
+#include "ash_inspect.h"
+#include "ash_observer.h"
 #include "ash_sync_watch.h"
 
 #include <pthread.h>
@@ -67,6 +70,8 @@ static struct {
     int check;                      /* fingerprint each collective first */
     int no_mpi;                     /* ACCELSHIM_RENDEZVOUS=nccl: the ranks are no MPI world */
     unsigned long long seq;         /* collectives issued by this rank (all ranks agree) */
+    unsigned long long *rule_seq[2]; /* sync points of each rule so far (gradients, parameters) */
+    int nan_check;                  /* scan each buffer for NaN/Inf before its collective */
     unsigned long long fp_calls;    /* fingerprint exchanges, and their total time */
     double fp_seconds;
 } S = {.lock = PTHREAD_MUTEX_INITIALIZER, .wire_override = ASH_COLL_SAME};
@@ -147,6 +152,16 @@ ash_status_t ash_sync_init(void)
     long v = 0;
     S.timeout_s = ash_opt_int(ASH_OPT_TIMEOUT_S, &v) == ASH_OK ? (unsigned)v : 0;
     S.check = ash_opt_int(ASH_OPT_CHECK_COLLECTIVES, &v) == ASH_OK && v == 1;
+    S.nan_check = ash_opt_int(ASH_OPT_NAN_CHECK, &v) == ASH_OK && v == 1;
+    for (int kind = 0; kind < 2; kind++) {
+        size_t n = ash_policy_rule_count(S.policy, (ash_policy_rule_kind_t)kind);
+        if (n && !(S.rule_seq[kind] = calloc(n, sizeof *S.rule_seq[kind])))
+            ash_fatal(ASH_EXIT_CONFIG, "out of memory loading the policy");
+    }
+    ash_fuse_init(S.policy);
+    if (S.nan_check)
+        ash_info("sync", "nan_check: every synced buffer is scanned for NaN/Inf before its "
+                 "collective");
     ash_shim_on_exit(sync_report);
     ash_info("sync", "policy %s: %zu gradient rule(s), %zu parameter rule(s)", path,
              ash_policy_rule_count(S.policy, ASH_POLICY_RULE_GRADIENT),
@@ -277,13 +292,44 @@ ash_sync_resolve_t ash_sync_resolve(const ash_kernel_info_t *k, const ash_policy
     return ASH_SYNC_RESOLVED;
 }
 
+/* The job's figures for the observer that takes part (the report): one host allgather of its
+ * words, before the communicator goes, bounded by timeout_s like every MPI wait. */
+static void sync_gather_job(void)
+{
+    const ash_observer_t *o = ash_observe_job_owner();
+    int n = ash_world()->size;
+    unsigned long long mine[ASH_COLL_FP_WORDS] = {0};
+    if (!o || n <= 1 || !o->job_words(mine))
+        return;
+    if (ash_coll_no_mpi(S.coll)) {
+        /* no MPI world: figures could travel only through NCCL, on a CUDA context the program
+         * may have destroyed by now */
+        ash_info("report", "ranks without an MPI world (ACCELSHIM_RENDEZVOUS=nccl): no job summary; "
+                 "each rank's own report stands");
+        return;
+    }
+    unsigned long long *all = calloc((size_t)n, sizeof mine);
+    if (!all)
+        return;
+    ash_coll_status_t st = ash_coll_fingerprint(S.coll, mine, all);
+    if (st != ASH_COLL_OK)
+        ash_warn("report", "gathering the ranks' figures failed (%s): no job summary",
+                 ash_coll_status_text(st));
+    else
+        o->job(all, n); /* it keeps all */
+    if (st != ASH_COLL_OK)
+        free(all);
+}
+
 /* The exit sequence's close step (added when the communicator opens): release the communicator,
  * finalising MPI if we initialised it. */
 static void sync_fini(void)
 {
     ash_sync_watch_stop();
     if (S.coll && !ash_fatal_code()) { /* fatal: peers may be inside a collective */
-        ash_report_before_close(S.coll); /* timing events, fusion buffers, the job's figures */
+        ash_fuse_fini();
+        ash_observe_close();
+        sync_gather_job();
         ash_coll_close(S.coll);
         S.coll = NULL;
     }
@@ -430,6 +476,144 @@ static int sync_world1_collectives(void)
     return on;
 }
 
+static uint64_t sync_now_ns(void) /* CLOCK_MONOTONIC, the trace's clock */
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- the collective: issued here, and only here, with the observers told before and after ---- */
+
+static ash_coll_status_t sync_allreduce(const ash_kernel_info_t *k, const ash_policy_rule_t *r,
+                                        CUstream s, CUdeviceptr buf, size_t count, unsigned buffers)
+{
+    ash_coll_dtype_t dtype = dtype_of(r->dtype), wire = wire_of(r);
+    ash_sync_event_t e = {
+        .kernel = k, .rule = r, .stream = s, .ptr = buf, .count = count, .kind = ASH_EV_ALLREDUCE,
+        .dtype = dtype, .wire = wire == ASH_COLL_SAME ? dtype : wire, .fused_buffers = buffers,
+        .backend = S.backend,
+    };
+    ash_observe_before_collective(&e);
+    e.t0_ns = sync_now_ns();
+    e.status = ash_coll_allreduce(S.coll, buf, count, dtype, wire,
+                                  r->reduce == ASH_POLICY_REDUCE_SUM ? ASH_COLL_SUM : ASH_COLL_MEAN, s);
+    e.t1_ns = sync_now_ns();
+    ash_observe_after_collective(&e);
+    S.allreduces++;
+    return e.status;
+}
+
+static ash_coll_status_t sync_broadcast(const ash_kernel_info_t *k, const ash_policy_rule_t *r,
+                                        CUstream s, CUdeviceptr buf, size_t bytes)
+{
+    ash_sync_event_t e = {.kernel = k, .rule = r, .stream = s, .ptr = buf, .count = bytes,
+                          .kind = ASH_EV_BROADCAST, .root = 0, .backend = S.backend};
+    ash_observe_before_collective(&e);
+    e.t0_ns = sync_now_ns();
+    e.status = ash_coll_broadcast(S.coll, buf, bytes, 0, s);
+    e.t1_ns = sync_now_ns();
+    ash_observe_after_collective(&e);
+    S.broadcasts++;
+    return e.status;
+}
+
+/* A gradient rule's reduction: per launch, fused (one collective for the step) or skipped. */
+static ash_coll_status_t sync_reduce(const ash_kernel_info_t *k, const ash_policy_rule_t *r,
+                                     CUstream s, CUdeviceptr ptr, size_t count)
+{
+    ash_fuse_step_t step;
+    ash_coll_status_t st = ash_fuse_begin(r, ptr, count, s, &step);
+    if (st != ASH_COLL_OK)
+        return st;
+    if (step.skip) {
+        ash_sync_event_t e = {.kernel = k, .rule = r, .stream = s, .ptr = ptr, .count = count};
+        ash_observe_fused_skip(&e);
+        return ASH_COLL_OK;
+    }
+    st = sync_allreduce(k, r, s, step.ptr, step.count, step.buffers);
+    return st == ASH_COLL_OK ? ash_fuse_finish(r, &step, s) : st;
+}
+
+/* The rule's next sync-point number (0, 1, ...): every rule counts its own. */
+static unsigned long long sync_rule_seq(const ash_policy_rule_t *r)
+{
+    return r->kind <= 1 && S.rule_seq[r->kind] ? S.rule_seq[r->kind][r->index]++ : 0;
+}
+
+/* nan_check: count NaN/Inf in the buffer this rank computed; any -> the observers hear it (the
+ * record writes its stop line) and the job stops (_exit: ash_fatal.h). */
+static void sync_check_finite(const ash_sync_event_t *be)
+{
+    unsigned long long nan = 0, inf = 0;
+    const ash_policy_rule_t *r = be->rule;
+    if (ash_inspect_nonfinite(be->ptr, be->count, r->dtype, be->stream, &nan, &inf) != ASH_OK) {
+        ASH_WARN_CAPPED("nan_check", "scan failed (logged above): sync point not checked");
+        return;
+    }
+    if (nan == 0 && inf == 0)
+        return;
+    ash_sync_event_t e = *be;
+    e.nan = nan;
+    e.inf = inf;
+    ash_observe_nan_found(&e);
+    ash_fatal_now(ASH_EXIT_NAN,
+                  "nan_check: rank %d: %s[%u] (at: \"%s\") sync point seq %llu, before %s: %llu NaN "
+                  "and %llu Inf among %zu %s elements this rank computed (before the collective); "
+                  "stopping the job (exit %d)",
+                  ash_world()->rank, r->kind == ASH_POLICY_RULE_GRADIENT ? "gradients" : "parameters",
+                  r->index, r->at, be->seq, be->kernel ? be->kernel->demangled : "?", nan, inf, be->count,
+                  ash_policy_dtype_name(r->dtype), ASH_EXIT_NAN);
+}
+
+/* A parameter rule syncs once per distinct buffer; 1 when (r, ptr, bytes) was seen (else noted). */
+static int sync_param_seen(const ash_policy_rule_t *r, CUdeviceptr ptr, size_t bytes)
+{
+    for (bcast_seen_t *b = S.seen; b; b = b->next)
+        if (b->rule == r && b->base == ptr && b->bytes == bytes)
+            return 1;
+    bcast_seen_t *b = malloc(sizeof *b);
+    if (b) {
+        *b = (bcast_seen_t){r, ptr, bytes, S.seen};
+        S.seen = b;
+    }
+    return 0;
+}
+
+/* One rank: nothing to communicate; the observers (record) and nan_check still see each buffer,
+ * before and "after" (unchanged), so 1-rank and N-rank records align. An unresolvable buffer is
+ * skipped with a warning: with one rank nothing depends on it. */
+static ash_status_t sync_solo(const ash_kernel_info_t *k, const sync_plan_t *plan, CUstream s,
+                              void **params, void **extra)
+{
+    int watch = ash_observe_wants_buffers();
+    if ((!watch && !S.nan_check) || !ash_driver())
+        return ASH_OK;
+    pthread_mutex_lock(&S.lock);
+    for (size_t i = 0; i < plan->n; i++) {
+        const ash_policy_rule_t *r = plan->rule[i];
+        ash_sync_event_t e = {.kernel = k, .rule = r, .stream = s};
+        size_t esize = r->dtype == ASH_POLICY_DTYPE_F32 ? 4 : 2;
+        if (ash_sync_resolve(k, r, params, extra, &e.ptr, &e.count, NULL) != ASH_SYNC_RESOLVED) {
+            ASH_WARN_CAPPED("record", "%s: rule at \"%s\": buffer cannot be resolved from the "
+                            "launch's arguments: not recorded", k->demangled, r->at);
+            continue;
+        }
+        if (e.count == 0 ||
+            (r->kind == ASH_POLICY_RULE_PARAMETER && sync_param_seen(r, e.ptr, e.count * esize)))
+            continue;
+        e.seq = sync_rule_seq(r);
+        ash_observe_before_buffer(&e);
+        if (S.nan_check)
+            sync_check_finite(&e);
+        ash_observe_after_buffer(&e);
+    }
+    pthread_mutex_unlock(&S.lock);
+    return ASH_OK;
+}
+
+/* The sync point, for every rule the kernel matched: resolve -> check (fingerprint, NaN) ->
+ * collective (fused or not; a parameter rule's broadcast once per buffer) -> done. */
 ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **params, void **extra)
 {
     const sync_plan_t *plan = k->rules;
@@ -442,84 +626,67 @@ ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **p
             ash_fatal(ASH_EXIT_CAPTURE, "%s", cap);
     /* one rank: nothing to communicate (unless the debug switch); recording / nan_check still look */
     if (w->size <= 1 && !sync_world1_collectives())
-        return ash_record_solo(S.policy, k, s, params, extra, plan->rule, plan->n);
+        return sync_solo(k, plan, s, params, extra);
     if (!ash_driver())
         return ASH_ERR_UNSUPPORTED; /* the real driver lacks what collectives need (logged) */
     pthread_mutex_lock(&S.lock);
     ash_coll_status_t cst = open_coll();
-    if (cst != ASH_COLL_OK) {
+    if (cst != ASH_COLL_OK)
         ash_fatal(ASH_EXIT_CONFIG, "cannot open collectives (%s): ranks cannot be kept in sync",
-                 ash_coll_status_text(cst));
-    }
+                  ash_coll_status_text(cst));
     for (size_t i = 0; i < plan->n; i++) {
         const ash_policy_rule_t *r = plan->rule[i];
-        ash_report_hit(r, k); /* exit report and trace (shim/report.c) */
-        CUdeviceptr ptr = 0;
-        size_t count = 0, esize = r->dtype == ASH_POLICY_DTYPE_F32 ? 4 : 2;
+        ash_sync_event_t e = {.kernel = k, .rule = r, .stream = s};
+        ash_observe_sync_point(&e);
+        /* resolve */
+        size_t esize = r->dtype == ASH_POLICY_DTYPE_F32 ? 4 : 2;
         long long bad_count = 0;
-        switch (ash_sync_resolve(k, r, params, extra, &ptr, &count, &bad_count)) {
+        switch (ash_sync_resolve(k, r, params, extra, &e.ptr, &e.count, &bad_count)) {
         case ASH_SYNC_RESOLVED:
             break;
         case ASH_SYNC_NO_ARGS:
-            goto no_args;
+            ash_fatal(ASH_EXIT_CONFIG, "%s: cannot read the launch's arguments (no kernelParams, "
+                      "and no parameter layout for `extra`)", k->demangled);
         case ASH_SYNC_NEGATIVE_COUNT:
             ash_fatal(ASH_EXIT_CONFIG, "%s: rule at \"%s\": count argument %u is negative (%lld)",
-                     k->demangled, r->at, r->buffer.count_arg, bad_count);
+                      k->demangled, r->at, r->buffer.count_arg, bad_count);
         case ASH_SYNC_NOT_ALLOCATED:
-            ash_fatal(ASH_EXIT_CONFIG, "%s:%u:%u: rule at \"%s\" (region: allocation): pointer 0x%llx, argument "
-                     "%u of %s, lies in no live allocation",
-                     ash_policy_source(S.policy), r->line, r->col, r->at,
-                     (unsigned long long)ptr, r->buffer.arg, k->demangled);
+            ash_fatal(ASH_EXIT_CONFIG, "%s:%u:%u: rule at \"%s\" (region: allocation): pointer "
+                      "0x%llx, argument %u of %s, lies in no live allocation",
+                      ash_policy_source(S.policy), r->line, r->col, r->at,
+                      (unsigned long long)e.ptr, r->buffer.arg, k->demangled);
         }
         int grad = r->kind == ASH_POLICY_RULE_GRADIENT;
-        if (!grad) {
-            bcast_seen_t *b;
-            for (b = S.seen; b; b = b->next)
-                if (b->rule == r && b->base == ptr && b->bytes == count * esize)
-                    break;
-            if (b)
-                continue;
-        }
+        if (!grad && sync_param_seen(r, e.ptr, e.count * esize))
+            continue; /* broadcast once per buffer */
         if ((cap = ash_capture_check(k, s, r, ash_policy_source(S.policy))) != NULL) /* capture.c */
             ash_fatal(ASH_EXIT_CAPTURE, "%s", cap);
+        /* check */
         char what[384];
         snprintf(what, sizeof what, "%s[%u] (at: \"%s\") before %s",
                  grad ? "gradients" : "parameters", r->index, r->at, k->demangled);
         unsigned long long seq = S.seq++;
         if (S.check)
-            sync_check_fingerprint(r, k, count, esize, seq, what);
-        if (count == 0)
+            sync_check_fingerprint(r, k, e.count, esize, seq, what);
+        if (e.count == 0)
             continue;
-        ash_record_before(S.policy, k, r, ptr, count, s); /* this rank's values; nan_check */
+        e.seq = sync_rule_seq(r);
+        ash_observe_before_buffer(&e); /* this rank's values */
+        if (S.nan_check)
+            sync_check_finite(&e);
+        /* collective */
         ash_sync_watch_begin(what, seq);
-        if (grad) {
-            int issued = 0;
-            cst = ash_fuse_allreduce(S.coll, r, k, ptr, count, dtype_of(r->dtype), wire_of(r),
-                                     r->reduce == ASH_POLICY_REDUCE_SUM ? ASH_COLL_SUM : ASH_COLL_MEAN, s,
-                                     &issued);
-            S.allreduces += (unsigned)issued;
-        } else {
-            cst = ash_report_broadcast(S.coll, r, k, ptr, count * esize, 0, s);
-            bcast_seen_t *b;
-            if ((b = malloc(sizeof *b))) {
-                *b = (bcast_seen_t){r, ptr, count * esize, S.seen};
-                S.seen = b;
-            }
-            S.broadcasts++;
-        }
-        S.bytes += count * esize;
+        cst = grad ? sync_reduce(k, r, s, e.ptr, e.count) : sync_broadcast(k, r, s, e.ptr, e.count * esize);
+        S.bytes += e.count * esize;
         if (cst == ASH_COLL_ETIMEDOUT)
             ash_sync_watch_timeout(what, seq);
         ash_sync_watch_end(cst == ASH_COLL_OK ? s : NULL);
-        if (cst != ASH_COLL_OK) {
+        if (cst != ASH_COLL_OK)
             ash_fatal(ASH_EXIT_CONFIG, "collective for rule at \"%s\" before %s failed: %s", r->at,
-                     k->demangled, ash_coll_status_text(cst));
-        }
-        ash_record_after(r, ptr, count, s); /* the reduced values every rank holds */
+                      k->demangled, ash_coll_status_text(cst));
+        /* done */
+        ash_observe_after_buffer(&e); /* the reduced values every rank holds */
     }
     pthread_mutex_unlock(&S.lock);
     return ASH_OK;
-no_args:
-    ash_fatal(ASH_EXIT_CONFIG, "%s: cannot read the launch's arguments (no kernelParams, and no "
-             "parameter layout for `extra`)", k->demangled);
 }

@@ -8,9 +8,11 @@
  * array is strict JSON), and accelerate-run's merger also accepts a file cut short.
  * Invariant: memory is bounded (one 64 KiB buffer); the file is created new (O_EXCL|O_NOFOLLOW).
  * Threading: one mutex around the buffer; timestamps are CLOCK_MONOTONIC shifted by a fixed
- * offset to the epoch (ranks on one host share the clock). Callers: report.c, fuse.c, intercept/.
+ * offset to the epoch (ranks on one host share the clock). Callers: the sync engine's events
+ * (ash_trace_observer), intercept/ (launches, copies), report.c (clock, JSON escaping).
  */
 #include "ash_trace.h"
+#include "ash_world.h"
 
 #include "ash_file.h"
 #include "ash_log.h"
@@ -275,3 +277,92 @@ void ash_trace_close(void)
     ash_trace_launches_on = 0;
     pthread_mutex_unlock(&T.lock);
 }
+
+/* ---- the observer: the engine's sync points and collectives on the timeline ---- */
+
+static const char *trace_list(const ash_policy_rule_t *r)
+{
+    return r->kind == ASH_POLICY_RULE_GRADIENT ? "gradients" : "parameters";
+}
+
+static const char *trace_kernel(const ash_sync_event_t *e)
+{
+    return e->kernel && e->kernel->demangled ? e->kernel->demangled : "?";
+}
+
+static void trace_obs_init(void) { ash_trace_init(ash_world()->rank); }
+
+static void trace_sync_point(const ash_sync_event_t *e)
+{
+    if (!ash_trace_enabled())
+        return;
+    char args[700], esc[512], name[600];
+    snprintf(args, sizeof args, "\"rule\":\"%s[%u]\",\"at\":\"%s\"", trace_list(e->rule),
+             e->rule->index, ash_json_escape(e->rule->at, esc, sizeof esc));
+    snprintf(name, sizeof name, "sync %s", trace_kernel(e));
+    ash_trace_instant("sync", name, args);
+}
+
+static void trace_fused_skip(const ash_sync_event_t *e)
+{
+    if (!ash_trace_enabled())
+        return;
+    char name[600];
+    snprintf(name, sizeof name, "fused: %s already reduced", trace_kernel(e));
+    ash_trace_instant("sync", name, NULL);
+}
+
+static void trace_before_collective(const ash_sync_event_t *e)
+{
+    if (!ash_trace_enabled() || e->kind != ASH_EV_ALLREDUCE || e->wire == e->dtype)
+        return;
+    char name[64];
+    snprintf(name, sizeof name, "cast %s->%s", ash_coll_dtype_name(e->dtype), ash_coll_dtype_name(e->wire));
+    ash_trace_instant("cast", name, NULL);
+}
+
+static void trace_after_collective(const ash_sync_event_t *e)
+{
+    if (!ash_trace_enabled())
+        return;
+    char args[900], esc[512], name[64];
+    const ash_policy_rule_t *r = e->rule;
+    if (e->kind == ASH_EV_BROADCAST) {
+        snprintf(args, sizeof args,
+                 "\"rule\":\"%s[%u]\",\"kernel\":\"%s\",\"bytes\":%zu,\"root\":%d,"
+                 "\"backend\":\"%s\",\"status\":\"%s\"",
+                 trace_list(r), r->index, ash_json_escape(trace_kernel(e), esc, sizeof esc), e->count,
+                 e->root, e->backend ? e->backend : "none", ash_coll_status_name(e->status));
+        ash_trace_complete("collective", "broadcast", e->t0_ns, e->t1_ns, args);
+        ash_trace_flush();
+        return;
+    }
+    size_t payload = e->count * ash_coll_dtype_size(e->dtype), wb = e->count * ash_coll_dtype_size(e->wire);
+    snprintf(args, sizeof args,
+             "\"rule\":\"%s[%u]\",\"kernel\":\"%s\",\"count\":%zu,\"dtype\":\"%s\","
+             "\"wire\":\"%s\",\"bytes\":%zu,\"wire_bytes\":%zu,\"fused_buffers\":%u,"
+             "\"backend\":\"%s\",\"status\":\"%s\"",
+             trace_list(r), r->index, ash_json_escape(trace_kernel(e), esc, sizeof esc), e->count,
+             ash_coll_dtype_name(e->dtype), ash_coll_dtype_name(e->wire), payload, wb, e->fused_buffers,
+             e->backend ? e->backend : "none", ash_coll_status_name(e->status));
+    if (e->fused_buffers > 1)
+        snprintf(name, sizeof name, "allreduce (fused %u)", e->fused_buffers);
+    else
+        snprintf(name, sizeof name, "allreduce");
+    ash_trace_complete("collective", name, e->t0_ns, e->t1_ns, args);
+    if (e->wire != e->dtype) {
+        snprintf(name, sizeof name, "cast %s->%s", ash_coll_dtype_name(e->wire), ash_coll_dtype_name(e->dtype));
+        ash_trace_instant("cast", name, NULL);
+    }
+    ash_trace_flush(); /* after each collective: a crash loses at most the launches since */
+}
+
+const ash_observer_t ash_trace_observer = {
+    .name = "trace",
+    .init = trace_obs_init,
+    .sync_point = trace_sync_point,
+    .before_collective = trace_before_collective,
+    .after_collective = trace_after_collective,
+    .fused_skip = trace_fused_skip,
+    .exit = ash_trace_close,
+};

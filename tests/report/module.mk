@@ -2,9 +2,9 @@
 # timeline (ACCELSHIM_TRACE / accelerate-run --trace, merged per rank): shim/report.c, trace.c.
 TESTS += $(sort $(wildcard tests/report/test_*.sh))
 
-# the fusion state machine alone: shim/fuse.c with the report and the collectives stubbed
+# the fusion state machine alone: shim/fuse.c, the test playing the engine (collectives stubbed)
 REPORT_FUSE_UNIT := $(BUILD)/tests/report/test_fuse_unit
-$(REPORT_FUSE_UNIT): tests/report/test_fuse_unit.c shim/fuse.c shim/ash_fuse.h shim/ash_report.h shim/ash_driver.h \
+$(REPORT_FUSE_UNIT): tests/report/test_fuse_unit.c shim/fuse.c shim/ash_fuse.h shim/ash_driver.h \
                      policy/ash_policy.h collectives/ash_coll.h | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Ishim -Ipolicy -Icollectives $(CFLAGS) -o $@ tests/report/test_fuse_unit.c shim/fuse.c

@@ -1,0 +1,71 @@
+/* events.c — the engine's side of the observer interface (see ash_observer.h): each event goes
+ * to every registered observer that has the op, in registry order.
+ *
+ * Invariant: the only way the engine reaches an observer. Threading: as the events (the engine's
+ * lock for sync-point events; init once; exit ops from the exit sequence).
+ */
+#include "ash_observer.h"
+
+#include "ash_shim.h"
+
+#define ASH__EACH(op, ...)                                                                 \
+    do {                                                                                   \
+        for (const ash_observer_t *const *o = ash_observers; *o; o++)                      \
+            if ((*o)->op)                                                                  \
+                (*o)->op(__VA_ARGS__);                                                     \
+    } while (0)
+
+static void ash_observe_final_values(void)
+{
+    for (const ash_observer_t *const *o = ash_observers; *o; o++)
+        if ((*o)->final_values)
+            (*o)->final_values();
+}
+
+static void ash_observe_exit(void)
+{
+    for (const ash_observer_t *const *o = ash_observers; *o; o++)
+        if ((*o)->exit)
+            (*o)->exit();
+}
+
+void ash_observe_init(void)
+{
+    for (const ash_observer_t *const *o = ash_observers; *o; o++)
+        if ((*o)->init)
+            (*o)->init();
+    ash_shim_at_exit(ASH_EXIT_STEP_FINAL_VALUES, ash_observe_final_values);
+    ash_shim_at_exit(ASH_EXIT_STEP_REPORT, ash_observe_exit);
+}
+
+int ash_observe_wants_buffers(void)
+{
+    int want = 0;
+    for (const ash_observer_t *const *o = ash_observers; *o; o++)
+        if ((*o)->wants_buffers && (*o)->wants_buffers())
+            want = 1; /* ask every one: asking may initialise it */
+    return want;
+}
+
+void ash_observe_sync_point(const ash_sync_event_t *e) { ASH__EACH(sync_point, e); }
+void ash_observe_before_buffer(const ash_sync_event_t *e) { ASH__EACH(before_buffer, e); }
+void ash_observe_nan_found(const ash_sync_event_t *e) { ASH__EACH(nan_found, e); }
+void ash_observe_before_collective(const ash_sync_event_t *e) { ASH__EACH(before_collective, e); }
+void ash_observe_after_collective(const ash_sync_event_t *e) { ASH__EACH(after_collective, e); }
+void ash_observe_fused_skip(const ash_sync_event_t *e) { ASH__EACH(fused_skip, e); }
+void ash_observe_after_buffer(const ash_sync_event_t *e) { ASH__EACH(after_buffer, e); }
+
+void ash_observe_close(void)
+{
+    for (const ash_observer_t *const *o = ash_observers; *o; o++)
+        if ((*o)->close)
+            (*o)->close();
+}
+
+const ash_observer_t *ash_observe_job_owner(void)
+{
+    for (const ash_observer_t *const *o = ash_observers; *o; o++)
+        if ((*o)->job_words && (*o)->job)
+            return *o;
+    return NULL;
+}

@@ -1,0 +1,15 @@
+/* observers.c — the registry of the sync engine's observers (see ash_observer.h): one line each,
+ * in the order events reach them. A new observer: one file defining its ash_observer_t, one line
+ * here. The report comes before the trace: the trace closes last at exit.
+ */
+#include "ash_observer.h"
+#include "ash_record.h"
+#include "ash_report.h"
+#include "ash_trace.h"
+
+const ash_observer_t *const ash_observers[] = {
+    &ash_record_observer, /* record.c: the JSON Lines record of sync points */
+    &ash_report_observer, /* report.c: the exit report */
+    &ash_trace_observer,  /* trace.c: the Chrome-trace timeline */
+    NULL,
+};
