@@ -1,3 +1,3 @@
-# shim/crash.mk — the crash reporter (shim/crash.c) needs libunwind in libaccelshim.so.
-# (shim/*.c is compiled into the library by intercept/module.mk; this only adds the library.)
+# core/crash.mk — the crash reporter (core/crash.c) needs libunwind in libaccelshim.so.
+# (core/*.c is compiled into the library by intercept/module.mk; this only adds the library.)
 ASH_LIB_EXTRA_LIBS += -lunwind

@@ -50,7 +50,7 @@ $(ITEST_DIR)/%: $(ITEST_DIR)/%.o
 ITEST_TSAN_OK := $(shell echo 'int main(void){return 0;}' | $(CC) -fsanitize=thread -x c - -o /dev/null 2>/dev/null && echo yes)
 ifeq ($(ITEST_TSAN_OK),yes)
 ITEST_TSAN_DIR  := $(ITEST_DIR)/tsan
-ITEST_TSAN_SRCS := $(filter-out intercept/doors.c,$(wildcard intercept/*.c shim/*.c))
+ITEST_TSAN_SRCS := $(filter-out intercept/doors.c,$(wildcard $(ASH_LIB_DIRS:%=%/*.c)))
 ITEST_TSAN_OBJS := $(patsubst %.c,$(ITEST_TSAN_DIR)/%.o,$(ITEST_TSAN_SRCS)) $(ITEST_TSAN_DIR)/intercept/doors.o
 ITEST_TSAN_FLAGS := $(filter-out -O2,$(CFLAGS)) -O1
 ALL += $(ITEST_TSAN_DIR)/libaccelshim.so $(ITEST_TSAN_DIR)/threads
