@@ -238,6 +238,8 @@ void ash_trace_instant(const char *cat, const char *name, const char *args_json)
 
 void ash_trace_launch(const char *kernel, uint64_t t0_ns, int result)
 {
+    if (!ash_trace_launches_on)
+        return; /* closed at exit */
     char args[64];
     snprintf(args, sizeof args, "\"result\":%d", result);
     ash_trace_complete("launch", kernel ? kernel : "?", t0_ns, ash_trace_now_ns(), args);
@@ -245,6 +247,8 @@ void ash_trace_launch(const char *kernel, uint64_t t0_ns, int result)
 
 void ash_trace_copy(const char *api, size_t bytes, uint64_t t0_ns, int result)
 {
+    if (!ash_trace_launches_on)
+        return;
     char args[96];
     snprintf(args, sizeof args, "\"bytes\":%zu,\"result\":%d", bytes, result);
     ash_trace_complete("memcpy", api, t0_ns, ash_trace_now_ns(), args);
@@ -291,6 +295,8 @@ static const char *trace_kernel(const ash_sync_event_t *e)
 }
 
 static void trace_obs_init(void) { ash_trace_init(ash_world()->rank); }
+
+static int trace_wants_launches(void) { return ash_trace_launches_on; }
 
 static void trace_sync_point(const ash_sync_event_t *e)
 {
@@ -364,5 +370,8 @@ const ash_observer_t ash_trace_observer = {
     .before_collective = trace_before_collective,
     .after_collective = trace_after_collective,
     .fused_skip = trace_fused_skip,
+    .wants_launches = trace_wants_launches,
+    .launch = ash_trace_launch,
+    .copy = ash_trace_copy,
     .exit = ash_trace_close,
 };
