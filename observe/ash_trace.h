@@ -43,12 +43,4 @@ void ash_trace_flush(void);
 /* Close the JSON array and the file (exit report time). Idempotent. */
 void ash_trace_close(void);
 
-/* Replace every "{rank}" in tmpl; 0, or -1 when out is too small. */
-int ash_path_for_rank(const char *tmpl, int rank, char *out, size_t cap);
-/* Create a NEW output file (ash_file_create: O_EXCL|O_NOFOLLOW; never through a symlink, never
- * over an existing file); fd, or -1 with errno set. */
-int ash_open_output(const char *path);
-/* Escape s as the inside of a JSON string into out (always NUL-terminated); returns out. */
-char *ash_json_escape(const char *s, char *out, size_t cap);
-
 #endif /* ASH_TRACE_H */
