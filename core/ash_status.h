@@ -1,4 +1,4 @@
-/* ash_status.h — private to the shim: the shim's own result codes and the check macros.
+/* ash_status.h — private to the shim: the shim's own result codes.
  *
  * ash_status_t is for the shim's internal results only; a hook always hands the application the
  * driver's CUresult unchanged. One X-macro list makes the enum and ash_status_name(). The first

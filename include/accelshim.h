@@ -2,7 +2,7 @@
  *
  * A program may call these through dlsym(RTLD_DEFAULT, "accelshim_version") to learn whether it
  * runs under the shim; tests use the debug queries. Every function is safe from any thread and
- * initialises the shim lazily if needed. (Lives in shim/ until the lead moves it to include/.)
+ * initialises the shim lazily if needed.
  */
 #ifndef ACCELSHIM_H
 #define ACCELSHIM_H

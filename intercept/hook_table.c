@@ -14,7 +14,7 @@
 #include "ash_log.h"
 #include "ash_options.h"
 #include "ash_shim.h"
-#include "ash_trace.h"
+#include "ash_observer.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -82,13 +82,13 @@ static int ash_route_by_name = 1;
     ASH_EXPORT CUresult CUDAAPI name params                                                \
     {                                                                                      \
         ash_hook_init();                                                                   \
-        if (ASH_UNLIKELY(ash_trace_launches_on)) {                                         \
+        if (ASH_UNLIKELY(ash_observe_launches_on)) {                                       \
             __typeof__(ash_real.name) ash__real = ash_real.name;                           \
             if (ash__real == NULL)                                                         \
                 return ash_hook_missing(#name);                                            \
-            uint64_t ash__t0 = ash_trace_now_ns();                                         \
+            uint64_t ash__t0 = ash_observe_now_ns();                                       \
             CUresult ash__r = ash__real args;                                              \
-            ash_trace_copy(#name, (size_t)n, ash__t0, (int)ash__r);                        \
+            ash_observe_copy(#name, (size_t)n, ash__t0, (int)ash__r);                      \
             return ash__r;                                                                 \
         }                                                                                  \
         ASH_CALL_REAL(name, args);                                                         \

@@ -10,7 +10,7 @@
 #include "ash_hook.h"
 #include "ash_kernels.h"
 #include "ash_log.h"
-#include "ash_trace.h"
+#include "ash_observer.h"
 
 static __attribute__((noinline, cold)) ash_kentry_t *ash_launch_slow(const void *f, CUstream s, void **params,
                                                                    void **extra)
@@ -45,10 +45,10 @@ static __attribute__((noinline, cold)) ash_kentry_t *ash_launch_slow(const void 
             return ash_hook_missing(#name);                                                \
         if (k != NULL)                                                                     \
             ash_kernel_count(k);                                                           \
-        if (ASH_UNLIKELY(ash_trace_launches_on)) { /* --trace-launches: slow path only */  \
-            uint64_t ash__t0 = ash_trace_now_ns();                                         \
+        if (ASH_UNLIKELY(ash_observe_launches_on)) { /* --trace-launches: slow path only */\
+            uint64_t ash__t0 = ash_observe_now_ns();                                       \
             CUresult ash__r = real args;                                                   \
-            ash_trace_launch(k ? k->info.demangled : NULL, ash__t0, (int)ash__r);          \
+            ash_observe_launch(k ? k->info.demangled : NULL, ash__t0, (int)ash__r);        \
             return ash__r;                                                                 \
         }                                                                                  \
         return real args;                                                                  \

@@ -14,7 +14,7 @@
 #include "accelshim.h"
 #include "ash_hook.h"
 #include "ash_log.h"
-#include "ash_trace.h"
+#include "ash_observer.h"
 #include "ash_shim.h"
 
 #include <dlfcn.h>
@@ -287,7 +287,7 @@ ash_kentry_t *ash_kernel_learn(const void *h)
     e->info.param_sizes = sizes;
     e->info.rules = ash_kernels_matcher ? ash_kernels_matcher(&e->info) : NULL;
     e->learned = 1;
-    e->slow = e->info.rules != NULL || ash_trace_launches_on; /* traced launches: slow path */
+    e->slow = e->info.rules != NULL || ash_observe_launches_on; /* observed launches: slow path */
     if (old != NULL)
         atomic_store_explicit(&e->launches, atomic_load_explicit(&old->launches, memory_order_relaxed),
                               memory_order_relaxed);

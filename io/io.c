@@ -8,7 +8,7 @@
  * cannot see; its version script exports nothing else). Rank: first set of ACCELSHIM_RANK,
  * OMPI_COMM_WORLD_RANK, PMIX_RANK, SLURM_PROCID (as the shim reads it); policy: ACCELSHIM_POLICY,
  * read with raw syscalls and ash_policy_parse (no interposed call, so no recursion). The
- * environment is read through the shim's options table (shim/options.c linked in: secure_getenv,
+ * environment is read through the shim's options table (core/options.c linked in: secure_getenv,
  * so set-uid programs get no redirection; no getenv here). A separate library
  * so that libaccelshim.so's exports stay cu*, dlsym and accelshim_*. Writing intent: open flags
  * O_WRONLY/O_RDWR/O_CREAT/O_TRUNC, creat, an fopen mode with w, a or +. O_EXCL is dropped when

@@ -4,17 +4,17 @@
 # the libc names in io/exports.map. Links the policy archive (libyaml) and the shim's options table
 # (options, log, fatal: compiled again here, hidden, so the environment is read one way).
 IO_LIB := $(BUILD)/libaccelshim-io.so
-IO_OPT_SRCS := shim/options.c shim/log.c shim/fatal.c
-IO_OPT_OBJS := $(IO_OPT_SRCS:shim/%.c=$(BUILD)/io/opt_%.o)
+IO_OPT_SRCS := core/options.c core/log.c core/fatal.c
+IO_OPT_OBJS := $(IO_OPT_SRCS:core/%.c=$(BUILD)/io/opt_%.o)
 ALL += $(IO_LIB)
 
-$(BUILD)/io/io.o: io/io.c policy/ash_policy.h shim/ash_options.h | $(DEPS_STAMP)
+$(BUILD)/io/io.o: io/io.c policy/ash_policy.h core/ash_options.h | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Ipolicy -Ishim $(CFLAGS) $(PTHREAD) -c -o $@ $<
+	$(CC) $(CPPFLAGS) -Ipolicy -Icore $(CFLAGS) $(PTHREAD) -c -o $@ $<
 
-$(IO_OPT_OBJS): $(BUILD)/io/opt_%.o: shim/%.c shim/ash_options.h shim/ash_log.h shim/ash_fatal.h | $(DEPS_STAMP)
+$(IO_OPT_OBJS): $(BUILD)/io/opt_%.o: core/%.c core/ash_options.h core/ash_log.h core/ash_fatal.h | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Ishim $(CFLAGS) $(PTHREAD) -c -o $@ $<
+	$(CC) $(CPPFLAGS) -Icore $(CFLAGS) $(PTHREAD) -c -o $@ $<
 
 $(IO_LIB): $(BUILD)/io/io.o $(IO_OPT_OBJS) io/exports.map $(BUILD)/policy/libash_policy.a | $(DEPS_STAMP)
 	$(CC) -shared $(CFLAGS) $(PTHREAD) -o $@ $(BUILD)/io/io.o $(IO_OPT_OBJS) \

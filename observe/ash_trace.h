@@ -20,8 +20,8 @@
 
 extern const ash_observer_t ash_trace_observer;
 
-/* Nonzero when launches and copies are traced; read (relaxed) by intercept/'s slow paths and
- * by the generated memcpy hooks behind one predictable branch. Set once at init. */
+/* Nonzero when launches and copies are traced (ACCELSHIM_TRACE_LAUNCHES=1 with a trace file);
+ * set once at init, cleared when the trace closes. */
 extern int ash_trace_launches_on;
 
 /* Open the trace file if a path is configured (ACCELSHIM_TRACE or debug.trace). Once, at init. */
@@ -35,20 +35,12 @@ void ash_trace_complete(const char *cat, const char *name, uint64_t t0_ns, uint6
                         const char *args_json);
 /* Instant event ("ph":"i", thread scope). */
 void ash_trace_instant(const char *cat, const char *name, const char *args_json);
-/* Launch / copy records for intercept/ (only called when ash_trace_launches_on). */
+/* Launch / copy records: the observer's launch-seen ops (intercept/ -> ash_observe_launch). */
 void ash_trace_launch(const char *kernel, uint64_t t0_ns, int result);
 void ash_trace_copy(const char *api, size_t bytes, uint64_t t0_ns, int result);
 /* Write what is buffered (the file stays open). */
 void ash_trace_flush(void);
 /* Close the JSON array and the file (exit report time). Idempotent. */
 void ash_trace_close(void);
-
-/* Replace every "{rank}" in tmpl; 0, or -1 when out is too small. */
-int ash_path_for_rank(const char *tmpl, int rank, char *out, size_t cap);
-/* Create a NEW output file (ash_file_create: O_EXCL|O_NOFOLLOW; never through a symlink, never
- * over an existing file); fd, or -1 with errno set. */
-int ash_open_output(const char *path);
-/* Escape s as the inside of a JSON string into out (always NUL-terminated); returns out. */
-char *ash_json_escape(const char *s, char *out, size_t cap);
 
 #endif /* ASH_TRACE_H */

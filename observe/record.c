@@ -16,7 +16,6 @@
 
 #include "ash_alloc.h"
 #include "ash_driver.h"
-#include "ash_fatal.h"
 #include "ash_log.h"
 #include "ash_options.h"
 #include "ash_world.h"

@@ -17,10 +17,10 @@
 
 #include "ash_alloc.h"
 #include "ash_driver.h"
+#include "ash_file.h"
 #include "ash_fuse.h"
 #include "ash_log.h"
 #include "ash_options.h"
-#include "ash_trace.h"
 #include "ash_world.h"
 
 #include <errno.h>
@@ -62,7 +62,7 @@ enum { W_WALL, W_COMM, W_COLL, W_WIRE, W_PEAK, W_RANK }; /* the gathered words *
 
 static void report_init(void)
 {
-    R.t_start = ash_trace_now_ns();
+    R.t_start = ash_observe_now_ns();
     R.policy = ash_sync_policy();
     for (int k = 0; k < 2; k++) {
         R.nrules[k] = ash_policy_rule_count(R.policy, (ash_policy_rule_kind_t)k);
@@ -217,7 +217,7 @@ static uint64_t comm_ns(void) { return R.host_ns - R.host_timed_ns + R.dev_ns; }
 
 static uint64_t wall_ns(void)
 {
-    return R.wall_frozen ? R.wall_frozen : ash_trace_now_ns() - R.t_start;
+    return R.wall_frozen ? R.wall_frozen : ash_observe_now_ns() - R.t_start;
 }
 
 static uint64_t peak_bytes(void)
@@ -237,7 +237,7 @@ static void report_close(void)
      * (and with it the events) before exit. Their collectives count with their host time. */
     for (; R.tail != R.head; R.tail++)
         R.untimed++;
-    R.wall_frozen = ash_trace_now_ns() - R.t_start;
+    R.wall_frozen = ash_observe_now_ns() - R.t_start;
 }
 
 static int report_job_words(unsigned long long fp[ASH_COLL_FP_WORDS])

@@ -50,25 +50,6 @@ uint64_t ash_trace_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-char *ash_json_escape(const char *s, char *out, size_t cap)
-{
-    size_t n = 0;
-    if (cap == 0)
-        return out;
-    for (; s && *s && n + 7 < cap; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') {
-            out[n++] = '\\';
-            out[n++] = (char)c;
-        } else if (c < 0x20 || c == 0x7f) {
-            n += (size_t)snprintf(out + n, cap - n, "\\u%04x", c);
-        } else {
-            out[n++] = (char)c;
-        }
-    }
-    out[n] = '\0';
-    return out;
-}
 
 static void trace_write_all(const char *p, size_t n)
 {
@@ -124,37 +105,7 @@ static long trace_thread(void)
     return trace_tid;
 }
 
-int ash_path_for_rank(const char *tmpl, int rank, char *out, size_t cap)
-{
-    size_t n = 0;
-    for (const char *p = tmpl; *p; p++) {
-        if (!strncmp(p, "{rank}", 6)) {
-            int w = snprintf(out + n, cap - n, "%d", rank);
-            if (w < 0 || (size_t)w >= cap - n)
-                return -1;
-            n += (size_t)w;
-            p += 5;
-        } else {
-            if (n + 1 >= cap)
-                return -1;
-            out[n++] = *p;
-        }
-    }
-    out[n] = '\0';
-    return 0;
-}
 
-/* Through ash_file_create (shim/file.c): O_CREAT|O_EXCL|O_NOFOLLOW, so a symlink (or anything
- * else) already at the path makes the open fail instead of writing elsewhere or truncating. */
-int ash_open_output(const char *path)
-{
-    int fd = ash_file_create(path, 0644);
-    if (fd < 0) {
-        errno = -fd;
-        return -1;
-    }
-    return fd;
-}
 
 void ash_trace_init(int rank)
 {
@@ -238,6 +189,8 @@ void ash_trace_instant(const char *cat, const char *name, const char *args_json)
 
 void ash_trace_launch(const char *kernel, uint64_t t0_ns, int result)
 {
+    if (!ash_trace_launches_on)
+        return; /* closed at exit */
     char args[64];
     snprintf(args, sizeof args, "\"result\":%d", result);
     ash_trace_complete("launch", kernel ? kernel : "?", t0_ns, ash_trace_now_ns(), args);
@@ -245,6 +198,8 @@ void ash_trace_launch(const char *kernel, uint64_t t0_ns, int result)
 
 void ash_trace_copy(const char *api, size_t bytes, uint64_t t0_ns, int result)
 {
+    if (!ash_trace_launches_on)
+        return;
     char args[96];
     snprintf(args, sizeof args, "\"bytes\":%zu,\"result\":%d", bytes, result);
     ash_trace_complete("memcpy", api, t0_ns, ash_trace_now_ns(), args);
@@ -291,6 +246,8 @@ static const char *trace_kernel(const ash_sync_event_t *e)
 }
 
 static void trace_obs_init(void) { ash_trace_init(ash_world()->rank); }
+
+static int trace_wants_launches(void) { return ash_trace_launches_on; }
 
 static void trace_sync_point(const ash_sync_event_t *e)
 {
@@ -364,5 +321,8 @@ const ash_observer_t ash_trace_observer = {
     .before_collective = trace_before_collective,
     .after_collective = trace_after_collective,
     .fused_skip = trace_fused_skip,
+    .wants_launches = trace_wants_launches,
+    .launch = ash_trace_launch,
+    .copy = ash_trace_copy,
     .exit = ash_trace_close,
 };

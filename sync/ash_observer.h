@@ -7,7 +7,8 @@
  * shown, through the real-driver table). An observer is one file with one ash_observer_t (ops
  * filled with designated initialisers; a NULL op = not interested) and one line in the registry
  * (observe/observers.c); events reach the observers in registry order. The engine calls the
- * ash_observe_* dispatchers (sync/events.c) and nothing else of an observer.
+ * ash_observe_* dispatchers (sync/events.c) and nothing else of an observer; intercept/ reports
+ * the launches it sees the same way (ash_observe_launch, ash_observe_copy).
  * Threading: every event but init and the exit steps comes with the engine's lock held, on the
  * launching thread (one at a time); init during shim init; the exit ops from the exit sequence.
  */
@@ -61,6 +62,11 @@ typedef struct ash_observer {
     void (*fused_skip)(const ash_sync_event_t *e);
     /* the buffer after the collective (with one rank: unchanged): what every rank holds */
     void (*after_buffer)(const ash_sync_event_t *e);
+    /* launch seen: intercept's slow path reports every kernel launch and memcpy, only while
+     * ash_observe_launches_on (an observer's wants_launches said 1 at init); any thread */
+    int (*wants_launches)(void);
+    void (*launch)(const char *kernel, uint64_t t0_ns, int result);
+    void (*copy)(const char *api, size_t bytes, uint64_t t0_ns, int result);
     /* the engine closes its communicator (exit); no CUDA call may block here */
     void (*close)(void);
     /* the job's figures: fill words (1: take part); after the engine gathered every rank's
@@ -88,5 +94,13 @@ void ash_observe_after_buffer(const ash_sync_event_t *e);
 void ash_observe_close(void);
 /* the observer that takes part in the job's figures, or NULL */
 const ash_observer_t *ash_observe_job_owner(void);
+
+/* ---- intercept's side: launch seen ---- */
+/* Nonzero when some observer wants every launch and copy; read (relaxed) by intercept/'s slow
+ * paths and the generated memcpy hooks behind one predictable branch. Set once at init. */
+extern int ash_observe_launches_on;
+uint64_t ash_observe_now_ns(void); /* CLOCK_MONOTONIC: the clock of every event's times */
+void ash_observe_launch(const char *kernel, uint64_t t0_ns, int result);
+void ash_observe_copy(const char *api, size_t bytes, uint64_t t0_ns, int result);
 
 #endif /* ASH_OBSERVER_H */

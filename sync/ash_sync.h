@@ -46,7 +46,7 @@ ash_status_t ash_sync_init(void);
 /* Where rule R's buffer is for this launch: its pointer (argument R->buffer.arg, or the base of
  * the allocation containing it for region: allocation) and element count (argument, constant,
  * or the allocation's size). From kernelParams or the packed `extra` buffer. The one resolver:
- * the engine and the recorder (shim/record.c) both use it. */
+ * the engine uses it at every sync point, with one rank too. */
 typedef enum {
     ASH_SYNC_RESOLVED,       /* *ptr and *count are set */
     ASH_SYNC_NO_ARGS,        /* the launch's arguments cannot be read (no layout for `extra`) */

@@ -1,6 +1,6 @@
 /* inspect_kernels.cu — the shim's own scan of a synced buffer for NaN/Inf, written once
  * (include/ash_kernel.h): nvcc -> build/shim/inspect_kernels.ptx, embedded in libaccelshim.so by
- * shim/inspect_ptx.S and loaded through the REAL driver (shim/inspect.c); cc ->
+ * sync/inspect_ptx.S and loaded through the REAL driver (sync/inspect.c); cc ->
  * build/shim/libash_inspect_kernels_host.so, the hostcuda implementations (HOSTCUDA_KERNEL_LIBS).
  * Host-mode limits respected: no shared memory, no atomics, no synchronisation. Pass 1 (count):
  * block b owns the contiguous chunk [b*C, (b+1)*C), C = ceil(n / grid), and its threads stride
