@@ -2,6 +2,7 @@
 #   test_fingerprint.sh  check_collectives catches a rank reducing a different count (exit 3)
 #   test_watchdog.sh     a stalled rank is reported by the ranks waiting for it (exit 4), mpi+nccl
 #   test_crash.sh        a segfault's backtrace reaches accelerate-run's root-cause block
+#   test_crash_recover.sh a program that fixes its own SIGSEGV goes on (exit 0, no report)
 #   test_checkpoint.sh   libaccelshim-io.so: one writer per main_process_only output
 #   test_env_garbage.sh  one clear line per bad ACCELSHIM_* value; fatal vs warning as documented
 #   build/tests/reliability/test_file_create  ash_file_create (O_NOFOLLOW|O_EXCL) and secure_getenv
@@ -9,6 +10,7 @@ REL_DIR := $(BUILD)/tests/reliability
 TESTS += tests/reliability/test_fingerprint.sh \
          tests/reliability/test_watchdog.sh \
          tests/reliability/test_crash.sh \
+         tests/reliability/test_crash_recover.sh \
          tests/reliability/test_checkpoint.sh \
          tests/reliability/test_env_garbage.sh
 TESTS += $(REL_DIR)/test_file_create tests/reliability/test_secure_env.sh
