@@ -4,6 +4,7 @@
 #   test_crash.sh        a segfault's backtrace reaches accelerate-run's root-cause block
 #   test_crash_recover.sh a program that fixes its own SIGSEGV goes on (exit 0, no report)
 #   test_checkpoint.sh   libaccelshim-io.so: one writer per main_process_only output
+#   test_save_rename.sh  ... also through save-to-temporary-then-rename/link; policy read once
 #   test_env_garbage.sh  one clear line per bad ACCELSHIM_* value; fatal vs warning as documented
 #   build/tests/reliability/test_file_create  ash_file_create (O_NOFOLLOW|O_EXCL) and secure_getenv
 REL_DIR := $(BUILD)/tests/reliability
@@ -12,14 +13,20 @@ TESTS += tests/reliability/test_fingerprint.sh \
          tests/reliability/test_crash.sh \
          tests/reliability/test_crash_recover.sh \
          tests/reliability/test_checkpoint.sh \
+         tests/reliability/test_save_rename.sh \
          tests/reliability/test_env_garbage.sh
 TESTS += $(REL_DIR)/test_file_create tests/reliability/test_secure_env.sh
-ALL += $(REL_DIR)/test_file_create $(REL_DIR)/fortify_open $(REL_DIR)/overflow_app
+ALL += $(REL_DIR)/test_file_create $(REL_DIR)/fortify_open $(REL_DIR)/overflow_app $(REL_DIR)/save_app
 
 # a stack overflow in a second thread (test_crash.sh); links the driver stub, runs on hostcuda
 $(REL_DIR)/overflow_app: tests/reliability/overflow_app.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(PTHREAD) -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda
+
+# save to a temporary file, then rename/link it over the final name (test_save_rename.sh)
+$(REL_DIR)/save_app: tests/reliability/save_app.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $<
 
 # a writer built with _FORTIFY_SOURCE (its opens are glibc's __open_2 family): test_checkpoint.sh
 $(REL_DIR)/fortify_open: tests/reliability/fortify_open.c | $(DEPS_STAMP)
