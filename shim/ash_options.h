@@ -56,6 +56,10 @@
     X(ASH_OPT_OMPI_RANK, "OMPI_COMM_WORLD_RANK", NULL, 0, "Open MPI: rank")                         \
     X(ASH_OPT_OMPI_LOCAL_RANK, "OMPI_COMM_WORLD_LOCAL_RANK", NULL, 0, "Open MPI: local rank")       \
     X(ASH_OPT_OMPI_SIZE, "OMPI_COMM_WORLD_SIZE", NULL, 0, "Open MPI: world size")                   \
+    X(ASH_OPT_OMPI_JOB_DIR, "OMPI_MCA_orte_jobfam_session_dir", NULL, 0,                           \
+      "Open MPI: the job's session folder (one MPI world per rank: world_mpi.c)")                  \
+    X(ASH_OPT_OMPI_HNP_URI, "OMPI_MCA_orte_hnp_uri", NULL, 0,                                      \
+      "Open MPI: mpirun's address, the same for one job (one MPI world per rank: world_mpi.c)")    \
     X(ASH_OPT_PMIX_RANK, "PMIX_RANK", NULL, 0, "PMIx: rank")                                        \
     X(ASH_OPT_SLURM_PROCID, "SLURM_PROCID", NULL, 0, "Slurm: rank")                                 \
     X(ASH_OPT_SLURM_LOCALID, "SLURM_LOCALID", NULL, 0, "Slurm: local rank")                         \

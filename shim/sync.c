@@ -359,6 +359,7 @@ static ash_coll_status_t open_coll(void)
         .nccl_comm_id = ash_opt_str(ASH_OPT_NCCL_COMM_ID),
     };
     ash_crash_mark(); /* crash reports: tell MPI's signal handlers from the program's */
+    ash_world_mpi_mark(); /* one MPI world per rank: a later CUDA program runs alone (world_mpi.c) */
     ash_coll_status_t st = ash_coll_open(ash_opt_str(ASH_OPT_BACKEND), &cfg, &S.coll);
     if (st != ASH_COLL_OK) {
         S.coll_failed = 1;
