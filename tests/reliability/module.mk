@@ -7,6 +7,7 @@
 #   test_save_rename.sh  ... also through save-to-temporary-then-rename/link; policy read once
 #   test_policy_fifo.sh  a FIFO or device as the policy path is refused (exit 2), never read
 #   test_two_programs.sh a rank command running two CUDA programs: the 2nd runs alone (mpirun)
+#   test_rendezvous_timeout.sh a per-machine peer that never arrives: exit 4 within the timeout
 #   test_env_garbage.sh  one clear line per bad ACCELSHIM_* value; fatal vs warning as documented
 #   build/tests/reliability/test_file_create  ash_file_create (O_NOFOLLOW|O_EXCL) and secure_getenv
 REL_DIR := $(BUILD)/tests/reliability
@@ -18,6 +19,7 @@ TESTS += tests/reliability/test_fingerprint.sh \
          tests/reliability/test_save_rename.sh \
          tests/reliability/test_policy_fifo.sh \
          tests/reliability/test_two_programs.sh \
+         tests/reliability/test_rendezvous_timeout.sh \
          tests/reliability/test_env_garbage.sh
 TESTS += $(REL_DIR)/test_file_create tests/reliability/test_secure_env.sh
 ALL += $(REL_DIR)/test_file_create $(REL_DIR)/fortify_open $(REL_DIR)/overflow_app $(REL_DIR)/save_app
