@@ -22,12 +22,17 @@ TESTS += tests/reliability/test_fingerprint.sh \
          tests/reliability/test_rendezvous_timeout.sh \
          tests/reliability/test_env_garbage.sh
 TESTS += $(REL_DIR)/test_file_create tests/reliability/test_secure_env.sh
-ALL += $(REL_DIR)/test_file_create $(REL_DIR)/fortify_open $(REL_DIR)/overflow_app $(REL_DIR)/save_app
+ALL += $(REL_DIR)/test_file_create $(REL_DIR)/fortify_open $(REL_DIR)/overflow_app $(REL_DIR)/save_app $(REL_DIR)/recover_app
 
 # a stack overflow in a second thread (test_crash.sh); links the driver stub, runs on hostcuda
 $(REL_DIR)/overflow_app: tests/reliability/overflow_app.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(PTHREAD) -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda
+
+# a SIGSEGV handler installed before cuInit (test_crash_recover.sh); driver stub, runs on hostcuda
+$(REL_DIR)/recover_app: tests/reliability/recover_app.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda
 
 # save to a temporary file, then rename/link it over the final name (test_save_rename.sh)
 $(REL_DIR)/save_app: tests/reliability/save_app.c | $(DEPS_STAMP)

@@ -30,6 +30,26 @@ grep -q "crash:" "$RL_TMP/one" && { cat "$RL_TMP/one"; fail "with the shim (one 
 grep -q "handler fixed 1 fault" "$RL_TMP/one" || { cat "$RL_TMP/one"; fail "with the shim: the fault never happened"; }
 echo "ok: with the shim, one process: exit 0, no crash report"
 
+# the handler installed before the shim's (before cuInit; recover_app): the shim calls it first
+# and it repairs the page; when it gives up on a fault that is not its own (default action
+# restored, signal raised again) the crash is real: report and 139. Control: without the shim
+RA=$RL_BUILD/tests/reliability/recover_app
+need "$RA"
+ra() { # NAME PRELOAD MODE
+    { (LD_PRELOAD=$2 LD_LIBRARY_PATH=$RL_BUILD/tests/hostcuda exec "$RA" "$3") >"$RL_TMP/$1" 2>&1; } 2>/dev/null
+}
+for pre in "" "$RL_SHIM"; do
+    what=${pre:+with the shim}; what=${what:-without the shim}
+    ra ra-fix "$pre" fix; rc=$?
+    [ "$rc" -eq 0 ] || { cat "$RL_TMP/ra-fix"; fail "recover_app fix, $what: exit $rc, expected 0"; }
+    grep -q "crash:" "$RL_TMP/ra-fix" && { cat "$RL_TMP/ra-fix"; fail "recover_app fix, $what: a crash report for a recovered fault"; }
+    ra ra-giveup "$pre" giveup; rc=$?
+    [ "$rc" -eq 139 ] || { cat "$RL_TMP/ra-giveup"; fail "recover_app giveup, $what: exit $rc, expected 139"; }
+done
+grep -q "crash: SIGSEGV (address 0x0) in recover_app_null_write" "$RL_TMP/ra-giveup" \
+    || { cat "$RL_TMP/ra-giveup"; fail "recover_app giveup with the shim: no crash report naming recover_app_null_write"; }
+echo "ok: handler installed before the shim's: called first; it repairs the page (exit 0, no report) or gives up (report, 139); same exits without the shim"
+
 # control: no handler of its own: the report and 139 stay
 run_one segv "$RL_SHIM" --steps 2 --batch 4 --segv-rank 0 --segv-at-step 0
 rc=$?

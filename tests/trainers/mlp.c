@@ -202,7 +202,8 @@ static void mlp_guard_handler(int sig, siginfo_t *si, void *uc)
         mlp_guard_faults++;
         return;
     }
-    signal(sig, SIG_DFL); /* not ours: the retried access kills the process */
+    signal(sig, SIG_DFL); /* not ours: give up the usual way, the default action re-raised */
+    raise(sig);
 }
 
 static int mlp_guard_install(void)
