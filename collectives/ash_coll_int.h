@@ -50,6 +50,12 @@ ash_coll_status_t ash_coll__barrier_mpi(ash_coll_t *c);
 void ash_coll__log(const ash_coll_t *c, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* coll_deadline.c: a blocking call (the NCCL rendezvous) bounded by c->timeout_s: past it, one
+ * line and _exit(4). start returns NULL when nothing is guarded; stop(NULL) is a no-op. */
+typedef struct ash_coll_deadline ash_coll_deadline_t;
+ash_coll_deadline_t *ash_coll__deadline_start(const ash_coll_t *c, const char *what);
+void ash_coll__deadline_stop(ash_coll_deadline_t *d);
+
 /* MPI: init if needed (world > 1), dup the caller's communicator into c->comm; and back. */
 ash_coll_status_t ash_coll__mpi_acquire(ash_coll_t *c, const ash_coll_config_t *cfg);
 void ash_coll__mpi_release(ash_coll_t *c);

@@ -190,7 +190,9 @@ static ash_coll_status_t ash_coll__nccl_init(ash_coll_t *c, const ash_coll_confi
         goto fail;
     }
     /* 3. the communicator; if any rank failed, every rank drops its own */
-    r = n->CommInitRank(&n->comm, c->world, boot.id, c->rank);
+    ash_coll_deadline_t *dl = ash_coll__deadline_start(c, c->no_mpi ? "NCCL_COMM_ID" : "ncclCommInitRank");
+    r = n->CommInitRank(&n->comm, c->world, boot.id, c->rank); /* bounded by timeout_s (dl) */
+    ash_coll__deadline_stop(dl);
     if (r != ncclSuccess) {
         snprintf(c->why, sizeof c->why, "ncclCommInitRank failed: %s", ash_coll__nccl_err(n, r));
         n->comm = NULL;

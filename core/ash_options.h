@@ -93,6 +93,10 @@ typedef enum {
       NULL, NULL, NULL, "Open MPI: local rank")                                                    \
     X(ASH_OPT_OMPI_SIZE, "OMPI_COMM_WORLD_SIZE", ASH_OPT_T_INT, 1, ASH_OPT_RANK_MAX + 1, NULL,     \
       NULL, NULL, "Open MPI: world size")                                                          \
+    X(ASH_OPT_OMPI_JOB_DIR, "OMPI_MCA_orte_jobfam_session_dir", ASH_OPT_T_STR, 0, 0, NULL, NULL,   \
+      NULL, "Open MPI: the job's session folder (one MPI world per rank: world_mpi.c)")           \
+    X(ASH_OPT_OMPI_HNP_URI, "OMPI_MCA_orte_hnp_uri", ASH_OPT_T_STR, 0, 0, NULL, NULL, NULL,        \
+      "Open MPI: mpirun's address, the same for one job (one MPI world per rank: world_mpi.c)")    \
     X(ASH_OPT_PMIX_RANK, "PMIX_RANK", ASH_OPT_T_INT, 0, ASH_OPT_RANK_MAX, NULL, NULL, NULL,        \
       "PMIx: rank")                                                                                \
     X(ASH_OPT_SLURM_PROCID, "SLURM_PROCID", ASH_OPT_T_INT, 0, ASH_OPT_RANK_MAX, NULL, NULL, NULL,  \

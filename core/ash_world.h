@@ -36,4 +36,10 @@ const ash_world_t *ash_world(void);         /* valid after ash_world_init */
  * <= 0 on the first call (nothing cached then). */
 int ash_world_device_ordinal(int visible_count);
 
+/* One MPI world per Open MPI rank (world_mpi.c): mark, before the collectives open, that a
+ * program of this rank joined; taken: an earlier program of this rank did (its PID in *pid, 0 if
+ * unknown), so this one runs as a single process (world.c). */
+void ash_world_mpi_mark(void);
+int ash_world_mpi_taken(int rank, long *pid);
+
 #endif /* ASH_WORLD_H */

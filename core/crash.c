@@ -2,9 +2,10 @@
  *
  * The handler uses only write(2), sigaction, raise and libunwind's local unwinder (unw_init_local2
  * from the signal's ucontext, unw_step, unw_get_proc_name: documented async-signal-safe enough
- * for this use), and formats numbers itself (no stdio, no malloc). Invariant: whatever happens,
- * the signal ends the process as it would have without us (default action, re-raised); a fault
- * inside the handler is fatal at once (the signal is blocked while handling it).
+ * for this use), and formats numbers itself (no stdio, no malloc). Invariant: the signal does to
+ * the process what it would have done without us: a handler of the program's runs first and, if
+ * it returns (it repaired the fault), the program goes on with no report; otherwise the report,
+ * then the default action (re-raised). A fault inside the handler is fatal at once (blocked).
  * Threading: an alternate stack is per thread: the installing thread gets a static one; any other
  * thread gets its own (mmap'ed, unmapped at its exit) the first time it creates or retains a
  * context or reaches a sync point (ash_crash_thread: off the launch fast path). A thread that does
@@ -33,7 +34,10 @@
 static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 #define CRASH_NSIG ((int)(sizeof crash_signals / sizeof crash_signals[0]))
 
-static struct sigaction crash_prev[CRASH_NSIG];
+static struct sigaction crash_prev[CRASH_NSIG]; /* what was there when ours went on top */
+static int crash_prev_lib[CRASH_NSIG];           /* 1: a library's (report first, then chain) */
+static struct sigaction crash_mark[CRASH_NSIG];  /* before the collectives opened */
+static int crash_mark_ok[CRASH_NSIG];
 static _Atomic int crash_enabled;
 static pthread_key_t crash_key;          /* a thread's own alternate stack, unmapped at its exit */
 static pthread_once_t crash_key_once = PTHREAD_ONCE_INIT;
@@ -166,24 +170,82 @@ static void crash_report(int sig, siginfo_t *si, void *uc)
     }
 }
 
+static void crash_handler(int sig, siginfo_t *si, void *uc);
+
+static int crash_is_handler(const struct sigaction *a)
+{
+    if (a->sa_flags & SA_SIGINFO)
+        return a->sa_sigaction != NULL;
+    return a->sa_handler != SIG_DFL && a->sa_handler != SIG_IGN && a->sa_handler != NULL;
+}
+
+static int crash_same(const struct sigaction *a, const struct sigaction *b)
+{
+    if ((a->sa_flags & SA_SIGINFO) != (b->sa_flags & SA_SIGINFO))
+        return 0;
+    return (a->sa_flags & SA_SIGINFO) ? a->sa_sigaction == b->sa_sigaction : a->sa_handler == b->sa_handler;
+}
+
+static int crash_is_ours(const struct sigaction *a)
+{
+    return (a->sa_flags & SA_SIGINFO) && a->sa_sigaction == crash_handler;
+}
+
+/* call a saved handler as the kernel would have: its mask added, SA_RESETHAND honoured */
+static void crash_call(const struct sigaction *p, int sig, siginfo_t *si, void *uc)
+{
+    sigset_t old;
+    if (p->sa_flags & SA_RESETHAND) {
+        struct sigaction dfl;
+        memset(&dfl, 0, sizeof dfl);
+        dfl.sa_handler = SIG_DFL;
+        sigemptyset(&dfl.sa_mask);
+        sigaction(sig, &dfl, NULL);
+    }
+    pthread_sigmask(SIG_BLOCK, &p->sa_mask, &old);
+    if (p->sa_flags & SA_SIGINFO)
+        p->sa_sigaction(sig, si, uc);
+    else
+        p->sa_handler(sig);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* after the program's handler returned: does the signal end the process now? Only when that
+ * handler restored the default action and raised the signal again (it is pending: blocked
+ * while we run). Otherwise the program goes on (a repaired page) or faults again (its handler
+ * runs again, as it would without us). */
+static int crash_fatal_now(int sig)
+{
+    struct sigaction cur;
+    sigset_t pend;
+    if (sigaction(sig, NULL, &cur) != 0 || (cur.sa_flags & SA_SIGINFO) || cur.sa_handler != SIG_DFL)
+        return 0;
+    return sigpending(&pend) == 0 && sigismember(&pend, sig) == 1;
+}
+
 static void crash_handler(int sig, siginfo_t *si, void *uc)
 {
     int idx = 0;
     while (idx < CRASH_NSIG && crash_signals[idx] != sig)
         idx++;
+    if (idx < CRASH_NSIG && crash_is_handler(&crash_prev[idx]) && !crash_prev_lib[idx]) {
+        /* the program's own handler first: it may repair the fault and return (guard pages,
+         * JITs, GC write barriers); report only a signal that now ends the process */
+        struct sigaction p = crash_prev[idx];
+        crash_call(&p, sig, si, uc);
+        if (crash_fatal_now(sig) && !crash_active) {
+            crash_active = 1;
+            crash_report(sig, si, uc);
+        }
+        return; /* a pending re-raise is delivered now, with the default action */
+    }
     if (!crash_active) {
         crash_active = 1;
         crash_report(sig, si, uc);
     }
-    /* chain: the handler that was there before us (e.g. Open MPI's) gets the same call */
-    if (idx < CRASH_NSIG) {
-        struct sigaction *p = &crash_prev[idx];
-        if ((p->sa_flags & SA_SIGINFO) && p->sa_sigaction)
-            p->sa_sigaction(sig, si, uc);
-        else if (!(p->sa_flags & SA_SIGINFO) && p->sa_handler != SIG_DFL &&
-                 p->sa_handler != SIG_IGN && p->sa_handler)
-            p->sa_handler(sig);
-    }
+    /* chain: the library's handler that we went on top of (Open MPI's) gets the same call */
+    if (idx < CRASH_NSIG && crash_is_handler(&crash_prev[idx]))
+        crash_call(&crash_prev[idx], sig, si, uc);
     /* default action, re-raised: delivered when we return (SIGSEGV etc. also re-fault) */
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
@@ -193,6 +255,8 @@ static void crash_handler(int sig, siginfo_t *si, void *uc)
     raise(sig);
 }
 
+/* at init: on top of whatever is there (default, or a handler the program installed before its
+ * first CUDA call: called first, see crash_handler); an ignored signal is left alone */
 static void crash_set(void)
 {
     struct sigaction sa;
@@ -206,9 +270,10 @@ static void crash_set(void)
             continue;
         if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN)
             continue; /* the program ignores it on purpose */
-        if ((old.sa_flags & SA_SIGINFO) && old.sa_sigaction == crash_handler)
-            continue; /* still ours */
+        if (crash_is_ours(&old))
+            continue;
         crash_prev[i] = old;
+        crash_prev_lib[i] = 0;
         sigaction(crash_signals[i], &sa, NULL);
     }
 }
@@ -273,8 +338,42 @@ void ash_crash_thread(void)
         crash_thread_exit(mem);
 }
 
+void ash_crash_mark(void)
+{
+    if (!crash_enabled)
+        return;
+    for (int i = 0; i < CRASH_NSIG; i++)
+        crash_mark_ok[i] = sigaction(crash_signals[i], NULL, &crash_mark[i]) == 0;
+}
+
+/* after a library (Open MPI) initialised: for each signal, what changed since ash_crash_mark
+ * is the library's doing. Over a handler the library installed where ours was, go on top
+ * (report first, then chain to it); where the library replaced the program's handler, put the
+ * program's back; a handler the program installed after ours (unchanged by the library) is
+ * never displaced. */
 void ash_crash_reinstall(void)
 {
-    if (crash_enabled)
-        crash_set();
+    if (!crash_enabled)
+        return;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = crash_handler;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < CRASH_NSIG; i++) {
+        struct sigaction cur;
+        if (!crash_mark_ok[i] || sigaction(crash_signals[i], NULL, &cur) != 0)
+            continue;
+        if (crash_is_ours(&cur) || crash_same(&cur, &crash_mark[i]))
+            continue; /* still ours, or the program's own: left alone */
+        if (crash_is_ours(&crash_mark[i])) {
+            crash_prev[i] = cur;
+            crash_prev_lib[i] = 1;
+            sigaction(crash_signals[i], &sa, NULL);
+        } else if (crash_is_handler(&crash_mark[i])) {
+            sigaction(crash_signals[i], &crash_mark[i], NULL);
+            ash_debug("crash", "%s: the program's handler restored over the one MPI installed",
+                      crash_signame(crash_signals[i]));
+        }
+    }
 }

@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <unistd.h>
 
 
 static ash_world_t ash_world_now = {0, 0, 1, "default", "default", "default"};
@@ -58,6 +59,15 @@ static void ash_world_read(void)
         ash_world_now.size_source = ash_opt_name(size_ids[i]);
     }
     ash_log_set_rank(ash_world_now.rank);
+    long first = 0;
+    if (ash_world_now.size > 1 && ash_world_mpi_taken(ash_world_now.rank, &first)) { /* one MPI world per rank */
+        ash_warn("world", "a CUDA program of this rank (PID %ld) already joined the job's MPI "
+                 "world, and Open MPI lets a rank join once: this program (PID %ld) runs as a plain "
+                 "single-process program (world size 1, no collectives)", first, (long)getpid());
+        ash_world_now.rank = 0;
+        ash_world_now.size = 1;
+        ash_world_now.rank_source = ash_world_now.size_source = "second program of the rank";
+    }
     if (ash_world_now.rank >= ash_world_now.size) {
         ash_warn("world", "rank %d (%s) >= world size %d (%s); using world size %d", ash_world_now.rank,
                  ash_world_now.rank_source, ash_world_now.size, ash_world_now.size_source,

@@ -5,14 +5,17 @@
  * Interposes open, open64, openat, openat64, creat, creat64, fopen, fopen64, freopen, freopen64,
  * and the _FORTIFY_SOURCE entry points __open_2, __open64_2, __openat_2, __openat64_2 (what a
  * program built with -D_FORTIFY_SOURCE calls for a two-argument open whose flags the compiler
- * cannot see; its version script exports nothing else). Rank: first set of ACCELSHIM_RANK,
- * OMPI_COMM_WORLD_RANK, PMIX_RANK, SLURM_PROCID (as the shim reads it); policy: ACCELSHIM_POLICY,
- * read with raw syscalls and ash_policy_parse (no interposed call, so no recursion). The
- * environment is read through the shim's options table (core/options.c linked in: secure_getenv,
- * so set-uid programs get no redirection; no getenv here). A separate library
- * so that libaccelshim.so's exports stay cu*, dlsym and accelshim_*. Writing intent: open flags
- * O_WRONLY/O_RDWR/O_CREAT/O_TRUNC, creat, an fopen mode with w, a or +. O_EXCL is dropped when
- * redirecting (/dev/null exists). Threading: lazy init in pthread_once; then read-only state.
+ * cannot see; its version script exports nothing else); rename and link: io_move.c. Rank: first
+ * valid of ACCELSHIM_RANK, OMPI_COMM_WORLD_RANK, PMIX_RANK, SLURM_PROCID (as the shim reads it);
+ * policy: ACCELSHIM_POLICY, a regular file (a FIFO or device is skipped: the shim refuses it),
+ * read ONCE when the library is loaded (its one constructor), with raw syscalls and
+ * ash_policy_parse (no interposed call, so no recursion); editing or deleting it later changes
+ * nothing. A write to NAME.SUFFIX or NAME~ counts as a write to NAME (a temporary saved next to
+ * its output). The environment is read through the shim's options table (core/options.c linked in:
+ * secure_getenv, so set-uid programs get no redirection; no getenv here). A separate library so that libaccelshim.so's exports stay cu*, dlsym and accelshim_*. Writing
+ * intent: open flags O_WRONLY/O_RDWR/O_CREAT/O_TRUNC, creat, an fopen mode with w, a or +. O_EXCL
+ * is dropped when redirecting (/dev/null exists). Threading: init at load (pthread_once), then
+ * read-only state.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -29,12 +32,13 @@
 #include "ash_log.h"
 #include "ash_options.h"
 #include "ash_policy.h"
+#include "io_int.h"
 
 #define IO_API __attribute__((visibility("default")))
 #define IO_POLICY_MAX (1 << 20)
 
 static pthread_once_t io_once = PTHREAD_ONCE_INIT;
-static int io_rank = -1;             /* -1: unknown (treated as rank 0: untouched) */
+static int io_rank = -1;           /* -1: unknown (treated as rank 0: untouched) */
 static ash_policy_t *io_policy;      /* NULL: nothing to redirect */
 static int io_verbose;               /* ACCELSHIM_LOG=info|debug */
 
@@ -62,9 +66,14 @@ static void io_init(void)
     if (io_rank <= 0 || !path)
         goto out;
     /* raw syscalls: our own open/fopen must not be re-entered from here */
-    int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+    int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         goto out; /* the shim reports an unreadable policy */
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        syscall(SYS_close, fd);
+        goto out; /* a FIFO or a device: never read (it could block); the shim refuses it */
+    }
     char *text = malloc(IO_POLICY_MAX);
     size_t len = 0;
     ssize_t n;
@@ -84,18 +93,48 @@ out:
     errno = saved;
 }
 
-/* Should a write-open of PATH go to /dev/null? */
-static int io_redirect(const char *path)
+/* the policy is read once, here, when the library is loaded (environment already set) */
+__attribute__((constructor)) static void io_load(void)
+{
+    pthread_once(&io_once, io_init);
+}
+
+/* PATH, or PATH with a suffix ".SUFFIX" / "~..." of its last component cut off, matches */
+int io_matches(const char *path)
 {
     pthread_once(&io_once, io_init);
     if (!io_policy || !path || io_rank <= 0)
         return 0;
     int saved = errno;
     int r = ash_policy_output_main_only(io_policy, path);
+    size_t len = strlen(path);
+    const char *slash = strrchr(path, '/');
+    size_t first = slash ? (size_t)(slash - path) + 2 : 1; /* ".name" is no suffix */
+    char cut[4096];
+    for (size_t i = len; !r && i-- > first;) {
+        if ((path[i] != '.' && path[i] != '~') || i >= sizeof cut)
+            continue;
+        memcpy(cut, path, i);
+        cut[i] = '\0';
+        r = ash_policy_output_main_only(io_policy, cut);
+    }
     errno = saved;
+    return r;
+}
+
+/* Should a write-open of PATH go to /dev/null? */
+static int io_redirect(const char *path)
+{
+    int r = io_matches(path);
     if (r && io_verbose)
         io_log("INFO io: main_process_only: writes to /dev/null instead of ", path);
     return r;
+}
+
+void io_note(const char *what, const char *path)
+{
+    if (io_verbose)
+        io_log(what, path);
 }
 
 static int io_flags_write(int flags)

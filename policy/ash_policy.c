@@ -9,9 +9,15 @@
 #include "ash_policy_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define POLICY_ENOTREG (-1) /* ash_policy_load: a FIFO, socket or device (not an errno) */
 
 typedef ash_policy__node_t node_t;
 typedef ash_policy__diag_t diag_t;
@@ -819,7 +825,7 @@ ash_policy_result_t ash_policy_load(const char *path, ash_policy_t **out, char *
     char *buf = NULL;
     size_t len = 0;
     int e = 0;
-    FILE *f;
+    FILE *f = NULL;
     ash_policy_result_t r;
 
     if (err && errlen)
@@ -830,8 +836,17 @@ ash_policy_result_t ash_policy_load(const char *path, ash_policy_t **out, char *
         return ASH_POLICY_EINVAL;
     }
     *out = NULL;
-    if (!(f = fopen(path, "rb"))) {
+    /* O_NONBLOCK and a regular file only: a FIFO with no writer would block its reader forever */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0) {
         e = errno;
+    } else if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        e = S_ISDIR(st.st_mode) ? EISDIR : POLICY_ENOTREG;
+        close(fd);
+    } else if (!(f = fdopen(fd, "rb"))) {
+        e = errno;
+        close(fd);
     } else {
         if (!(buf = malloc(ASH_POLICY_MAX_FILE_BYTES + 1))) {
             fclose(f);
@@ -852,6 +867,9 @@ ash_policy_result_t ash_policy_load(const char *path, ash_policy_t **out, char *
             if (e == EFBIG)
                 snprintf(err, errlen, "%s: cannot read policy: larger than %u bytes", path,
                          ASH_POLICY_MAX_FILE_BYTES);
+            else if (e == POLICY_ENOTREG)
+                snprintf(err, errlen, "%s: cannot read policy: not a regular file (a FIFO, "
+                         "socket or device is never read)", path);
             else
                 snprintf(err, errlen, "%s: cannot read policy: %s", path, strerror(e));
         }

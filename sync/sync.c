@@ -352,13 +352,15 @@ static ash_coll_status_t open_coll(void)
         .no_mpi = S.no_mpi,
         .nccl_comm_id = ash_opt_str(ASH_OPT_NCCL_COMM_ID),
     };
+    ash_crash_mark(); /* crash reports: tell MPI's signal handlers from the program's */
+    ash_world_mpi_mark(); /* one MPI world per rank: a later CUDA program runs alone (world_mpi.c) */
     ash_coll_status_t st = ash_coll_open(ash_opt_str(ASH_OPT_BACKEND), &cfg, &S.coll);
     if (st != ASH_COLL_OK) {
         S.coll_failed = 1;
     } else {
         S.backend = ash_coll_backend_name(S.coll);
         ash_info("sync", "collectives backend: %s", S.backend);
-        ash_crash_reinstall(); /* on top of MPI's handlers, chaining to them */
+        ash_crash_reinstall(); /* on top of MPI's handlers (chaining), never the program's */
         /* the watchdog thread bounds every wait from here on, so the collectives may use MPI's
          * blocking algorithms (no polling); without it (timeout 0) they block as well */
         if (S.timeout_s > 0 &&

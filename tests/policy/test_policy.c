@@ -523,6 +523,10 @@ static void test_api_errors(void **state)
     assert_string_equal(err, "/nonexistent/p.yaml: cannot read policy: No such file or directory");
     assert_int_equal(ash_policy_load("/", &p, err, sizeof err), ASH_POLICY_EIO);
     assert_non_null(strstr(err, "/: cannot read policy: Is a directory"));
+    /* a device (or FIFO) is never read: it could block or never end */
+    assert_int_equal(ash_policy_load("/dev/null", &p, err, sizeof err), ASH_POLICY_EIO);
+    assert_null(p);
+    assert_non_null(strstr(err, "/dev/null: cannot read policy: not a regular file"));
     assert_int_equal(ash_policy_load(NULL, &p, err, sizeof err), ASH_POLICY_EINVAL);
     assert_string_equal(ash_policy_result_name(ASH_POLICY_EIO), "policy file cannot be read");
     ash_policy_free(NULL);

@@ -2,7 +2,12 @@
 #   test_fingerprint.sh  check_collectives catches a rank reducing a different count (exit 3)
 #   test_watchdog.sh     a stalled rank is reported by the ranks waiting for it (exit 4), mpi+nccl
 #   test_crash.sh        a segfault's backtrace reaches accelerate-run's root-cause block
+#   test_crash_recover.sh a program that fixes its own SIGSEGV goes on (exit 0, no report)
 #   test_checkpoint.sh   libaccelshim-io.so: one writer per main_process_only output
+#   test_save_rename.sh  ... also through save-to-temporary-then-rename/link; policy read once
+#   test_policy_fifo.sh  a FIFO or device as the policy path is refused (exit 2), never read
+#   test_two_programs.sh a rank command running two CUDA programs: the 2nd runs alone (mpirun)
+#   test_rendezvous_timeout.sh a per-machine peer that never arrives: exit 4 within the timeout
 #   test_env_garbage.sh  one clear line per bad ACCELSHIM_* value, exit 2 (hand-picked cases)
 #   test_options_garbage.sh  every option of the table fed garbage -> exit 2 naming it; valid -> 0
 #   build/tests/reliability/test_file_create  ash_file_create (O_NOFOLLOW|O_EXCL) and secure_getenv
@@ -10,12 +15,17 @@ REL_DIR := $(BUILD)/tests/reliability
 TESTS += tests/reliability/test_fingerprint.sh \
          tests/reliability/test_watchdog.sh \
          tests/reliability/test_crash.sh \
+         tests/reliability/test_crash_recover.sh \
          tests/reliability/test_checkpoint.sh \
+         tests/reliability/test_save_rename.sh \
+         tests/reliability/test_policy_fifo.sh \
+         tests/reliability/test_two_programs.sh \
+         tests/reliability/test_rendezvous_timeout.sh \
          tests/reliability/test_env_garbage.sh \
          tests/reliability/test_options_garbage.sh
 TESTS += $(REL_DIR)/test_file_create tests/reliability/test_secure_env.sh
 ALL += $(REL_DIR)/test_file_create $(REL_DIR)/fortify_open $(REL_DIR)/overflow_app \
-       $(REL_DIR)/options_table
+       $(REL_DIR)/options_table $(REL_DIR)/save_app $(REL_DIR)/recover_app
 
 # the options table, printed for test_options_garbage.sh (links the table itself)
 $(REL_DIR)/options_table: tests/reliability/options_table.c core/options.c core/log.c core/fatal.c \
@@ -28,6 +38,16 @@ $(REL_DIR)/options_table: tests/reliability/options_table.c core/options.c core/
 $(REL_DIR)/overflow_app: tests/reliability/overflow_app.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(PTHREAD) -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda
+
+# a SIGSEGV handler installed before cuInit (test_crash_recover.sh); driver stub, runs on hostcuda
+$(REL_DIR)/recover_app: tests/reliability/recover_app.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda
+
+# save to a temporary file, then rename/link it over the final name (test_save_rename.sh)
+$(REL_DIR)/save_app: tests/reliability/save_app.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $<
 
 # a writer built with _FORTIFY_SOURCE (its opens are glibc's __open_2 family): test_checkpoint.sh
 $(REL_DIR)/fortify_open: tests/reliability/fortify_open.c | $(DEPS_STAMP)

@@ -4,14 +4,14 @@
 # checkpoint (mlp --checkpoint out/ck{rank}.ckpt, fopen/fwrite) but exactly ONE file exists,
 # rank 0's, complete (676 floats) and byte-identical to what rank 0 wrote with --save (a path the
 # policy does not match, so every rank's --save file exists: reads and other paths untouched).
-# Also: the io library exports exactly the fourteen interposed libc names, a program built with
+# Also: the io library exports exactly the twenty-two interposed libc names, a program built with
 # _FORTIFY_SOURCE (opens through __open_2 and kin) is redirected too, and accelerate-run preloads
 # it (one file again through the launcher).
 . "$(dirname "$0")/lib.sh"
 need "$RL_MLP" "$RL_SHIM" "$RL_IO" "$RL_BUILD/tests/hostcuda/libcuda.so.1"
 need_mpirun
 
-want="__open64_2 __open_2 __openat64_2 __openat_2 creat creat64 fopen fopen64 freopen freopen64 open open64 openat openat64"
+want="__open64_2 __open_2 __openat64_2 __openat_2 creat creat64 fopen fopen64 freopen freopen64 link linkat open open64 openat openat64 remove rename renameat renameat2 unlink unlinkat"
 got=$(nm -D --defined-only "$RL_IO" | awk '$2 ~ /^[TW]$/ {print $3}' | sort | tr '\n' ' ' | sed 's/ $//')
 [ "$got" = "$want" ] || fail "libaccelshim-io.so exports [$got], expected [$want]"
 echo "ok: libaccelshim-io.so exports exactly: $got"

@@ -16,10 +16,12 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,6 +38,7 @@ typedef struct mlp_opts {
     long long skip_tensor_every; /* --skip-tensor-every: 0 = off */
     long long update_chunks;     /* --update-chunks: per-tensor update launches per tensor (1) */
     long long nan_rank, nan_at_step; /* --nan-rank: a NaN in gradient 0 after backward; -1 = off */
+    long long recover_segv_at;   /* --recover-segv-at-step: -1 = off */
 } mlp_opts_t;
 
 static const char mlp_usage[] =
@@ -50,6 +53,9 @@ static const char mlp_usage[] =
     "  --bad-count-rank R     rank R passes n-64 as the element count to the norm/update kernels\n"
     "  --segv-rank R --segv-at-step S    rank R writes through NULL in mlp_deliberate_crash()\n"
     "                         before step S's update\n"
+    "  --recover-segv-at-step S  (every rank) after cuInit install a SIGSEGV handler that makes a\n"
+    "                         protected page writable and returns; before step S's update write\n"
+    "                         to that page (a program that recovers from SIGSEGV itself)\n"
     "  --nan-rank R --nan-at-step S      rank R sets gradient element 0 to NaN (cuMemsetD32)\n"
     "                         after step S's backward, before its sync point (default step 0)\n"
     "  --gemm kernels|cublas  the linear layers' matrix products: the trainer's own kernels\n"
@@ -70,7 +76,8 @@ static const char mlp_usage[] =
 static void mlp_parse_opts(int argc, char **argv, mlp_opts_t *o)
 {
     enum { O_STALL_RANK = MLP_O_OWN, O_STALL_AT, O_BAD_COUNT, O_SEGV_RANK, O_SEGV_AT, O_CKPT,
-           O_CKPT_EVERY, O_SKIP_TENSOR, O_NAN_RANK, O_NAN_AT, O_UPDATE_CHUNKS, O_GEMM };
+           O_CKPT_EVERY, O_SKIP_TENSOR, O_NAN_RANK, O_NAN_AT, O_UPDATE_CHUNKS, O_GEMM,
+           O_RECOVER_SEGV };
     static const struct option longopts[] = {
         MLP_COMMON_LONGOPTS,
         {"gemm", required_argument, NULL, O_GEMM},
@@ -85,10 +92,11 @@ static void mlp_parse_opts(int argc, char **argv, mlp_opts_t *o)
         {"nan-rank", required_argument, NULL, O_NAN_RANK},
         {"nan-at-step", required_argument, NULL, O_NAN_AT},
         {"update-chunks", required_argument, NULL, O_UPDATE_CHUNKS},
+        {"recover-segv-at-step", required_argument, NULL, O_RECOVER_SEGV},
         {NULL, 0, NULL, 0},
     };
     *o = (mlp_opts_t){.stall_rank = -1, .bad_count_rank = -1, .segv_rank = -1, .nan_rank = -1,
-                      .update_chunks = 1};
+                      .update_chunks = 1, .recover_segv_at = -1};
     mlp_common_defaults(&o->c);
     opterr = 0;
     int c;
@@ -106,6 +114,7 @@ static void mlp_parse_opts(int argc, char **argv, mlp_opts_t *o)
         case O_SKIP_TENSOR: o->skip_tensor_every = mlp_parse_int("--skip-tensor-every", optarg, 1, 1000000000); break;
         case O_NAN_RANK: o->nan_rank = mlp_parse_int("--nan-rank", optarg, 0, 1 << 20); break;
         case O_NAN_AT: o->nan_at_step = mlp_parse_int("--nan-at-step", optarg, 0, 1000000000); break;
+        case O_RECOVER_SEGV: o->recover_segv_at = mlp_parse_int("--recover-segv-at-step", optarg, 0, 1000000000); break;
         case O_UPDATE_CHUNKS: o->update_chunks = mlp_parse_int("--update-chunks", optarg, 1, 1 << 20); break;
         case O_GEMM:
             if (!strcmp(optarg, "kernels")) o->gemm_cublas = 0;
@@ -176,6 +185,50 @@ __attribute__((noinline)) void mlp_deliberate_crash(long long step)
     fprintf(stderr, "mlp: --segv-rank: writing through NULL before step %lld\n", step);
     fflush(stderr);
     *p = (int)step;
+}
+
+/* --recover-segv-at-step: a page the program protects and, on the fault, makes writable again
+ * from its own SIGSEGV handler, which then returns (guard pages, JITs, GC write barriers). A
+ * fault elsewhere restores the default action, so it still kills the process. */
+static char *volatile mlp_guard_page;
+static long mlp_guard_size;
+static volatile sig_atomic_t mlp_guard_faults;
+
+static void mlp_guard_handler(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    char *a = si->si_addr;
+    if (mlp_guard_page && a >= mlp_guard_page && a < mlp_guard_page + mlp_guard_size &&
+        mprotect(mlp_guard_page, (size_t)mlp_guard_size, PROT_READ | PROT_WRITE) == 0) {
+        mlp_guard_faults++;
+        return;
+    }
+    signal(sig, SIG_DFL); /* not ours: give up the usual way, the default action re-raised */
+    raise(sig);
+}
+
+static int mlp_guard_install(void)
+{
+    mlp_guard_size = sysconf(_SC_PAGESIZE);
+    void *p = mmap(NULL, (size_t)mlp_guard_size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return -1;
+    mlp_guard_page = p;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = mlp_guard_handler;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    return sigaction(SIGSEGV, &sa, NULL);
+}
+
+__attribute__((noinline)) static int mlp_guard_touch(long long step)
+{
+    fprintf(stderr, "mlp: --recover-segv-at-step: writing to the protected page before step %lld\n", step);
+    *(volatile char *)mlp_guard_page = (char)(step + 1);
+    fprintf(stderr, "mlp: --recover-segv-at-step: the program's handler fixed %d fault(s); going on\n",
+            (int)mlp_guard_faults);
+    return *(volatile char *)mlp_guard_page == (char)(step + 1) && mlp_guard_faults == 1 ? 0 : -1;
 }
 
 /* --checkpoint: the parameters as --save writes them, with plain fopen/fwrite (legacy style). */
@@ -332,6 +385,10 @@ int main(int argc, char **argv)
      * (a bad policy) come first, as they did while the cuBLAS link's load-time calls made them */
     CUdevice dev;
     MLP_CK(cuInit(0));
+    if (o.recover_segv_at >= 0 && mlp_guard_install() != 0) {
+        fprintf(stderr, "mlp: --recover-segv-at-step: cannot set up the page: %s\n", strerror(errno));
+        return 1;
+    }
     MLP_CK(cuDeviceGet(&dev, 0));
 
     uint64_t init_seed = o.c.init_seed_set ? o.c.init_seed : o.c.seed;
@@ -483,6 +540,10 @@ int main(int argc, char **argv)
         }
         if (o.segv_rank == o.c.shard_rank && step == o.segv_at_step)
             mlp_deliberate_crash(step);
+        if (o.recover_segv_at == step && mlp_guard_touch(step) != 0) {
+            fprintf(stderr, "mlp: --recover-segv-at-step: the page does not hold what was written\n");
+            return 1;
+        }
 
         /* update: one launch over the whole buffer, or one per tensor (per slice of a tensor
          * with --update-chunks K: slice c is [c*count/K, (c+1)*count/K), possibly empty) */
