@@ -307,7 +307,7 @@ out:
     return e;
 }
 
-/* ---- debug API (declared in shim/accelshim.h) ---- */
+/* ---- debug API (declared in include/accelshim.h) ---- */
 
 ASH_EXPORT int accelshim_kernel_info(const void *handle, const char **name, const char **demangled, int *nparams,
                                      int *is_kernel, unsigned long long *launches)
