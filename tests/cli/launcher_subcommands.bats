@@ -132,8 +132,11 @@ YAML
   contains "DIFFERS: ranks ended with different parameters"
   contains "rank 0: "
   contains "rank 1: "
-  contains "parameters differ beyond rtol 1e-5 + atol 1e-8"
-  contains "first at parameter"
+  contains "DIFFERS: the saved parameters (accelshim-equiv)"
+  contains "params-rank1.out vs"            # rank 1 against rank 0, bit for bit
+  contains "(required: identical): MISMATCH"
+  contains "(required: |diff| <= 1e-08 + 1e-05*|b|): MISMATCH"   # rank 0 against 1 rank
+  contains "mismatch [0]: "                 # both sides of the first difference
 }
 
 @test "test --init per-process: the parameter broadcast makes different starts equal rank 0's" {
