@@ -25,10 +25,27 @@ static void hf_observe(void *arg)   /* seen = flag_a */
     atomic_store(&seen, atomic_load(&flag_a));
 }
 
+static atomic_int released;
+
+static void hf_wait_release_set(void *arg)   /* wait (up to 20 s) until released, then flag_a = arg */
+{
+    for (int i = 0; i < 20000 && !atomic_load(&released); i++)
+        hc_t_sleep_ms(1);
+    atomic_store(&flag_a, (int)(intptr_t)arg);
+}
+
+static void hf_observe_release(void *arg)   /* seen = flag_a, then release hf_wait_release_set */
+{
+    (void)arg;
+    atomic_store(&seen, atomic_load(&flag_a));
+    atomic_store(&released, 1);
+}
+
 static void reset(void)
 {
     atomic_store(&flag_a, 0);
     atomic_store(&seen, -1);
+    atomic_store(&released, 0);
 }
 
 static void test_in_order_and_query(void **state)
@@ -56,10 +73,11 @@ static void test_event_wait(void **state)
     CU_OK(cuStreamCreate(&s1, CU_STREAM_NON_BLOCKING));
     CU_OK(cuStreamCreate(&s2, CU_STREAM_NON_BLOCKING));
     CU_OK(cuEventCreate(&ev, CU_EVENT_DISABLE_TIMING));
-    /* control: without a wait, s2 runs while s1 sleeps */
+    /* control: without a wait, s2 runs while s1 is still busy — s1's function waits for s2's to
+     * release it, so the order is forced, not a matter of timing under load */
     reset();
-    CU_OK(cuLaunchHostFunc(s1, hf_sleep_set, (void *)1));
-    CU_OK(cuLaunchHostFunc(s2, hf_observe, NULL));
+    CU_OK(cuLaunchHostFunc(s1, hf_wait_release_set, (void *)1));
+    CU_OK(cuLaunchHostFunc(s2, hf_observe_release, NULL));
     CU_OK(cuStreamSynchronize(s2));
     assert_int_equal(atomic_load(&seen), 0);
     CU_OK(cuStreamSynchronize(s1));
@@ -97,8 +115,8 @@ static void test_legacy_stream(void **state)
     assert_int_equal(atomic_load(&seen), 3);
     /* ... but not for a non-blocking stream */
     reset();
-    CU_OK(cuLaunchHostFunc(nonblocking, hf_sleep_set, (void *)4));
-    CU_OK(cuLaunchHostFunc(CU_STREAM_LEGACY, hf_observe, NULL));
+    CU_OK(cuLaunchHostFunc(nonblocking, hf_wait_release_set, (void *)4)); /* released by the observer */
+    CU_OK(cuLaunchHostFunc(CU_STREAM_LEGACY, hf_observe_release, NULL));
     CU_OK(cuStreamSynchronize(NULL));
     assert_int_equal(atomic_load(&seen), 0);
     CU_OK(cuStreamSynchronize(nonblocking));
@@ -121,8 +139,8 @@ static void test_legacy_stream(void **state)
     assert_int_equal(atomic_load(&seen), 5);
     /* a non-blocking stream does not wait for it */
     reset();
-    CU_OK(cuLaunchHostFunc(NULL, hf_sleep_set, (void *)6));
-    CU_OK(cuLaunchHostFunc(nonblocking, hf_observe, NULL));
+    CU_OK(cuLaunchHostFunc(NULL, hf_wait_release_set, (void *)6)); /* released by the observer */
+    CU_OK(cuLaunchHostFunc(nonblocking, hf_observe_release, NULL));
     CU_OK(cuStreamSynchronize(nonblocking));
     assert_int_equal(atomic_load(&seen), 0);
     CU_OK(cuCtxSynchronize());   /* waits for every stream of the context */
