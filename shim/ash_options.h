@@ -21,6 +21,10 @@
       "comma list of physical device ordinals; device = list[local_rank % len]; default all")       \
     X(ASH_OPT_DRIVER_PATH, "ACCELSHIM_DRIVER_PATH", "libcuda.so.1", 0, "the real driver to dlopen") \
     X(ASH_OPT_POLICY, "ACCELSHIM_POLICY", NULL, 0, "YAML policy file")                              \
+    X(ASH_OPT_POLICY_ORIGIN, "ACCELSHIM_POLICY_ORIGIN", NULL, 0,                                    \
+      "where ACCELSHIM_POLICY came from, for the log (accelerate-run: --policy | ./accelshim.yaml)") \
+    X(ASH_OPT_SYNC, "ACCELSHIM_SYNC", NULL, 0,                                                      \
+      "required|optional: optional lets >1 rank run with no gradient rule fired (sync: optional)")  \
     X(ASH_OPT_BACKEND, "ACCELSHIM_BACKEND", "auto", 0, "collectives: auto|nccl|mpi")                \
     X(ASH_OPT_RENDEZVOUS, "ACCELSHIM_RENDEZVOUS", "mpi", 0,                                          \
       "how ranks meet: mpi (the engine's MPI world) | nccl (NCCL_COMM_ID; no MPI)")                  \
@@ -59,7 +63,15 @@
     X(ASH_OPT_PMIX_RANK, "PMIX_RANK", NULL, 0, "PMIx: rank")                                        \
     X(ASH_OPT_SLURM_PROCID, "SLURM_PROCID", NULL, 0, "Slurm: rank")                                 \
     X(ASH_OPT_SLURM_LOCALID, "SLURM_LOCALID", NULL, 0, "Slurm: local rank")                         \
-    X(ASH_OPT_SLURM_NTASKS, "SLURM_NTASKS", NULL, 0, "Slurm: world size")
+    X(ASH_OPT_SLURM_NTASKS, "SLURM_NTASKS", NULL, 0, "Slurm: world size")                           \
+    X(ASH_OPT_TR_RANK, "RANK", NULL, 0, "torchrun: rank")                                           \
+    X(ASH_OPT_TR_LOCAL_RANK, "LOCAL_RANK", NULL, 0, "torchrun: local rank")                         \
+    X(ASH_OPT_TR_WORLD_SIZE, "WORLD_SIZE", NULL, 0, "torchrun: world size")                         \
+    X(ASH_OPT_TR_LOCAL_WORLD_SIZE, "LOCAL_WORLD_SIZE", NULL, 0, "torchrun: ranks on this node")     \
+    X(ASH_OPT_TR_MASTER_ADDR, "MASTER_ADDR", NULL, 0, "torchrun: the rendezvous host")              \
+    X(ASH_OPT_TR_MASTER_PORT, "MASTER_PORT", NULL, 0, "torchrun: its store's port (not ours)")      \
+    X(ASH_OPT_PORT, "ACCELSHIM_PORT", NULL, 0,                                                      \
+      "torchrun-started ranks meet at MASTER_ADDR:ACCELSHIM_PORT (default MASTER_PORT + 1)")
 
 #define ASH__OPT_ENUM(id, env, def, pol, doc) id,
 typedef enum { ASH_OPTION_LIST(ASH__OPT_ENUM) ASH_OPT_COUNT_ } ash_opt_id_t;

@@ -13,6 +13,7 @@
 #include "ash_options.h"
 #include "ash_report.h"
 #include "ash_sync.h"
+#include "ash_unfired.h"
 #include "ash_world.h"
 
 #include <pthread.h>
@@ -49,6 +50,7 @@ static void ash_shim_do_init(void)
     ash_world_init();
     ash_crash_install(); /* ACCELSHIM_CRASH_HANDLER=0 disables */
     ash_sync_init(); /* loads the policy: an invalid one ends the program here, exit 2 */
+    ash_unfired_init(); /* unfired: policy origin line; exit verdict (registered before the rest) */
     ash_report_init(); /* exit report counters, JSON report, trace, fused reduction */
     if (atexit(ash_shim_exit_report) != 0)
         ash_warn("shim", "atexit failed: no exit report");

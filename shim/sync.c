@@ -28,6 +28,8 @@
 #include "ash_report.h"
 #include "ash_record.h"
 #include "ash_sync_watch.h"
+#include "ash_unfired.h"
+#include "ash_digest.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -74,6 +76,7 @@ static struct {
 static _Noreturn void sync_fatal_code(const char *what, int code)
 {
     S.fatal = 1;
+    ash_unfired_fatal(); /* unfired: the exit verdict keeps out of a fatal exit */
     /* The design's named exception: a policy error or a broken collective ends the job. */
     char line[1024];
     int n = snprintf(line, sizeof line, "accelshim: %s\n", what);
@@ -238,6 +241,7 @@ static void check_rule_against_kernel(const ash_policy_rule_t *r, const ash_kern
 static const void *sync_match(const ash_kernel_info_t *k)
 {
     const ash_policy_rule_t *found[SYNC_MAX_RULES];
+    ash_unfired_seen(k->name, k->demangled); /* unfired: names for "nearest kernel seen" */
     size_t n = ash_policy_match(S.policy, k->name, k->demangled, found, SYNC_MAX_RULES);
     if (n == 0)
         return NULL;
@@ -334,6 +338,7 @@ static void sync_fini(void)
 {
     ash_sync_watch_stop();
     if (S.coll && !S.fatal) {
+        ash_digest_compare(S.coll); /* digest: do the ranks end with the same parameters? */
         ash_report_before_close(S.coll); /* timing events, fusion buffers, the job's figures */
         ash_coll_close(S.coll);
         S.coll = NULL;
@@ -476,6 +481,7 @@ ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **p
     const sync_plan_t *plan = k->rules;
     const ash_world_t *w = ash_world();
     ash_crash_thread(); /* a thread that reaches a sync point gets its own alternate stack */
+    ash_unfired_fire(plan->rule, plan->n); /* unfired: these rules fired */
     if (w->size <= 1) /* one rank: nothing to communicate; recording / nan_check still look */
         return ash_record_solo(S.have_driver ? &S.driver : NULL, S.policy, k, s, params, extra, plan->rule, plan->n);
     if (!S.have_driver)
@@ -544,6 +550,7 @@ ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **p
                 S.seen = b;
             }
             S.broadcasts++;
+            ash_digest_note(&S.driver, ptr, count * esize, s); /* digest: compared at exit */
         }
         S.bytes += count * esize;
         if (cst == ASH_COLL_ETIMEDOUT)
