@@ -166,6 +166,9 @@ void ash_digest_compare(ash_coll_t *c)
                       "rank 0's %016llx over %llu buffer(s), %llu bytes); exit 8",
                       first, differ, w->size - 1, f[W_HASH], f[W_BUFS], f[W_BYTES], all[W_HASH],
                       all[W_BUFS], all[W_BYTES]);
+        else if (memcmp(all + (size_t)w->rank * ASH_COLL_FP_WORDS, all, 3 * sizeof *all))
+            ash_error("digest", "ranks ended with different parameters: this rank's digest %016llx "
+                      "differs from rank 0's %016llx; exit 8", fp[W_HASH], all[W_HASH]);
     } else if (w->rank == 0) {
         if (all[W_BUFS] == 0)
             ash_info("digest", "no parameter buffer was broadcast and readable: nothing compared");

@@ -68,6 +68,7 @@ static struct {
     unsigned long long allreduces, broadcasts, bytes;
     int check;                      /* fingerprint each collective first */
     int no_mpi;                     /* ACCELSHIM_RENDEZVOUS=nccl: the ranks are no MPI world */
+    const char *comm_id;            /* NCCL_COMM_ID, or torchrun's (ash_world_nccl_rendezvous) */
     unsigned long long seq;         /* collectives issued by this rank (all ranks agree) */
     unsigned long long fp_calls;    /* fingerprint exchanges, and their total time */
     double fp_seconds;
@@ -147,6 +148,9 @@ static void sync_read_env(long *timeout, int *check)
         sync_fatal(msg);
     }
     const char *id = ash_opt_str(ASH_OPT_NCCL_COMM_ID);
+    if (ash_world_nccl_rendezvous(&id)) /* torchrun's ranks: world.c chose where they meet */
+        rv = "nccl";
+    S.comm_id = id;
     S.no_mpi = rv && !strcmp(rv, "nccl");
     if (S.no_mpi && !(id && *id))
         sync_fatal("ACCELSHIM_RENDEZVOUS=nccl: NCCL_COMM_ID (IP:PORT where the ranks meet) is not set");
@@ -361,7 +365,7 @@ static ash_coll_status_t open_coll(void)
         .log = sync_coll_log,
         /* ranks of the launcher's own engine (per-machine form) are no MPI world */
         .no_mpi = S.no_mpi,
-        .nccl_comm_id = ash_opt_str(ASH_OPT_NCCL_COMM_ID),
+        .nccl_comm_id = S.comm_id,
     };
     ash_coll_status_t st = ash_coll_open(ash_opt_str(ASH_OPT_BACKEND), &cfg, &S.coll);
     if (st != ASH_COLL_OK) {
