@@ -4,13 +4,20 @@
 #   test_crash.sh        a segfault's backtrace reaches accelerate-run's root-cause block
 #   test_checkpoint.sh   libaccelshim-io.so: one writer per main_process_only output
 #   test_env_garbage.sh  one clear line per bad ACCELSHIM_* value; fatal vs warning as documented
+#   test_unsynced.sh     rules that never fired are named with the nearest kernel; 2 ranks that
+#                        synchronised nothing exit 7 unless sync is optional
+#   test_param_digest.sh ranks that end with different parameters: rank 1 named, exit 8
+#   test_torchrun_env.sh torchrun's variables by hand on 2 processes = 1 rank; conflicts refused
 #   build/tests/reliability/test_file_create  ash_file_create (O_NOFOLLOW|O_EXCL) and secure_getenv
 REL_DIR := $(BUILD)/tests/reliability
 TESTS += tests/reliability/test_fingerprint.sh \
          tests/reliability/test_watchdog.sh \
          tests/reliability/test_crash.sh \
          tests/reliability/test_checkpoint.sh \
-         tests/reliability/test_env_garbage.sh
+         tests/reliability/test_env_garbage.sh \
+         tests/reliability/test_unsynced.sh \
+         tests/reliability/test_param_digest.sh \
+         tests/reliability/test_torchrun_env.sh
 TESTS += $(REL_DIR)/test_file_create tests/reliability/test_secure_env.sh
 ALL += $(REL_DIR)/test_file_create $(REL_DIR)/fortify_open $(REL_DIR)/overflow_app
 
