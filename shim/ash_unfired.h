@@ -29,7 +29,5 @@ void ash_unfired_seen(const char *name, const char *demangled);
 void ash_unfired_fire(const ash_policy_rule_t *const *rules, size_t n);
 /* A fatal exit is under way: the verdict keeps out of it (the process keeps its own status). */
 void ash_unfired_fatal(void);
-/* Edit distance between A and B (each compared up to 127 bytes); exposed for the unit test. */
-int ash_unfired_distance(const char *a, const char *b);
 
 #endif /* ASH_UNFIRED_H */

@@ -71,7 +71,8 @@ static int unf_fired(int k, unsigned index)
     return (int)(atomic_load(&U.fired[k][index / 64]) >> (index % 64) & 1);
 }
 
-int ash_unfired_distance(const char *a, const char *b)
+/* Levenshtein distance between A and B, each compared up to UNF_NAME_CMP bytes. */
+static int ash_unfired_distance(const char *a, const char *b)
 {
     size_t la = strnlen(a, UNF_NAME_CMP), lb = strnlen(b, UNF_NAME_CMP);
     int row[UNF_NAME_CMP + 1];
