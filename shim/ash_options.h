@@ -70,6 +70,8 @@
     X(ASH_OPT_TR_LOCAL_WORLD_SIZE, "LOCAL_WORLD_SIZE", NULL, 0, "torchrun: ranks on this node")     \
     X(ASH_OPT_TR_MASTER_ADDR, "MASTER_ADDR", NULL, 0, "torchrun: the rendezvous host")              \
     X(ASH_OPT_TR_MASTER_PORT, "MASTER_PORT", NULL, 0, "torchrun: its store's port (not ours)")      \
+    X(ASH_OPT_PROGRESS_DIR, "ACCELSHIM_PROGRESS_DIR", NULL, 0,                                      \
+      "directory of the ranks' progress records: the watchdog names the ranks that did not arrive") \
     X(ASH_OPT_PORT, "ACCELSHIM_PORT", NULL, 0,                                                      \
       "torchrun-started ranks meet at MASTER_ADDR:ACCELSHIM_PORT (default MASTER_PORT + 1)")
 

@@ -9,6 +9,7 @@
  */
 #include "ash_sync_watch.h"
 
+#include "ash_arrive.h"
 #include "ash_log.h"
 
 #include <pthread.h>
@@ -65,6 +66,7 @@ static _Noreturn void watch_fire(const char *what, unsigned long long seq, doubl
               "%s): a peer rank is missing, stuck, or issued a different collective; aborting "
               "the communicator and exiting with status %d", what, seq, elapsed, W.timeout_s,
               where, ASH_SYNC_EXIT_TIMEOUT);
+    ash_arrive_report(seq); /* arrive: name the ranks that did not arrive */
     ash_coll_abort(W.coll);
     _exit(ASH_SYNC_EXIT_TIMEOUT);
 }
@@ -140,6 +142,7 @@ ash_status_t ash_sync_watch_start(ash_coll_t *c, const ash_coll_driver_t *drv, u
 
 void ash_sync_watch_begin(const char *what, unsigned long long seq)
 {
+    ash_arrive_mark(what, seq); /* arrive: this rank's progress, for its peers' watchdogs */
     if (!W.started)
         return;
     pthread_mutex_lock(&W.lock);
