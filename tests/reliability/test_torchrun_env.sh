@@ -8,8 +8,8 @@
 #             comparison says so (it can fail).
 #   refused:  torchrun and Open MPI disagreeing on the rank, and RANK without WORLD_SIZE: exit 2,
 #             one line naming the variables.
-# The variables are set by hand; real torchrun is not installed by scripts/install-deps.sh (the
-# torch wheel is ~200 MB even for CPU).
+# The variables are set by hand; real torchrun is not installed by scripts/install-deps.sh
+# (Debian 12's python3-torch pulls in 229 packages).
 . "$(dirname "$0")/lib.sh"
 need "$RL_MLP" "$RL_SHIM" "$T_HOSTCUDA_DIR/libcuda.so.1" "$T_HOSTNCCL_DIR/libnccl.so.2" "$T_EQUIV"
 
