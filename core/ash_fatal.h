@@ -27,7 +27,11 @@
     X(ASH_EXIT_TIMEOUT, 4, "timeout", "the watchdog: a collective did not complete in timeout_s")   \
     X(ASH_EXIT_NAN, 5, "nan", "nan_check: a synced buffer holds NaN or Inf before its collective")    \
     X(ASH_EXIT_CAPTURE, 6, "capture",                                                               \
-      "a sync point inside CUDA stream capture (its collective would be skipped at graph replay)")
+      "a sync point inside CUDA stream capture (its collective would be skipped at graph replay)") \
+    X(ASH_EXIT_UNSYNCED, 7, "unsynced",                                                             \
+      "more than one rank, and no gradient rule fired (or no policy) while sync is required")      \
+    X(ASH_EXIT_PARAMS_DIFFER, 8, "params-differ",                                                   \
+      "the ranks' parameter digests differ at exit")
 
 #define ASH__EXIT_ENUM(e, v, s, doc) e = v,
 typedef enum { ASH_EXIT_LIST(ASH__EXIT_ENUM) } ash_exit_t;

@@ -47,6 +47,10 @@ typedef enum {
     X(ASH_OPT_DRIVER_PATH, "ACCELSHIM_DRIVER_PATH", ASH_OPT_T_STR, 0, 0, NULL, "libcuda.so.1",     \
       NULL, "the real driver to dlopen")                                                           \
     X(ASH_OPT_POLICY, "ACCELSHIM_POLICY", ASH_OPT_T_STR, 0, 0, NULL, NULL, NULL, "YAML policy file") \
+    X(ASH_OPT_POLICY_ORIGIN, "ACCELSHIM_POLICY_ORIGIN", ASH_OPT_T_STR, 0, 0, NULL, NULL, NULL,     \
+      "where ACCELSHIM_POLICY came from, for the log (accelerate-run: --policy | ./accelshim.yaml)") \
+    X(ASH_OPT_SYNC, "ACCELSHIM_SYNC", ASH_OPT_T_ENUM, 0, 0, "required|optional", NULL, NULL,        \
+      "optional lets >1 rank run with no gradient rule fired (the policy's sync: optional)")        \
     X(ASH_OPT_BACKEND, "ACCELSHIM_BACKEND", ASH_OPT_T_ENUM, 0, 0, "auto|nccl|mpi", "auto", NULL,   \
       "collectives backend")                                                                       \
     X(ASH_OPT_RENDEZVOUS, "ACCELSHIM_RENDEZVOUS", ASH_OPT_T_ENUM, 0, 0, "mpi|nccl", "mpi", NULL,   \
@@ -104,7 +108,23 @@ typedef enum {
     X(ASH_OPT_SLURM_LOCALID, "SLURM_LOCALID", ASH_OPT_T_INT, 0, ASH_OPT_RANK_MAX, NULL, NULL,      \
       NULL, "Slurm: local rank")                                                                   \
     X(ASH_OPT_SLURM_NTASKS, "SLURM_NTASKS", ASH_OPT_T_INT, 1, ASH_OPT_RANK_MAX + 1, NULL, NULL,    \
-      NULL, "Slurm: world size")
+      NULL, "Slurm: world size")                                                                   \
+    X(ASH_OPT_TR_RANK, "RANK", ASH_OPT_T_INT, 0, ASH_OPT_RANK_MAX, NULL, NULL, NULL,               \
+      "torchrun: rank")                                                                            \
+    X(ASH_OPT_TR_LOCAL_RANK, "LOCAL_RANK", ASH_OPT_T_INT, 0, ASH_OPT_RANK_MAX, NULL, NULL, NULL,   \
+      "torchrun: local rank")                                                                      \
+    X(ASH_OPT_TR_WORLD_SIZE, "WORLD_SIZE", ASH_OPT_T_INT, 1, ASH_OPT_RANK_MAX + 1, NULL, NULL,     \
+      NULL, "torchrun: world size")                                                                \
+    X(ASH_OPT_TR_LOCAL_WORLD_SIZE, "LOCAL_WORLD_SIZE", ASH_OPT_T_INT, 1, ASH_OPT_RANK_MAX + 1,     \
+      NULL, NULL, NULL, "torchrun: ranks on this node")                                            \
+    X(ASH_OPT_TR_MASTER_ADDR, "MASTER_ADDR", ASH_OPT_T_STR, 0, 0, NULL, NULL, NULL,                \
+      "torchrun: the rendezvous host")                                                             \
+    X(ASH_OPT_TR_MASTER_PORT, "MASTER_PORT", ASH_OPT_T_INT, 1, 65535, NULL, NULL, NULL,            \
+      "torchrun: its store's port (not ours)")                                                     \
+    X(ASH_OPT_PROGRESS_DIR, "ACCELSHIM_PROGRESS_DIR", ASH_OPT_T_STR, 0, 0, NULL, NULL, NULL,       \
+      "directory of the ranks' progress records: the watchdog names the ranks that did not arrive") \
+    X(ASH_OPT_PORT, "ACCELSHIM_PORT", ASH_OPT_T_INT, 1, 65535, NULL, NULL, NULL,                   \
+      "torchrun-started ranks meet at MASTER_ADDR:ACCELSHIM_PORT (default MASTER_PORT + 1)")
 
 #define ASH__OPT_ENUM(id, env, type, lo, hi, values, def, pkey, doc) id,
 typedef enum { ASH_OPTION_LIST(ASH__OPT_ENUM) ASH_OPT_COUNT_ } ash_opt_id_t;

@@ -22,6 +22,8 @@ typedef enum {
                                  * communicator closed (MPI finalised if the shim initialised it) */
     ASH_EXIT_STEP_SUMMARY,      /* info lines (only at info): allocation peaks, launches, GEMMs, sync counts */
     ASH_EXIT_STEP_REPORT,       /* the exit report (lines, JSON file); the trace closes last */
+    ASH_EXIT_STEP_VERDICT,      /* rules that never fired, the parameter digest: may end the job
+                                 * with exit 7 or 8 (_exit, after flushing stdio) */
     ASH_EXIT_STEP_COUNT_
 } ash_exit_step_t;
 

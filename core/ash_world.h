@@ -1,11 +1,16 @@
 /* ash_world.h — private to the shim: who this process is (rank, local rank, world size) and which
  * physical device it drives.
  *
- * Sources, first valid wins: rank = ACCELSHIM_RANK, OMPI_COMM_WORLD_RANK, PMIX_RANK, SLURM_PROCID,
- * else 0; local rank = ACCELSHIM_LOCAL_RANK, OMPI_COMM_WORLD_LOCAL_RANK, SLURM_LOCALID, else the
- * rank (one node assumed); size = ACCELSHIM_WORLD_SIZE, OMPI_COMM_WORLD_SIZE, SLURM_NTASKS, else 1.
- * A malformed value is warned about (naming the variable) and the next source is used; a rank
- * >= size raises size to rank + 1 with a warning. Device: ACCELSHIM_DEVICES (comma list of
+ * Sources, in this order, first valid wins: ACCELSHIM_* (the explicit override), torchrun (RANK,
+ * LOCAL_RANK, WORLD_SIZE; LOCAL_WORLD_SIZE checked), Open MPI / PMIx (OMPI_COMM_WORLD_*,
+ * PMIX_RANK), Slurm (SLURM_PROCID, SLURM_LOCALID, SLURM_NTASKS); else rank 0 of 1, local rank =
+ * rank. torchrun's RANK and WORLD_SIZE come as a pair (one alone, or a value out of range: exit 2);
+ * torchrun and Open MPI disagreeing on rank or size (without ACCELSHIM_RANK): exit 2, one line.
+ * A world from torchrun of more than one rank meets through NCCL (no MPI) at MASTER_ADDR:
+ * ACCELSHIM_PORT (default MASTER_PORT + 1), exported as NCCL_COMM_ID unless the user set one;
+ * ACCELSHIM_RENDEZVOUS in the environment keeps its own choice. Otherwise a malformed value is
+ * warned about (naming the variable) and the next source is used; a rank >= size raises size to
+ * rank + 1 with a warning. Device: ACCELSHIM_DEVICES (comma list of
  * physical ordinals, default all visible) -> list[local_rank % len]; a malformed list or an
  * ordinal not visible is warned about and the default (all visible) is used.
  * Threading: ash_world_init runs once (lazy init); the getters are reads of immutable data;
@@ -41,5 +46,8 @@ int ash_world_device_ordinal(int visible_count);
  * unknown), so this one runs as a single process (world.c). */
 void ash_world_mpi_mark(void);
 int ash_world_mpi_taken(int rank, long *pid);
+/* torchrun's world: 1 and *comm_id = "IPv4:PORT" where the ranks meet through NCCL (the sync
+ * engine then uses ACCELSHIM_RENDEZVOUS=nccl); 0 otherwise. Valid after ash_world_init. */
+int ash_world_nccl_rendezvous(const char **comm_id);
 
 #endif /* ASH_WORLD_H */

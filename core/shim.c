@@ -14,6 +14,7 @@
 #include "ash_options.h"
 #include "ash_observer.h"
 #include "ash_sync.h"
+#include "ash_unfired.h"
 #include "ash_world.h"
 
 #include <pthread.h>
@@ -86,6 +87,7 @@ static void ash_shim_do_init(void)
     ash_shim_at_exit(ASH_EXIT_STEP_SUMMARY, ash_shim_alloc_summary); /* first summary line */
     ash_crash_install(); /* ACCELSHIM_CRASH_HANDLER=0 disables */
     ash_sync_init(); /* loads the policy: an invalid one ends the program here, exit 2 */
+    ash_unfired_init(); /* unfired: the policy's origin line; the verdict step at exit */
     ash_observe_init(); /* the engine's observers: record, exit report, trace */
     if (atexit(ash_shim_exit_sequence) != 0)
         ash_warn("shim", "atexit failed: no exit report, no orderly close of the collectives");

@@ -8,6 +8,7 @@
  * remapped device. The application always gets the driver's CUresult.
  */
 #include "ash_alloc.h"
+#include "ash_digest.h"
 #include "ash_hook.h"
 #include "ash_log.h"
 #include "ash_world.h"
@@ -110,6 +111,7 @@ ASH_EXPORT CUresult CUDAAPI cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size
     ash_hook_init();                                                                       \
     if (ASH_UNLIKELY(ash_real.name == NULL))                                               \
         return ash_hook_missing(#name);                                                    \
+    ash_digest_before_free(dptr); /* digest: a noted parameter buffer, before it goes */ \
     ash_alloc_entry_t removed;                                                             \
     int had = ash_mem_forget(dptr, &removed);                                              \
     CUresult r = ash_real.name args;                                                       \

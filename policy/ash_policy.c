@@ -600,9 +600,10 @@ static const char *const debug_keys[] = {"check_collectives", "timeout_s", "nan_
 static const schema_t debug_schema = {debug_keys, 4, NULL, false};
 static const char *const precision_keys[] = {"matmul", "matmul_exclude"};
 static const schema_t precision_schema = {precision_keys, 2, NULL, false};
-enum { T_VERSION, T_GRADIENTS, T_PARAMETERS, T_OUTPUTS, T_DEBUG, T_PRECISION, T_N };
+enum { T_VERSION, T_GRADIENTS, T_PARAMETERS, T_OUTPUTS, T_DEBUG, T_PRECISION, T_SYNC, T_N };
 static const char *const top_keys[] = {"version", "gradients", "parameters", "outputs", "debug",
-                                       "precision"};
+                                       "precision", "sync"};
+static const char *const sync_names[] = {"required", "optional"};
 static const schema_t top_schema = {top_keys, T_N, NULL, false};
 
 typedef struct {
@@ -714,6 +715,13 @@ static ash_policy_result_t top_pair(void *vc, size_t k, const node_t *key, const
     case T_DEBUG:
         return section(c->d, v, "debug", &debug_schema, "{ check_collectives: false }", c,
                        debug_pair);
+    case T_SYNC: {
+        int e = 0;
+        ash_policy_result_t r = get_enum(c->d, v, "sync", sync_names, 2,
+                                         "optional: the ranks may run unsynchronised", &e);
+        c->p->sync_optional = e == 1;
+        return r;
+    }
     default:
         return section(c->d, v, "precision", &precision_schema, "{ matmul: bf16 }", c,
                        precision_pair);
@@ -915,6 +923,8 @@ const char *ash_policy_trace(const ash_policy_t *p)
 {
     return p ? p->trace : NULL;
 }
+
+bool ash_policy_sync_optional(const ash_policy_t *p) { return p && p->sync_optional; }
 
 bool ash_policy_nan_check(const ash_policy_t *p)
 {

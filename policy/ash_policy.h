@@ -49,6 +49,9 @@
  *             (CUBLAS_COMPUTE_32F_FAST_TF32 / _FAST_16BF / _FAST_16F: inputs rounded, fp32 sums)
  *     matmul_exclude: [GLOB...] = []   caller function names (symbols on the call stack) whose
  *             GEMMs stay in full fp32, e.g. ["*loss*", "lm_head_forward"]
+ *   sync: required | optional = required   (added in 1.x) required: a job of more than one
+ *             rank in which no gradient rule fired ends with exit status 7 (the ranks trained
+ *             apart); optional: the ranks may run unsynchronised (independent ranks, on purpose)
  * An empty value (`gradients:` with nothing after it) means "not given" for the optional
  * sections and lists. Integers are plain decimal scalars; quoted scalars are strings.
  * Anchors, aliases, tags and multiple documents are rejected. Unknown keys are errors.
@@ -163,6 +166,7 @@ unsigned ash_policy_timeout_s(const ash_policy_t *p);
 /* debug.trace: the trace path template as written ("{rank}" not replaced), or NULL when unset. */
 const char *ash_policy_trace(const ash_policy_t *p);
 bool ash_policy_nan_check(const ash_policy_t *p); /* debug.nan_check (false for a NULL policy) */
+bool ash_policy_sync_optional(const ash_policy_t *p); /* sync: optional (false for NULL) */
 /* precision: matmul (DEFAULT for a NULL policy) and the matmul_exclude caller globs. */
 ash_policy_matmul_t ash_policy_matmul(const ash_policy_t *p);
 size_t ash_policy_matmul_exclude_count(const ash_policy_t *p);

@@ -45,6 +45,7 @@ struct ash_policy {
     unsigned timeout_s;
     char *trace;                 /* debug.trace, or NULL */
     bool nan_check;
+    bool sync_optional;          /* sync: optional */
     ash_policy_matmul_t matmul;
     char **matmul_exclude;
     size_t nmatmul_exclude;

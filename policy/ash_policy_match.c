@@ -166,6 +166,8 @@ int ash_policy_print(const ash_policy_t *p, FILE *f)
         put_quoted(f, p->matmul_exclude[i]);
     }
     fputs("]\n", f);
+    if (p->sync_optional)
+        fputs("sync: optional\n", f);
     return ferror(f) || fflush(f) ? -1 : 0;
 }
 
@@ -184,7 +186,7 @@ bool ash_policy_equal(const ash_policy_t *a, const ash_policy_t *b)
     if (!a || !b)
         return a == b;
     if (a->check_collectives != b->check_collectives || a->timeout_s != b->timeout_s ||
-        a->nan_check != b->nan_check ||
+        a->nan_check != b->nan_check || a->sync_optional != b->sync_optional ||
         (a->trace || b->trace ? !a->trace || !b->trace || strcmp(a->trace, b->trace) : 0) ||
         a->noutputs != b->noutputs || a->matmul != b->matmul ||
         a->nmatmul_exclude != b->nmatmul_exclude)

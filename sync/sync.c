@@ -34,6 +34,8 @@
 #include "ash_inspect.h"
 #include "ash_observer.h"
 #include "ash_sync_watch.h"
+#include "ash_unfired.h"
+#include "ash_digest.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -68,6 +70,7 @@ static struct {
     unsigned long long allreduces, broadcasts, bytes;
     int check;                      /* fingerprint each collective first */
     int no_mpi;                     /* ACCELSHIM_RENDEZVOUS=nccl: the ranks are no MPI world */
+    const char *comm_id;            /* NCCL_COMM_ID, or torchrun's (ash_world_nccl_rendezvous) */
     unsigned long long seq;         /* collectives issued by this rank (all ranks agree) */
     unsigned long long *rule_seq[2]; /* sync points of each rule so far (gradients, parameters) */
     int nan_check;                  /* scan each buffer for NaN/Inf before its collective */
@@ -139,7 +142,10 @@ ash_status_t ash_sync_init(void)
     if (w >= 0)
         S.wire_override = wires[w];
     S.no_mpi = ash_opt_enum(ASH_OPT_RENDEZVOUS) == 1; /* mpi|nccl */
-    if (S.no_mpi && !ash_opt_str(ASH_OPT_NCCL_COMM_ID))
+    S.comm_id = ash_opt_str(ASH_OPT_NCCL_COMM_ID);
+    if (ash_world_nccl_rendezvous(&S.comm_id)) /* torchrun's ranks: world.c chose where they meet */
+        S.no_mpi = 1;
+    if (S.no_mpi && !S.comm_id)
         ash_fatal(ASH_EXIT_CONFIG, "ACCELSHIM_RENDEZVOUS=nccl: NCCL_COMM_ID (IP:PORT where the ranks meet) is not set");
     const char *path = ash_opt_str(ASH_OPT_POLICY);
     if (!path)
@@ -201,6 +207,7 @@ static void check_rule_against_kernel(const ash_policy_rule_t *r, const ash_kern
 static const void *sync_match(const ash_kernel_info_t *k)
 {
     const ash_policy_rule_t *found[SYNC_MAX_RULES];
+    ash_unfired_seen(k->name, k->demangled); /* unfired: names for "nearest kernel seen" */
     size_t n = ash_policy_match(S.policy, k->name, k->demangled, found, SYNC_MAX_RULES);
     if (n == 0)
         return NULL;
@@ -326,6 +333,7 @@ static void sync_fini(void)
 {
     ash_sync_watch_stop();
     if (S.coll && !ash_fatal_code()) { /* fatal: peers may be inside a collective */
+        ash_digest_compare(S.coll); /* digest: do the ranks end with the same parameters? */
         ash_fuse_fini();
         ash_observe_close();
         sync_gather_job();
@@ -350,7 +358,7 @@ static ash_coll_status_t open_coll(void)
         .log = sync_coll_log,
         /* ranks of the launcher's own engine (per-machine form) are no MPI world */
         .no_mpi = S.no_mpi,
-        .nccl_comm_id = ash_opt_str(ASH_OPT_NCCL_COMM_ID),
+        .nccl_comm_id = S.comm_id,
     };
     ash_crash_mark(); /* crash reports: tell MPI's signal handlers from the program's */
     ash_world_mpi_mark(); /* one MPI world per rank: a later CUDA program runs alone (world_mpi.c) */
@@ -620,6 +628,7 @@ ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **p
     const sync_plan_t *plan = k->rules;
     const ash_world_t *w = ash_world();
     ash_crash_thread(); /* a thread that reaches a sync point gets its own alternate stack */
+    ash_unfired_fire(plan->rule, plan->n); /* unfired: these rules fired */
     const char *cap; /* a sync point inside CUDA graph capture (capture.c); one rank: as N would */
     for (size_t i = 0; w->size <= 1 && i < plan->n; i++)
         if (plan->rule[i]->kind == ASH_POLICY_RULE_GRADIENT &&
@@ -678,6 +687,8 @@ ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **p
         /* collective */
         ash_sync_watch_begin(what, seq);
         cst = grad ? sync_reduce(k, r, s, e.ptr, e.count) : sync_broadcast(k, r, s, e.ptr, e.count * esize);
+        if (!grad && cst == ASH_COLL_OK)
+            ash_digest_note(ash_driver(), e.ptr, e.count * esize, s); /* digest: compared at exit */
         S.bytes += e.count * esize;
         if (cst == ASH_COLL_ETIMEDOUT)
             ash_sync_watch_timeout(what, seq);

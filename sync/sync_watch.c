@@ -11,6 +11,7 @@
 
 #include "ash_driver.h"
 #include "ash_fatal.h"
+#include "ash_arrive.h"
 #include "ash_log.h"
 
 #include <pthread.h>
@@ -66,6 +67,7 @@ static _Noreturn void watch_fire(const char *what, unsigned long long seq, doubl
               "%s): a peer rank is missing, stuck, or issued a different collective; aborting "
               "the communicator and exiting with status %d", what, seq, elapsed, W.timeout_s,
               where, ASH_EXIT_TIMEOUT);
+    ash_arrive_report(seq); /* arrive: name the ranks that did not arrive */
     ash_coll_abort(W.coll);
     ash_fatal_now_reported(ASH_EXIT_TIMEOUT); /* off the sync thread: _exit (ash_fatal.h) */
 }
@@ -140,6 +142,7 @@ ash_status_t ash_sync_watch_start(ash_coll_t *c, unsigned timeout_s,
 
 void ash_sync_watch_begin(const char *what, unsigned long long seq)
 {
+    ash_arrive_mark(what, seq); /* arrive: this rank's progress, for its peers' watchdogs */
     if (!W.started)
         return;
     pthread_mutex_lock(&W.lock);

@@ -6,7 +6,7 @@
 # shellcheck shell=bash
 
 # Plan: engine, world, the wrapper command, the environment for ranks.
-P_ENGINE='' P_N=0 P_LOCAL_N=0 P_RANK0=0 P_POLICY='' P_RUN_DIR='' P_PORT=''
+P_ORIGIN='' P_ENGINE='' P_N=0 P_LOCAL_N=0 P_RANK0=0 P_POLICY='' P_RUN_DIR='' P_PORT=''
 P_WRAP=()      # wrapper arguments shared by every rank (before --rank ...)
 P_ENV=()       # KEY=VALUE set in the engine's environment (printed by --dry-run)
 P_CMD=()       # engine command (mpirun/srun)
@@ -155,7 +155,12 @@ plan() {
 
   # Policy: validated before anything starts.
   P_POLICY=${O_POLICY:-${ACCELSHIM_POLICY:-}}
-  [ -z "$P_POLICY" ] && [ -f ./accelshim.yaml ] && P_POLICY=./accelshim.yaml
+  P_ORIGIN=${O_POLICY:+--policy}; P_ORIGIN=${P_ORIGIN:-ACCELSHIM_POLICY}
+  if [ -z "$P_POLICY" ] && [ -f ./accelshim.yaml ]; then
+    # picked up, not asked for: say so (a starter policy with no rules synchronises nothing)
+    P_POLICY=./accelshim.yaml P_ORIGIN=./accelshim.yaml
+    warn "policy ./accelshim.yaml (found in the working directory; --policy to choose another)"
+  fi
   if [ -n "$P_POLICY" ]; then
     [ -r "$P_POLICY" ] || die "policy '$P_POLICY' cannot be read"
     P_POLICY=$(readlink -f "$P_POLICY")
@@ -193,7 +198,8 @@ plan() {
     kl=$(kernel_libs)
     [ -n "$kl" ] && P_WRAP+=(--kernel-libs "$kl")
   fi
-  [ -n "$P_POLICY" ] && P_WRAP+=(--env "ACCELSHIM_POLICY=$P_POLICY")
+  [ -n "$P_POLICY" ] && P_WRAP+=(--env "ACCELSHIM_POLICY=$P_POLICY" --env "ACCELSHIM_POLICY_ORIGIN=$P_ORIGIN")
+  [ "$O_SYNC_OPT" = 1 ] && P_WRAP+=(--env ACCELSHIM_SYNC=optional)
   [ "$O_DEBUG" = 1 ] && P_WRAP+=(--env ACCELSHIM_LOG=debug --env ACCELSHIM_CHECK_COLLECTIVES=1)
   [ -n "$O_TIMEOUT" ] && P_WRAP+=(--env "ACCELSHIM_TIMEOUT_S=$O_TIMEOUT")
   if [ -n "$O_TRACE" ]; then

@@ -35,14 +35,15 @@ eq_ref() {
         "$EQ_MLP" "$@" --save "$out" >"$out.log" 2>&1
 }
 
-# eq_ranks N BACKEND POLICY(or "") OUTPREFIX MLP_ARGS... : N ranks under the shim; rank r
+# eq_ranks N BACKEND POLICY(or "") OUTPREFIX MLP_ARGS... : N ranks under the shim (EQ_SYNC=optional:
+# ranks that synchronise nothing on purpose, see docs/reliability.md); rank r
 # writes OUTPREFIX.r (parameters) and OUTPREFIX.r.log
 eq_ranks() {
     local np=$1 backend=$2 policy=$3 prefix=$4; shift 4
     local libpath=$T_HOSTCUDA_DIR
     [ "$backend" = nccl ] && libpath=$T_HOSTNCCL_DIR:$libpath
     t_mpirun "$np" -x LD_LIBRARY_PATH="$libpath" -x HOSTCUDA_KERNEL_LIBS="$EQ_KLIBS" \
-        -x ACCELSHIM_POLICY="$policy" -x ACCELSHIM_BACKEND="$backend" \
+        -x ACCELSHIM_POLICY="$policy" -x ACCELSHIM_BACKEND="$backend" -x ACCELSHIM_SYNC="${EQ_SYNC:-}" \
         -x ACCELSHIM_LOG="${ACCELSHIM_LOG:-warn}" -x T_PRELOAD="$EQ_SHIM" -x T_RANK_LOG="$prefix.{rank}.log" \
         bash -c "$(t_rank_cmd)" "$EQ_MLP" "$@" --save "$prefix.{rank}"
 }

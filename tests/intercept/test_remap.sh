@@ -14,7 +14,9 @@ check() {
     local want=$1 warn=$2; shift 3
     local out err
     err=$(mktemp)
+    # one process posing as a rank: it synchronises nothing on purpose (ACCELSHIM_SYNC=optional)
     out=$(env -u OMPI_COMM_WORLD_LOCAL_RANK -u SLURM_LOCALID -u OMPI_COMM_WORLD_RANK -u SLURM_PROCID -u PMIX_RANK \
+          -u RANK -u WORLD_SIZE -u LOCAL_RANK -u LOCAL_WORLD_SIZE ACCELSHIM_SYNC=optional \
           HOSTCUDA_DEVICES=8 "$@" LD_PRELOAD="$SHIM" "$B/remap" 2>"$err")
     local got="count=1 get1=101 ordinal=$want"
     if [ "$out" != "$got" ]; then

@@ -233,6 +233,25 @@ static void test_wire_normalisation(void **state)
 static char *print_to_string(const ash_policy_t *p);
 static void check_roundtrip(const char *text);
 
+/* sync: required (default) | optional; survives the normalised form; part of equality */
+static void test_sync_optional(void **state)
+{
+    (void)state;
+    ash_policy_t *p = parse_ok("version: 1\n");
+    assert_false(ash_policy_sync_optional(p));
+    ash_policy_t *q = parse_ok("version: 1\nsync: optional\n");
+    assert_true(ash_policy_sync_optional(q));
+    assert_false(ash_policy_equal(p, q));
+    ash_policy_free(q);
+    q = parse_ok("version: 1\nsync: required\n");
+    assert_false(ash_policy_sync_optional(q));
+    assert_true(ash_policy_equal(p, q));
+    assert_false(ash_policy_sync_optional(NULL));
+    check_roundtrip("version: 1\nsync: optional\n");
+    ash_policy_free(q);
+    ash_policy_free(p);
+}
+
 static void test_precision(void **state)
 {
     (void)state;
@@ -649,6 +668,7 @@ int main(void)
         cmocka_unit_test(test_print_roundtrip),
         cmocka_unit_test(test_examples_load_and_roundtrip),
         cmocka_unit_test(test_api_errors),
+        cmocka_unit_test(test_sync_optional),
         cmocka_unit_test(test_fuzz_prefixes),
         cmocka_unit_test(test_fuzz_mutations),
     };

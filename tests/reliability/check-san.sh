@@ -40,5 +40,7 @@ for t in build/tests/hostcuda/test_hc_basic build/tests/hostcuda/test_hc_memory 
 done
 tests+=(tests/equivalence/test_equivalence_mpi.sh
         tests/reliability/test_fingerprint.sh tests/reliability/test_checkpoint.sh
-        tests/reliability/test_env_garbage.sh build/tests/reliability/test_file_create)
+        tests/reliability/test_env_garbage.sh build/tests/reliability/test_file_create
+        tests/reliability/test_unsynced.sh tests/reliability/test_param_digest.sh
+        tests/reliability/test_torchrun_env.sh tests/reliability/test_watchdog.sh)
 exec bash scripts/run-tests.sh "${tests[@]}"

@@ -10,6 +10,10 @@
 #   test_rendezvous_timeout.sh a per-machine peer that never arrives: exit 4 within the timeout
 #   test_env_garbage.sh  one clear line per bad ACCELSHIM_* value, exit 2 (hand-picked cases)
 #   test_options_garbage.sh  every option of the table fed garbage -> exit 2 naming it; valid -> 0
+#   test_unsynced.sh     rules that never fired are named with the nearest kernel; 2 ranks that
+#                        synchronised nothing exit 7 unless sync is optional
+#   test_param_digest.sh ranks that end with different parameters: rank 1 named, exit 8
+#   test_torchrun_env.sh torchrun's variables by hand on 2 processes = 1 rank; conflicts refused
 #   build/tests/reliability/test_file_create  ash_file_create (O_NOFOLLOW|O_EXCL) and secure_getenv
 REL_DIR := $(BUILD)/tests/reliability
 TESTS += tests/reliability/test_fingerprint.sh \
@@ -22,7 +26,10 @@ TESTS += tests/reliability/test_fingerprint.sh \
          tests/reliability/test_two_programs.sh \
          tests/reliability/test_rendezvous_timeout.sh \
          tests/reliability/test_env_garbage.sh \
-         tests/reliability/test_options_garbage.sh
+         tests/reliability/test_options_garbage.sh \
+         tests/reliability/test_unsynced.sh \
+         tests/reliability/test_param_digest.sh \
+         tests/reliability/test_torchrun_env.sh
 TESTS += $(REL_DIR)/test_file_create tests/reliability/test_secure_env.sh
 ALL += $(REL_DIR)/test_file_create $(REL_DIR)/fortify_open $(REL_DIR)/overflow_app \
        $(REL_DIR)/options_table $(REL_DIR)/save_app $(REL_DIR)/recover_app

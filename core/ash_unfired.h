@@ -1,0 +1,32 @@
+/* ash_unfired.h — private to the shim: rules that never fired, and the job's verdict at exit.
+ *
+ * Owns: which policy rules fired (matched a launched kernel), the distinct kernel names seen
+ * (for "nearest names" under a rule that never fired), the policy's origin line at init, and
+ * the exit verdict: a job of more than one rank in which no gradient rule fired (or that runs
+ * without a policy) ends with ASH_EXIT_UNSYNCED unless sync is optional (policy `sync:
+ * optional` or ACCELSHIM_SYNC=optional). The verdict also applies the parameter digest's
+ * (shim/digest.c). Threading: seen/fire from any thread (a mutex; atomics); init and the exit
+ * handler run once. Callers: shim.c (init), sync.c (matcher, prepare, fatal path).
+ */
+#ifndef ASH_UNFIRED_H
+#define ASH_UNFIRED_H
+
+#include "ash_fatal.h" /* ASH_EXIT_UNSYNCED, ASH_EXIT_PARAMS_DIFFER */
+#include "ash_policy.h"
+
+#include <stddef.h>
+
+/* Exit statuses of the verdict (next to 3 mismatch, 4 watchdog, 5 NaN, 6 capture stop). */
+
+/* After the policy is loaded: log where it came from, warn about a policy without rules or a
+ * multi-rank job without one; register the exit verdict (atexit, so it runs after the other
+ * exit handlers). Ends the process (exit 2) on a malformed ACCELSHIM_SYNC. */
+void ash_unfired_init(void);
+/* A distinct kernel the matcher was asked about (mangled, demangled; either may be NULL). */
+void ash_unfired_seen(const char *name, const char *demangled);
+/* These rules matched a kernel that is being launched. */
+void ash_unfired_fire(const ash_policy_rule_t *const *rules, size_t n);
+/* A fatal exit is under way: the verdict keeps out of it (the process keeps its own status). */
+void ash_unfired_fatal(void);
+
+#endif /* ASH_UNFIRED_H */
