@@ -21,10 +21,18 @@ valid_str() {
     esac
 }
 
-run() {   # run VAR=VALUE -> $rc, $RL_TMP/o (stdout), $RL_TMP/e (stderr)
+# torchrun sets RANK and WORLD_SIZE together (one alone is refused): a control sets its partner
+partner() {
+    case $1 in
+        RANK) echo WORLD_SIZE=1 ;;
+        WORLD_SIZE) echo RANK=0 ;;
+    esac
+}
+
+run() {   # run VAR=VALUE [VAR=VALUE] -> $rc, $RL_TMP/o (stdout), $RL_TMP/e (stderr)
     env -u OMPI_COMM_WORLD_RANK -u OMPI_COMM_WORLD_LOCAL_RANK -u OMPI_COMM_WORLD_SIZE \
         -u PMIX_RANK -u SLURM_PROCID -u SLURM_LOCALID -u SLURM_NTASKS \
-        "$1" LD_PRELOAD="$RL_SHIM" LD_LIBRARY_PATH="$RL_BUILD/tests/hostcuda" \
+        "$@" LD_PRELOAD="$RL_SHIM" LD_LIBRARY_PATH="$RL_BUILD/tests/hostcuda" \
         HOSTCUDA_KERNEL_LIBS="$RL_KLIBS" HOSTCUDA_DEVICES=2 timeout 30 "$RL_MLP" --steps 1 --batch 2 \
         >"$RL_TMP/o" 2>"$RL_TMP/e"
     rc=$?
@@ -34,7 +42,8 @@ fails=0 cases=0 controls=0
 while IFS=$'\t' read -r name type valid garbage; do
     [ "$valid" = - ] && valid=$(valid_str "$name")
     rm -rf "$RL_TMP"/out-*
-    run "$name=$valid"
+    # shellcheck disable=SC2046  # partner: nothing or one word
+    run "$name=$valid" $(partner "$name")
     controls=$((controls + 1))
     n=$(grep -Ec '^(\[accelshim|accelshim:)' "$RL_TMP/e")
     if [ "$rc" -ne 0 ] || [ "$n" -ne 0 ] || ! grep -q '^step 0 ' "$RL_TMP/o"; then
