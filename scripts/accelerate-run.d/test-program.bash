@@ -104,9 +104,12 @@ test_program() {
     echo "test: FAILED: the 1-rank run exited with status $rc1; its last lines:"; tail -n 30 "$tmp/one.log" | sed 's/^/    /'
   elif ! grep -qs '"rule":"gradients\[' "$tmp/one/rank-0.jsonl"; then
     echo "test: FAILED: no gradient sync point fired in the 1-rank run: the policy's gradient rules never matched a kernel (find the names with ACCELSHIM_LOG=debug)"
-  elif [ $rc2 -ne 0 ]; then
+  elif [ $rc2 -ne 0 ] && [ $rc2 -ne 8 ]; then
     echo "test: FAILED: the $n-rank run exited with status $rc2; its last lines:"; tail -n 30 "$tmp/dp.log" | sed 's/^/    /'
   else
+    # status 8: the shim found at exit that the ranks ended with different parameters; the
+    # records below say where they parted
+    [ $rc2 -eq 8 ] && echo "test: the $n-rank run ended with status 8: its ranks ended with different parameters"
     out=$("$L_COMPARE" "$tmp/one" "$tmp/dp" --rtol "$rtol" --atol "$atol" 2>&1); rc=$?
     case $rc in
       0) echo "test: OK: $n ranks x batch $b == 1 rank x batch $((n * b)) at every sync point ($(grep -c '"kind":"post"' "$tmp/one/rank-0.jsonl") reduced buffers, rtol $rtol)" ;;
