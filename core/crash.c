@@ -255,15 +255,22 @@ static void crash_handler(int sig, siginfo_t *si, void *uc)
     raise(sig);
 }
 
-/* at init: on top of whatever is there (default, or a handler the program installed before its
- * first CUDA call: called first, see crash_handler); an ignored signal is left alone */
-static void crash_set(void)
+/* our handler as installed: on the alternate stack, nothing extra blocked */
+static struct sigaction crash_ours(void)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = crash_handler;
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
     sigemptyset(&sa.sa_mask);
+    return sa;
+}
+
+/* at init: on top of whatever is there (default, or a handler the program installed before its
+ * first CUDA call: called first, see crash_handler); an ignored signal is left alone */
+static void crash_set(void)
+{
+    struct sigaction sa = crash_ours();
     for (int i = 0; i < CRASH_NSIG; i++) {
         struct sigaction old;
         if (sigaction(crash_signals[i], NULL, &old) != 0)
@@ -355,11 +362,7 @@ void ash_crash_reinstall(void)
 {
     if (!crash_enabled)
         return;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = crash_handler;
-    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-    sigemptyset(&sa.sa_mask);
+    struct sigaction sa = crash_ours();
     for (int i = 0; i < CRASH_NSIG; i++) {
         struct sigaction cur;
         if (!crash_mark_ok[i] || sigaction(crash_signals[i], NULL, &cur) != 0)

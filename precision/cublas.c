@@ -225,6 +225,27 @@ static int ash_is_32f_gemm(cudaDataType a, cudaDataType b, cudaDataType c, cubla
     return ct == CUBLAS_COMPUTE_32F && a == CUDA_R_32F && b == CUDA_R_32F && c == CUDA_R_32F;
 }
 
+/* Around a cublasGemm*Ex call: the compute type to hand the real one (the mode's choice for an
+ * fp32 GEMM the application called, its own otherwise; cuBLAS's own nested calls are left as
+ * they are), with the nesting depth up while the real one runs. */
+static cublasComputeType_t ash_cublas_ex_enter(int f32, cublasComputeType_t computeType)
+{
+    cublasComputeType_t ct = computeType;
+    if (ash_cublas_depth == 0 && f32)
+        ct = ash_cublas_choose();
+    ash_cublas_depth++;
+    return ct;
+}
+
+/* ... and after it: the depth back down; the application's call (not cuBLAS's) counted. */
+static void ash_cublas_ex_leave(const char *api, int ta, int tb, long long m, long long n, long long k,
+                                long long batch, int f32, cublasComputeType_t ct)
+{
+    ash_cublas_depth--;
+    if (ash_cublas_depth == 0)
+        ash_cublas_note(api, ta, tb, m, n, k, batch, f32 ? ct : (cublasComputeType_t)-1);
+}
+
 /* ---- cuBLAS ---- */
 
 cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
@@ -321,16 +342,11 @@ cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cub
 {
     ash_cublas_init();
     ASH_CUBLAS_REAL_OR_FAIL(cublasGemmEx);
-    cublasComputeType_t ct = computeType;
-    if (ash_cublas_depth == 0 && ash_is_32f_gemm(Atype, Btype, Ctype, computeType))
-        ct = ash_cublas_choose();
-    ash_cublas_depth++;
+    int f32 = ash_is_32f_gemm(Atype, Btype, Ctype, computeType);
+    cublasComputeType_t ct = ash_cublas_ex_enter(f32, computeType);
     cublasStatus_t st = ash_cublas_real.cublasGemmEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda,
                                                      B, Btype, ldb, beta, C_, Ctype, ldc, ct, algo);
-    ash_cublas_depth--;
-    if (ash_cublas_depth == 0)
-        ash_cublas_note("cublasGemmEx", transa, transb, m, n, k, 1,
-                        ash_is_32f_gemm(Atype, Btype, Ctype, computeType) ? ct : (cublasComputeType_t)-1);
+    ash_cublas_ex_leave("cublasGemmEx", transa, transb, m, n, k, 1, f32, ct);
     return st;
 }
 
@@ -345,17 +361,11 @@ cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation
     ash_cublas_init();
     ASH_CUBLAS_REAL_OR_FAIL(cublasGemmStridedBatchedEx);
     int f32 = ash_is_32f_gemm(Atype, Btype, Ctype, computeType);
-    cublasComputeType_t ct = computeType;
-    if (ash_cublas_depth == 0 && f32)
-        ct = ash_cublas_choose();
-    ash_cublas_depth++;
+    cublasComputeType_t ct = ash_cublas_ex_enter(f32, computeType);
     cublasStatus_t st = ash_cublas_real.cublasGemmStridedBatchedEx(
         handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C_,
         Ctype, ldc, strideC, batchCount, ct, algo);
-    ash_cublas_depth--;
-    if (ash_cublas_depth == 0)
-        ash_cublas_note("cublasGemmStridedBatchedEx", transa, transb, m, n, k, batchCount,
-                        f32 ? ct : (cublasComputeType_t)-1);
+    ash_cublas_ex_leave("cublasGemmStridedBatchedEx", transa, transb, m, n, k, batchCount, f32, ct);
     return st;
 }
 
@@ -369,17 +379,11 @@ cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOperation_t tran
     ash_cublas_init();
     ASH_CUBLAS_REAL_OR_FAIL(cublasGemmBatchedEx);
     int f32 = ash_is_32f_gemm(Atype, Btype, Ctype, computeType);
-    cublasComputeType_t ct = computeType;
-    if (ash_cublas_depth == 0 && f32)
-        ct = ash_cublas_choose();
-    ash_cublas_depth++;
+    cublasComputeType_t ct = ash_cublas_ex_enter(f32, computeType);
     cublasStatus_t st = ash_cublas_real.cublasGemmBatchedEx(handle, transa, transb, m, n, k, alpha, Aarray,
                                                             Atype, lda, Barray, Btype, ldb, beta, Carray,
                                                             Ctype, ldc, batchCount, ct, algo);
-    ash_cublas_depth--;
-    if (ash_cublas_depth == 0)
-        ash_cublas_note("cublasGemmBatchedEx", transa, transb, m, n, k, batchCount,
-                        f32 ? ct : (cublasComputeType_t)-1);
+    ash_cublas_ex_leave("cublasGemmBatchedEx", transa, transb, m, n, k, batchCount, f32, ct);
     return st;
 }
 

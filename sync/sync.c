@@ -494,6 +494,21 @@ static uint64_t sync_now_ns(void) /* CLOCK_MONOTONIC, the trace's clock */
 
 /* ---- the collective: issued here, and only here, with the observers told before and after ---- */
 
+/* Around each collective: the observers told before it is issued and after it returned (its
+ * status in e), with its start and end times. Use: begin; end(e, the collective's call). */
+static void sync_coll_begin(ash_sync_event_t *e)
+{
+    ash_observe_before_collective(e);
+    e->t0_ns = sync_now_ns();
+}
+
+static void sync_coll_end(ash_sync_event_t *e, ash_coll_status_t status)
+{
+    e->status = status;
+    e->t1_ns = sync_now_ns();
+    ash_observe_after_collective(e);
+}
+
 static ash_coll_status_t sync_allreduce(const ash_kernel_info_t *k, const ash_policy_rule_t *r,
                                         CUstream s, CUdeviceptr buf, size_t count, unsigned buffers)
 {
@@ -503,12 +518,9 @@ static ash_coll_status_t sync_allreduce(const ash_kernel_info_t *k, const ash_po
         .dtype = dtype, .wire = wire == ASH_COLL_SAME ? dtype : wire, .fused_buffers = buffers,
         .backend = S.backend,
     };
-    ash_observe_before_collective(&e);
-    e.t0_ns = sync_now_ns();
-    e.status = ash_coll_allreduce(S.coll, buf, count, dtype, wire,
-                                  r->reduce == ASH_POLICY_REDUCE_SUM ? ASH_COLL_SUM : ASH_COLL_MEAN, s);
-    e.t1_ns = sync_now_ns();
-    ash_observe_after_collective(&e);
+    sync_coll_begin(&e);
+    sync_coll_end(&e, ash_coll_allreduce(S.coll, buf, count, dtype, wire,
+                                         r->reduce == ASH_POLICY_REDUCE_SUM ? ASH_COLL_SUM : ASH_COLL_MEAN, s));
     S.allreduces++;
     return e.status;
 }
@@ -518,11 +530,8 @@ static ash_coll_status_t sync_broadcast(const ash_kernel_info_t *k, const ash_po
 {
     ash_sync_event_t e = {.kernel = k, .rule = r, .stream = s, .ptr = buf, .count = bytes,
                           .kind = ASH_EV_BROADCAST, .root = 0, .backend = S.backend};
-    ash_observe_before_collective(&e);
-    e.t0_ns = sync_now_ns();
-    e.status = ash_coll_broadcast(S.coll, buf, bytes, 0, s);
-    e.t1_ns = sync_now_ns();
-    ash_observe_after_collective(&e);
+    sync_coll_begin(&e);
+    sync_coll_end(&e, ash_coll_broadcast(S.coll, buf, bytes, 0, s));
     S.broadcasts++;
     return e.status;
 }

@@ -50,6 +50,13 @@ t_done() { echo "1..$T_N"; [ "$T_FAILED" -eq 0 ]; exit $?; }
 # t_show FILE...: evidence of a failed case, as TAP comments (last 20 lines)
 t_show() { sed 's/^/# /' "$@" | tail -n 20; }
 
+# Several cases, one verdict: t_no REASON prints "FAIL: REASON" and counts it in T_FAILS; the test
+# goes on and ends with [ "$T_FAILS" -eq 0 ] || t_fail .... t_tails FILE...: the evidence of a
+# failed case, each FILE's last 5 lines under a "--- FILE" header.
+T_FAILS=0
+t_no() { echo "FAIL: $*"; T_FAILS=$((T_FAILS + 1)); }
+t_tails() { local f; for f in "$@"; do echo "--- $f"; tail -n 5 "$f"; done; }
+
 # t_tmp: a private scratch directory in T_TMP, removed when the test exits
 t_tmp() {
     T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/accelshim-test.XXXXXX")

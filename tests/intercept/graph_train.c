@@ -9,40 +9,8 @@
  * vmm_policy.yaml (a sync point before ash_itest_sgd) and graph_params_policy.yaml (also a
  * parameters broadcast, once, before ash_itest_grad).
  */
-#include <cuda.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#define N 1000
-
-#define CK(call)                                                                           \
-    do {                                                                                   \
-        CUresult ck__r = (call);                                                           \
-        if (ck__r != CUDA_SUCCESS) {                                                       \
-            fprintf(stderr, "graph_train: %s -> CUresult %d (line %d)\n", #call, (int)ck__r, __LINE__); \
-            exit(1);                                                                       \
-        }                                                                                  \
-    } while (0)
-
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        fprintf(stderr, "graph_train: cannot open %s\n", path);
-        exit(1);
-    }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    if (b == NULL || fread(b, 1, (size_t)n, f) != (size_t)n)
-        exit(1);
-    b[n] = '\0';
-    fclose(f);
-    return b;
-}
+#define ITRAIN_PROG "graph_train"
+#include "itrain.h"
 
 int main(int argc, char **argv)
 {
@@ -67,78 +35,50 @@ int main(int argc, char **argv)
         fprintf(stderr, "graph_train: --graph %s: want none, step or grad\n", graph);
         return 2;
     }
-    const char *ptx_path = getenv("ITEST_PTX");
-    if (ptx_path == NULL) {
-        fprintf(stderr, "graph_train: ITEST_PTX (kernels.ptx) is not set\n");
-        return 2;
-    }
-    CUdevice dev;
-    CUcontext ctx;
-    CUmodule mod;
-    CUfunction fgrad, fsgd;
-    CUstream s;
-    CK(cuInit(0));
-    CK(cuDeviceGet(&dev, 0));
-    CK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CK(cuCtxSetCurrent(ctx));
-    char *ptx = read_file(ptx_path);
-    CK(cuModuleLoadData(&mod, ptx));
-    free(ptx);
-    CK(cuModuleGetFunction(&fgrad, mod, "ash_itest_grad"));
-    CK(cuModuleGetFunction(&fsgd, mod, "ash_itest_sgd"));
-    CK(cuStreamCreate(&s, 0));
+    itrain_t t;
+    itrain_open(&t);
 
     CUdeviceptr w, g;
-    CK(cuMemAlloc(&w, N * sizeof(float)));
-    CK(cuMemAlloc(&g, N * sizeof(float)));
-    static float host[N];
-    for (int i = 0; i < N; i++)
-        host[i] = (float)((i * 37) % 101) / 101.0f - 0.5f;
-    CK(cuMemcpyHtoD(w, host, sizeof host));
+    CK(cuMemAlloc(&w, ITRAIN_N * sizeof(float)));
+    CK(cuMemAlloc(&g, ITRAIN_N * sizeof(float)));
+    itrain_init_params(w);
 
-    int n = N, step0 = 0;
+    int n = ITRAIN_N, step0 = 0;
     float lr = 0.125f;
-    unsigned blocks = (N + 127) / 128;
     void *ga[] = {&g, &w, &n, &shard, &step0};
     void *ua[] = {&w, &g, &n, &lr};
     CUgraph gr = NULL;
     CUgraphExec gx = NULL;
     for (int i = 0; i < warmup; i++) {
-        CK(cuLaunchKernel(fgrad, blocks, 1, 1, 128, 1, 1, 0, s, ga, NULL));
-        CK(cuLaunchKernel(fsgd, blocks, 1, 1, 128, 1, 1, 0, s, ua, NULL));
+        CK(itrain_launch(&t, t.grad, ga));
+        CK(itrain_launch(&t, t.sgd, ua));
     }
     if (g_step || g_grad) {
-        CK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+        CK(cuStreamBeginCapture(t.s, CU_STREAM_CAPTURE_MODE_GLOBAL));
         CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
-        CK(cuStreamIsCapturing(s, &st));
+        CK(cuStreamIsCapturing(t.s, &st));
         if (st != CU_STREAM_CAPTURE_STATUS_ACTIVE) {
             fprintf(stderr, "graph_train: the stream is not capturing after cuStreamBeginCapture\n");
             return 1;
         }
-        CK(cuLaunchKernel(fgrad, blocks, 1, 1, 128, 1, 1, 0, s, ga, NULL));
+        CK(itrain_launch(&t, t.grad, ga));
         if (g_step)
-            CK(cuLaunchKernel(fsgd, blocks, 1, 1, 128, 1, 1, 0, s, ua, NULL));
-        CK(cuStreamEndCapture(s, &gr));
+            CK(itrain_launch(&t, t.sgd, ua));
+        CK(cuStreamEndCapture(t.s, &gr));
         CK(cuGraphInstantiate(&gx, gr, 0));
     }
     int launches = 0;
     for (int step = 0; step < steps; step++) {
         if (gx != NULL) {
-            CK(cuGraphLaunch(gx, s));
+            CK(cuGraphLaunch(gx, t.s));
             launches++;
         } else {
-            CK(cuLaunchKernel(fgrad, blocks, 1, 1, 128, 1, 1, 0, s, ga, NULL));
+            CK(itrain_launch(&t, t.grad, ga));
         }
         if (!g_step)
-            CK(cuLaunchKernel(fsgd, blocks, 1, 1, 128, 1, 1, 0, s, ua, NULL));
+            CK(itrain_launch(&t, t.sgd, ua));
     }
-    CK(cuStreamSynchronize(s));
-    CK(cuMemcpyDtoH(host, w, sizeof host));
-    uint64_t hash = 1469598103934665603ull;
-    const unsigned char *b = (const unsigned char *)host;
-    for (size_t i = 0; i < sizeof host; i++)
-        hash = (hash ^ b[i]) * 1099511628211ull;
-    printf("params %016llx w[0]=%a w[1]=%a w[999]=%a\n", (unsigned long long)hash, host[0], host[1], host[N - 1]);
+    itrain_print_params(&t, w);
     printf("graph launches %d\n", launches);
     if (gx != NULL) {
         CK(cuGraphExecDestroy(gx));

@@ -2,7 +2,7 @@
 # each skips with 77 while hostcuda or the trainer is not built).
 ITEST_DIR      := $(BUILD)/tests/intercept
 ITEST_CPPFLAGS := $(CPPFLAGS) -Iintercept -Icore -Isync -Itests/intercept
-ITEST_HDRS     := tests/intercept/itest.h intercept/hooks.def
+ITEST_HDRS     := tests/intercept/itest.h tests/intercept/itrain.h intercept/hooks.def
 # DT_NEEDED libcuda.so.1 (stubs at link time; hostcuda or the real driver at run time)
 ITEST_LIBCUDA  := -Wl,--no-as-needed -L$(CUDA_HOME)/lib64/stubs -lcuda -Wl,--as-needed
 ITEST_PROGS    := routing_probe routing_direct threads remap alloc_table dlsym_next missing kernel_handles \

@@ -16,10 +16,7 @@ need "$B/graph_train" "$ITEST_PTX"
 # shellcheck source=tests/intercept/mpi.sh
 source "$(dirname "$0")/mpi.sh"
 POL=$ROOT/tests/intercept/vmm_policy.yaml
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fails=0
-no() { echo "FAIL: $*"; fails=$((fails + 1)); }
-show() { for f in "$@"; do echo "--- $f"; tail -5 "$f"; done; }
+t_tmp; tmp=$T_TMP
 params() { sed -n 's/^params //p' "$1"; }
 msg='vmm_policy\.yaml:5:5: rule at "ash_itest_sgd" matched ash_itest_sgd, launched on a stream that is in CUDA graph capture: .*stopping the job \(exit 6\)'
 
@@ -74,5 +71,5 @@ itest_ranks 2 mpi "$PPOL" "$tmp/peager" "$B/graph_train" --graph none --steps 5 
 w0=$(params "$tmp/pwarm.0"); w1=$(params "$tmp/pwarm.1"); p0=$(params "$tmp/peager.0")
 echo "parameters broadcast in warm-up, then graph: $w0 | $w1 (eager: $p0)"
 [ -n "$w0" ] && [ "$w0" = "$w1" ] && [ "$w0" = "$p0" ] || no "warm-up + unmatched-by-now graph: '$w0' / '$w1' != eager '$p0'"
-[ $fails -eq 0 ] || fail "$fails graph/capture cases failed"
+[ "$T_FAILS" -eq 0 ] || fail "$T_FAILS graph/capture cases failed"
 echo "PASS: a sync point inside stream capture stops the job (exit 6, rule named); graphs without one replay correctly"

@@ -13,10 +13,7 @@ need "$B/vmm_train" "$ITEST_PTX"
 # shellcheck source=tests/intercept/mpi.sh
 source "$(dirname "$0")/mpi.sh"
 POL=$ROOT/tests/intercept/vmm_policy.yaml
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fails=0
-no() { echo "FAIL: $*"; fails=$((fails + 1)); }
-show() { for f in "$@"; do echo "--- $f"; tail -5 "$f"; done; }
+t_tmp; tmp=$T_TMP
 
 for backend in mpi nccl; do
     if [ $backend = nccl ] && [ ! -e "$ROOT/build/tests/hostnccl/libnccl.so.2" ]; then
@@ -54,5 +51,5 @@ elif ! grep -Eq "$msg" "$tmp/unmap.0.err"; then
 else
     echo "unmapped range (rc $rc): $(grep -E "$msg" "$tmp/unmap.0.err")"
 fi
-[ $fails -eq 0 ] || fail "$fails VMM allocation cases failed"
+[ "$T_FAILS" -eq 0 ] || fail "$T_FAILS VMM allocation cases failed"
 echo "PASS: VMM mappings are allocations for region: allocation (2 ranks = cuMemAlloc, bit for bit); unmapped ones are not"
