@@ -193,6 +193,14 @@ ASH_COLL_API ash_coll_status_t ash_coll_barrier(ash_coll_t *c);
 ASH_COLL_API ash_coll_status_t ash_coll_fingerprint(ash_coll_t *c,
                                                     const unsigned long long fp[ASH_COLL_FP_WORDS],
                                                     unsigned long long *all);
+/* Exit: tell every other rank that this one has reached the end of its job, and wait until every
+ * rank has said so, up to timeout_s seconds (<= 0: no limit). Point-to-point messages on the
+ * private communicator, with a tag of their own, so they never match a collective a late peer is
+ * still inside. ASH_COLL_OK; ASH_COLL_ETIMEDOUT with absent[r] = 1 for each rank r not heard
+ * from (absent: world_size bytes, all written). No MPI world (no_mpi, world 1): ASH_COLL_OK at
+ * once. The wait polls with 1 ms naps: a rank waiting for a late peer spends no core on it. */
+ASH_COLL_API ash_coll_status_t ash_coll_arrive(ash_coll_t *c, double timeout_s,
+                                               unsigned char *absent);
 /* Abort the communicator without waiting for peers (ncclCommAbort on nccl; mpi: nothing to
  * release safely, the caller exits). Later calls answer ESTATE. Safe from another thread while
  * a collective is stuck (the watchdog); the communicator is not freed (ash_coll_close still is

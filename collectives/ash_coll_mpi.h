@@ -23,7 +23,7 @@
     X(Init_thread) X(Initialized) X(Finalized) X(Finalize) X(Query_thread) X(Comm_size)          \
     X(Comm_rank) X(Comm_dup) X(Comm_free) X(Comm_set_errhandler) X(Comm_set_name)                \
     X(Error_string) X(Wait) X(Test) X(Allreduce) X(Iallreduce) X(Bcast) X(Ibcast) X(Ibarrier)    \
-    X(Allgather) X(Iallgather) X(Op_create) X(Op_free)
+    X(Allgather) X(Iallgather) X(Op_create) X(Op_free) X(Isend) X(Irecv)
 
 /* every predefined handle used: type, field, Open MPI's object behind mpi.h's macro */
 #define ASH_COLL_MPI_HANDLES(X)                                                                 \

@@ -500,6 +500,69 @@ ash_coll_status_t ash_coll_fingerprint(ash_coll_t *c,
     return ash_coll__mpi_wait(c, &req, "MPI_Iallgather(fingerprint)");
 }
 
+#define ASH_COLL_ARRIVE_TAG 0x4173 /* "As": the exit meeting's messages, apart from all else */
+
+ash_coll_status_t ash_coll_arrive(ash_coll_t *c, double timeout_s, unsigned char *absent)
+{
+    if (!c || !absent)
+        return ASH_COLL_EINVAL;
+    memset(absent, 0, (size_t)c->world);
+    if (c->broken)
+        return ASH_COLL_ESTATE;
+    if (c->no_mpi || c->comm == ASH_COLL_NO_COMM)
+        return ASH_COLL_OK;
+    static const int mine = 1;
+    int n = c->world, rc = MPI_SUCCESS, left = 0;
+    /* [0, n): receives from each peer; [n, 2n): sends to each; done[i]: request i completed */
+    MPI_Request *req = malloc(sizeof *req * 2 * (size_t)n);
+    int *got = calloc((size_t)n, sizeof *got);
+    unsigned char *done = calloc(2 * (size_t)n, 1);
+    ash_coll_status_t st = ASH_COLL_OK;
+    if (!req || !got || !done) {
+        st = ASH_COLL_ENOMEM;
+        goto out;
+    }
+    done[c->rank] = done[n + c->rank] = 1; /* nothing to or from itself */
+    for (int r = 0; r < n && rc == MPI_SUCCESS; r++)
+        if (r != c->rank)
+            rc = ASH_MPI(Irecv)(&got[r], 1, MPI_INT, r, ASH_COLL_ARRIVE_TAG, c->comm, &req[r]);
+    for (int r = 0; r < n && rc == MPI_SUCCESS; r++)
+        if (r != c->rank)
+            rc = ASH_MPI(Isend)(&mine, 1, MPI_INT, r, ASH_COLL_ARRIVE_TAG, c->comm, &req[n + r]);
+    if (rc != MPI_SUCCESS) {
+        st = ash_coll__mpi_fail(c, rc, "MPI_Isend/MPI_Irecv (the ranks' meeting at exit)");
+        return st; /* posted requests keep their buffers (not freed): the caller ends the process */
+    }
+    double deadline = ash_coll__now() + timeout_s;
+    for (;;) {
+        left = 0;
+        for (int i = 0; i < 2 * n && rc == MPI_SUCCESS; i++)
+            if (!done[i]) {
+                int flag = 0;
+                rc = ASH_MPI(Test)(&req[i], &flag, MPI_STATUS_IGNORE);
+                done[i] = (unsigned char)flag;
+                left += !flag;
+            }
+        if (rc != MPI_SUCCESS || left == 0 || (timeout_s > 0 && ash_coll__now() >= deadline))
+            break;
+        nanosleep(&(struct timespec){.tv_nsec = 1000 * 1000}, NULL);
+    }
+    if (rc != MPI_SUCCESS) {
+        st = ash_coll__mpi_fail(c, rc, "MPI_Test (the ranks' meeting at exit)");
+    } else if (left) {
+        c->broken = 1; /* a peer may never come: nothing more is said to it (no Comm_free) */
+        for (int r = 0; r < n; r++)
+            absent[r] = !done[r];
+        free(done);
+        return ASH_COLL_ETIMEDOUT; /* pending receives keep req and got: the caller ends the process */
+    }
+out:
+    free(req);
+    free(got);
+    free(done);
+    return st;
+}
+
 void ash_coll_abort(ash_coll_t *c)
 {
     if (!c)

@@ -7,7 +7,8 @@
  * an event after the collective on the app's stream, and the watchdog thread polls it, so a peer
  * that never arrives is reported by the ranks waiting for it even when they are blocked in the
  * application's own cuStreamSynchronize. Threading: begin/end/timeout on the launching thread
- * (the engine serialises them); one watchdog thread; stop joins it (exit sequence). Caller: sync.c.
+ * (the engine serialises them); one watchdog thread; stop joins it (the exit sequence, after the
+ * communicator closed: every blocking step at exit is bounded by it). Caller: sync.c.
  */
 #ifndef ASH_SYNC_WATCH_H
 #define ASH_SYNC_WATCH_H
@@ -20,8 +21,15 @@
 ash_status_t ash_sync_watch_start(ash_coll_t *c, unsigned timeout_s, int async);
 /* A collective described by `what` (copied) with sequence number seq starts on this thread. */
 void ash_sync_watch_begin(const char *what, unsigned long long seq);
-/* It returned; stream != NULL on success: watch its completion there (async backends only). */
+/* It returned; stream != NULL on success: watch its completion there (async backends only).
+ * Every such collective is watched: with 1024 still queued on the streams, end() waits (bounded
+ * by the watchdog) for the oldest to complete before it returns. */
 void ash_sync_watch_end(CUstream stream);
+/* The exit sequence: from here on the communicator is not aborted on a timeout (it is being
+ * closed), and a host wait that times out is reported as a blocking exchange at exit, `what`
+ * (copied), e.g. "the job summary at exit". End it with ash_sync_watch_end(NULL); begin may
+ * follow for the next exchange. */
+void ash_sync_watch_exit_begin(const char *what);
 /* The collectives themselves timed out (ETIMEDOUT): report and exit like the watchdog. */
 _Noreturn void ash_sync_watch_timeout(const char *what, unsigned long long seq);
 /* Stop and join the thread (exit sequence, before the communicator closes); idempotent. */

@@ -14,7 +14,8 @@
  * ACCELSHIM_CHECK_COLLECTIVES=1) ranks first exchange a fingerprint (rule, count, dtype, wire,
  * op, seq, kernel) and a mismatch ends every rank with a report and exit status 3. A watchdog
  * (timeout_s > 0) ends a rank whose collective has not completed in time: report, communicator
- * aborted, exit status 4 (see sync_watch.c).
+ * aborted, exit status 4 (see sync_watch.c). At exit the ranks meet before any exchange that
+ * would wait for a peer, and every exit step is bounded by timeout_s too (sync_fini).
  * Threading: prepare may run on any thread; one mutex serialises collectives (ranks must issue
  * them in the same order anyway). Invariant: the real launch always follows, on the same stream.
  */
@@ -299,7 +300,7 @@ ash_sync_resolve_t ash_sync_resolve(const ash_kernel_info_t *k, const ash_policy
 }
 
 /* The job's figures for the observer that takes part (the report): one host allgather of its
- * words, before the communicator goes, bounded by timeout_s like every MPI wait. */
+ * words, before the communicator goes; bounded by the watchdog (sync_fini). */
 static void sync_gather_job(void)
 {
     const ash_observer_t *o = ash_observe_job_owner();
@@ -327,19 +328,60 @@ static void sync_gather_job(void)
         free(all);
 }
 
-/* The exit sequence's close step (added when the communicator opens): release the communicator,
- * finalising MPI if we initialised it. */
+/* The exit's meeting: every rank has reached its end, or (after timeout_s) this rank names the
+ * ranks that did not and ends with exit 4 — before any exchange that would wait for them. */
+static void sync_meet_at_exit(void)
+{
+    int n = ash_world()->size;
+    unsigned char *absent = calloc((size_t)n, 1);
+    if (!absent)
+        return;
+    ash_coll_status_t st = ash_coll_arrive(S.coll, (double)S.timeout_s, absent);
+    if (st == ASH_COLL_ETIMEDOUT) {
+        char list[256] = "";
+        size_t len = 0;
+        int missing = 0;
+        for (int r = 0; r < n; r++) {
+            if (!absent[r])
+                continue;
+            if (missing++ < 16 && len < sizeof list)
+                len += (size_t)snprintf(list + len, sizeof list - len, "%s%d", missing > 1 ? ", " : "", r);
+        }
+        if (missing > 16 && len < sizeof list)
+            snprintf(list + len, sizeof list - len, " and %d more", missing - 16);
+        ash_error("exit", "rank(s) %s did not reach the end of the job within %u s (debug.timeout_s; "
+                  "rank %d of %d waited): still training (more steps than this rank?), stalled, or "
+                  "stuck in a collective; exiting with status %d", missing ? list : "?", S.timeout_s,
+                  ash_world()->rank, n, ASH_EXIT_TIMEOUT);
+        ash_fatal_now_reported(ASH_EXIT_TIMEOUT); /* in the exit sequence: _exit */
+    }
+    if (st != ASH_COLL_OK)
+        ash_warn("exit", "the ranks' meeting at exit failed (%s)", ash_coll_status_text(st));
+    free(absent);
+}
+
+/* The exit sequence's close step (added when the communicator opens): meet the other ranks,
+ * gather the job's figures, release the communicator (finalising MPI if we initialised it). The
+ * watchdog keeps running until the communicator is closed, so each blocking step here ends
+ * within timeout_s (exit 4) whatever a peer does. */
 static void sync_fini(void)
 {
-    ash_sync_watch_stop();
     if (S.coll && !ash_fatal_code()) { /* fatal: peers may be inside a collective */
-        ash_digest_compare(S.coll); /* digest: do the ranks end with the same parameters? */
         ash_fuse_fini();
         ash_observe_close();
+        sync_meet_at_exit(); /* every exchange at exit comes after the ranks met, under a deadline */
+        ash_sync_watch_exit_begin("the parameter digest exchange");
+        ash_digest_compare(S.coll); /* digest: do the ranks end with the same parameters? */
+        ash_sync_watch_end(NULL);
+        ash_sync_watch_exit_begin("the job summary exchange");
         sync_gather_job();
+        ash_sync_watch_end(NULL);
+        ash_sync_watch_exit_begin("closing the communicator");
         ash_coll_close(S.coll);
+        ash_sync_watch_end(NULL);
         S.coll = NULL;
     }
+    ash_sync_watch_stop();
 }
 
 static ash_coll_status_t open_coll(void)

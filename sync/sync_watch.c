@@ -3,9 +3,12 @@
  * State: one host-side "in flight" record (what, seq, start) set between begin and end, and a
  * ring of events recorded after asynchronous collectives, each with its own what/seq/start. The
  * watchdog thread wakes every 100 ms, pops completed events (cuEventQuery) and fires when the
- * host record or the oldest pending event is older than timeout_s. Invariant: fire runs once
- * (atomic flag); a second firer waits for the first one's _exit. Threading: W.lock guards all
- * state; no collective runs under it (begin/end only touch the records). Callers: sync.c.
+ * host record or the oldest pending event is older than timeout_s. Invariant: every collective
+ * that end() is given a stream for is in the ring until it completes: end() first pops what has
+ * completed, and when WATCH_RING collectives are still pending it waits for the oldest (which
+ * the thread watches, so the wait is bounded) — never a collective left unwatched. Fire runs
+ * once (atomic flag); a second firer waits for the first one's _exit. Threading: W.lock guards
+ * all state; no collective runs under it and end() never sleeps holding it. Callers: sync.c.
  */
 #include "ash_sync_watch.h"
 
@@ -21,7 +24,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define WATCH_RING 64
+/* collectives a rank may queue ahead of its stream's completion before end() waits (CUDA's own
+ * launch queue holds about as many) */
+#define WATCH_RING 1024
 #define WATCH_WHAT 256
 
 typedef struct {
@@ -40,6 +45,7 @@ static struct {
     ash_coll_t *coll;
     unsigned timeout_s;
     int busy;                   /* host-side collective in flight */
+    int at_exit;                /* the exit sequence's exchanges: fire says so */
     char what[WATCH_WHAT];
     unsigned long long seq;
     double start;
@@ -63,16 +69,23 @@ static _Noreturn void watch_fire(const char *what, unsigned long long seq, doubl
     if (atomic_exchange(&watch_fired, 1))
         for (;;)
             pause(); /* the first firer is exiting */
-    ash_error("watchdog", "%s, sequence number %llu, has not completed after %.1f s (timeout %u s, "
-              "%s): a peer rank is missing, stuck, or issued a different collective; aborting "
-              "the communicator and exiting with status %d", what, seq, elapsed, W.timeout_s,
-              where, ASH_EXIT_TIMEOUT);
-    ash_arrive_report(seq); /* arrive: name the ranks that did not arrive */
+    if (!where) /* the exit sequence's exchange (ash_sync_watch_exit_begin) */
+        ash_error("watchdog", "at exit: %s has not completed after %.1f s (timeout %u s): a peer "
+                  "rank has not reached the end of the job or is stuck in it; exiting with status %d",
+                  what, elapsed, W.timeout_s, ASH_EXIT_TIMEOUT);
+    else
+        ash_error("watchdog", "%s, sequence number %llu, has not completed after %.1f s (timeout "
+                  "%u s, %s): a peer rank is missing, stuck, or issued a different collective; "
+                  "aborting the communicator and exiting with status %d", what, seq, elapsed,
+                  W.timeout_s, where, ASH_EXIT_TIMEOUT);
+    if (where)
+        ash_arrive_report(seq); /* arrive: name the ranks that did not arrive */
     ash_coll_abort(W.coll);
     ash_fatal_now_reported(ASH_EXIT_TIMEOUT); /* off the sync thread: _exit (ash_fatal.h) */
 }
 
-/* Pop completed events; fire if the oldest pending one is overdue. Called with W.lock held. */
+/* Pop completed events; fire if the oldest pending one is overdue. Called with W.lock held, on
+ * the watchdog thread (it makes each event's context current there). */
 static void watch_poll_events(double now)
 {
     while (W.head != W.tail) {
@@ -110,7 +123,7 @@ static void *watch_main(void *arg)
             break;
         double now = watch_now();
         if (W.busy && now - W.start > (double)W.timeout_s)
-            watch_fire(W.what, W.seq, now - W.start, "waiting on the host");
+            watch_fire(W.what, W.seq, now - W.start, W.at_exit ? NULL : "waiting on the host");
         if (W.async)
             watch_poll_events(now);
     }
@@ -153,17 +166,38 @@ void ash_sync_watch_begin(const char *what, unsigned long long seq)
     pthread_mutex_unlock(&W.lock);
 }
 
+/* On the launching thread (context ctx current): pop the completed events of ctx from the head.
+ * Called with W.lock held. */
+static void watch_reap(CUcontext ctx)
+{
+    while (W.head != W.tail) {
+        watch_slot_t *sl = &W.ring[W.head % WATCH_RING];
+        if (sl->ctx != ctx || ASH_CU(cuEventQuery(sl->ev)) == CUDA_ERROR_NOT_READY)
+            return; /* another context's: the watchdog thread pops it */
+        W.head++;
+    }
+}
+
 void ash_sync_watch_end(CUstream stream)
 {
     if (!W.started)
         return;
     pthread_mutex_lock(&W.lock);
     W.busy = 0;
-    if (stream && W.async && W.tail - W.head < WATCH_RING) { /* full: this one is not watched */
-        watch_slot_t *sl = &W.ring[W.tail % WATCH_RING];
+    if (stream && W.async) {
         CUcontext ctx = NULL;
         if (ASH_CU(cuCtxGetCurrent(&ctx)) != CUDA_SUCCESS || !ctx)
             goto out;
+        watch_reap(ctx);
+        while (W.tail - W.head >= WATCH_RING) {
+            /* WATCH_RING collectives still queued: wait for the oldest to complete. The thread
+             * watches it, so this ends (or the job does, with the watchdog's report). */
+            pthread_mutex_unlock(&W.lock);
+            nanosleep(&(struct timespec){.tv_nsec = 1000 * 1000}, NULL);
+            pthread_mutex_lock(&W.lock);
+            watch_reap(ctx);
+        }
+        watch_slot_t *sl = &W.ring[W.tail % WATCH_RING];
         if (sl->ev && sl->ctx != ctx) { /* the slot's event belongs to another context */
             if (ASH_CU_HAS(cuEventDestroy_v2))
                 ASH_CU(cuEventDestroy_v2(sl->ev));
@@ -183,6 +217,20 @@ void ash_sync_watch_end(CUstream stream)
     }
 out:
     pthread_mutex_unlock(&W.lock);
+}
+
+void ash_sync_watch_exit_begin(const char *what)
+{
+    if (!W.started)
+        return;
+    pthread_mutex_lock(&W.lock);
+    W.at_exit = 1;
+    W.coll = NULL; /* the communicator is being closed: nothing to abort, the process just ends */
+    W.async = 0;   /* the program may have destroyed its contexts: no more event queries; what is
+                    * still queued is waited for by the close, itself watched as a host wait */
+    W.head = W.tail;
+    pthread_mutex_unlock(&W.lock);
+    ash_sync_watch_begin(what, 0);
 }
 
 _Noreturn void ash_sync_watch_timeout(const char *what, unsigned long long seq)

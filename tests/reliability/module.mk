@@ -1,6 +1,10 @@
 # tests/reliability — what happens when a rank misbehaves or the input is hostile (issue 6):
 #   test_fingerprint.sh  check_collectives catches a rank reducing a different count (exit 3)
 #   test_watchdog.sh     a stalled rank is reported by the ranks waiting for it (exit 4), mpi+nccl
+#   test_watchdog_late.sh  ... also after a thousand fast collectives, and with uneven step counts
+#   test_exit_deadline.sh  a rank at exit whose peer never comes names it and exits 4 (no hang)
+#   test_stress.sh       4 ranks, tens of thousands of collectives, fused and not, --debug, jitter:
+#                        no hang, no VmRSS growth, ranks bit-identical
 #   test_crash.sh        a segfault's backtrace reaches accelerate-run's root-cause block
 #   test_crash_recover.sh a program that fixes its own SIGSEGV goes on (exit 0, no report)
 #   test_checkpoint.sh   libaccelshim-io.so: one writer per main_process_only output
@@ -18,6 +22,9 @@
 REL_DIR := $(BUILD)/tests/reliability
 TESTS += tests/reliability/test_fingerprint.sh \
          tests/reliability/test_watchdog.sh \
+         tests/reliability/test_watchdog_late.sh \
+         tests/reliability/test_exit_deadline.sh \
+         tests/reliability/test_stress.sh \
          tests/reliability/test_crash.sh \
          tests/reliability/test_crash_recover.sh \
          tests/reliability/test_checkpoint.sh \

@@ -39,6 +39,7 @@ typedef struct mlp_opts {
     long long update_chunks;     /* --update-chunks: per-tensor update launches per tensor (1) */
     long long nan_rank, nan_at_step; /* --nan-rank: a NaN in gradient 0 after backward; -1 = off */
     long long recover_segv_at;   /* --recover-segv-at-step: -1 = off */
+    long long rss_at;            /* --rss-at-step: -1 = off */
 } mlp_opts_t;
 
 static const char mlp_usage[] =
@@ -67,6 +68,8 @@ static const char mlp_usage[] =
     "  --update-chunks K      (K >= 1, default 1; needs --update per-tensor) split each tensor's\n"
     "                         update launch into K launches over consecutive slices (4*K a step;\n"
     "                         a slice may be empty: n = 0); bit-identical to K = 1\n"
+    "  --rss-at-step S        print `rss step S KB` after step S and `rss end KB` after the last\n"
+    "                         step to stderr: this process's VmRSS (accelshim's leak tests)\n"
     "  --help                 this text\n"
     "Output (stdout): one line per step t = 0..N-1, `step t loss L` (%.9g; mean squared error on\n"
     "this process's batch, before the update), then `checksum SUM HASH`: SUM = sum of all final\n"
@@ -77,7 +80,7 @@ static void mlp_parse_opts(int argc, char **argv, mlp_opts_t *o)
 {
     enum { O_STALL_RANK = MLP_O_OWN, O_STALL_AT, O_BAD_COUNT, O_SEGV_RANK, O_SEGV_AT, O_CKPT,
            O_CKPT_EVERY, O_SKIP_TENSOR, O_NAN_RANK, O_NAN_AT, O_UPDATE_CHUNKS, O_GEMM,
-           O_RECOVER_SEGV };
+           O_RECOVER_SEGV, O_RSS_AT };
     static const struct option longopts[] = {
         MLP_COMMON_LONGOPTS,
         {"gemm", required_argument, NULL, O_GEMM},
@@ -93,10 +96,11 @@ static void mlp_parse_opts(int argc, char **argv, mlp_opts_t *o)
         {"nan-at-step", required_argument, NULL, O_NAN_AT},
         {"update-chunks", required_argument, NULL, O_UPDATE_CHUNKS},
         {"recover-segv-at-step", required_argument, NULL, O_RECOVER_SEGV},
+        {"rss-at-step", required_argument, NULL, O_RSS_AT},
         {NULL, 0, NULL, 0},
     };
     *o = (mlp_opts_t){.stall_rank = -1, .bad_count_rank = -1, .segv_rank = -1, .nan_rank = -1,
-                      .update_chunks = 1, .recover_segv_at = -1};
+                      .update_chunks = 1, .recover_segv_at = -1, .rss_at = -1};
     mlp_common_defaults(&o->c);
     opterr = 0;
     int c;
@@ -115,6 +119,7 @@ static void mlp_parse_opts(int argc, char **argv, mlp_opts_t *o)
         case O_NAN_RANK: o->nan_rank = mlp_parse_int("--nan-rank", optarg, 0, 1 << 20); break;
         case O_NAN_AT: o->nan_at_step = mlp_parse_int("--nan-at-step", optarg, 0, 1000000000); break;
         case O_RECOVER_SEGV: o->recover_segv_at = mlp_parse_int("--recover-segv-at-step", optarg, 0, 1000000000); break;
+        case O_RSS_AT: o->rss_at = mlp_parse_int("--rss-at-step", optarg, 0, 1000000000); break;
         case O_UPDATE_CHUNKS: o->update_chunks = mlp_parse_int("--update-chunks", optarg, 1, 1 << 20); break;
         case O_GEMM:
             if (!strcmp(optarg, "kernels")) o->gemm_cublas = 0;
@@ -130,6 +135,20 @@ static void mlp_parse_opts(int argc, char **argv, mlp_opts_t *o)
         mlp_usage_error("--skip-tensor-every needs --update per-tensor%s", "");
     if (o->update_chunks > 1 && !o->c.per_tensor)
         mlp_usage_error("--update-chunks needs --update per-tensor%s", "");
+}
+
+/* --rss-at-step: "rss LABEL KB" (VmRSS from /proc/self/status) to stderr; -1 when unreadable */
+static void mlp_print_rss(const char *label)
+{
+    long long kb = -1;
+    char line[256];
+    FILE *f = fopen("/proc/self/status", "r");
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmRSS: %lld kB", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    fprintf(stderr, "rss %s %lld\n", label, kb);
 }
 
 /* ---- CUDA plumbing ---- */
@@ -575,12 +594,19 @@ int main(int argc, char **argv)
         MLP_CK(cuMemcpyDtoHAsync(&loss, d_loss, sizeof loss, mlp_stream));
         MLP_CK(cuStreamSynchronize(mlp_stream));
         printf("step %lld loss %.9g\n", step, (double)loss);
+        if (step == o.rss_at) {
+            char label[48];
+            snprintf(label, sizeof label, "step %lld", step);
+            mlp_print_rss(label);
+        }
         if (o.checkpoint && o.ckpt_every > 0 && (step + 1) % o.ckpt_every == 0 &&
             mlp_write_checkpoint(o.checkpoint, d_params) != 0)
             return 1;
     }
 
     MLP_CK(cuStreamSynchronize(mlp_stream));
+    if (o.rss_at >= 0)
+        mlp_print_rss("end");
     MLP_CK(cuMemcpyDtoH(params, d_params, sizeof params));
 
     static unsigned char bytes[sizeof params];
