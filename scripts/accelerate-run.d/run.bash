@@ -7,6 +7,23 @@
 
 # Running.
 ENGINE_PID='' FILTER_PID='' FILTER2_PID='' COLLECTOR_PID='' RANK_PIDS=() STOPPING=0 STOP_SIG=TERM REPORT_CAUSE=''
+WATCH_PID=''
+
+# The job's watcher (job-watch): ends the job and removes the run folder if this launcher is killed
+# outright (SIGKILL: no trap runs). Everything started after this carries ACCELERATE_RUN_JOB=RUN_DIR
+# in its environment, which is how the watcher finds it. stop_watch: this launcher ends normally.
+start_watch() {
+  export ACCELERATE_RUN_JOB=$P_RUN_DIR
+  command -v perl >/dev/null 2>&1 || return 0
+  perl "$L_HELPERS/job-watch" "$P_RUN_DIR" "$ASR_GRACE_S" </dev/null >/dev/null &
+  WATCH_PID=$!
+}
+stop_watch() {
+  [ -n "$WATCH_PID" ] || return 0
+  kill -TERM "$WATCH_PID" 2>/dev/null
+  wait "$WATCH_PID" 2>/dev/null
+  WATCH_PID=''
+}
 
 # Stop the ranks of the launcher's own engine: SIGTERM to each rank's process group, SIGKILL
 # after the grace period.

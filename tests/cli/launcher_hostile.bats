@@ -44,11 +44,17 @@ n_marked_named() {
     echo "precious $eng" >"victim-$eng"
     ln -s "$T/victim-$eng" "logs-$eng/rank-1.log"
     run "$A" --no-preload --launcher "$eng" -n 2 --log-dir "logs-$eng" -- bash -c 'echo "line {rank}"'
-    [ "$status" -ne 0 ] || { echo "$eng: exit 0 through a planted symlink"; show; false; }
-    contains "logs-$eng/rank-1.log is a symbolic link; refusing to write through it"
+    status_is 2
+    contains "logs-$eng/rank-1.log' is a symbolic link; refusing to write through it"
+    [ "$(grep -c . <<<"$output")" -eq 1 ] || { echo "$eng: more than one line"; show; false; }
     [ "$(cat "victim-$eng")" = "precious $eng" ] || { echo "$eng: the victim was changed to:"; cat "victim-$eng"; false; }
     [ -L "logs-$eng/rank-1.log" ] || { echo "$eng: the planted link was replaced"; false; }
   done
+  # the rank wrapper itself (a link planted after the launcher looked): refused, exit 2
+  mkdir -p logs-late; echo "precious late" >victim-late; ln -s "$T/victim-late" logs-late/rank-1.log
+  run -2 "$TOP/scripts/accelerate-run.d/rank-wrapper" --log-dir "$T/logs-late" --rank 1 --local-rank 1 --world-size 2 -- echo hi
+  contains "logs-late/rank-1.log' is a symbolic link; refusing to write through it"
+  [ "$(cat victim-late)" = "precious late" ] || { echo "wrapper: the victim was changed to:"; cat victim-late; false; }
   # control: the same run without the link writes both logs
   run "$A" --no-preload --launcher local -n 2 --log-dir logs-ok -- bash -c 'echo "line {rank}"'
   status_is 0
@@ -86,9 +92,9 @@ kill_launcher() {
   [ "$(n_marked_named mlp)" -ge 2 ] || { echo "$eng: the ranks did not start"; cat "out-$eng"; false; }
   sleep 1
   kill -KILL "$lp"
-  for i in $(seq 100); do [ -z "$(marked)" ] && break; sleep 0.1; done
+  for i in $(seq 150); do [ -z "$(marked)" ] && break; sleep 0.1; done
   if [ -n "$(marked)" ]; then
-    echo "$eng: 10 s after SIGKILL to the launcher, still running:"
+    echo "$eng: 15 s after SIGKILL to the launcher, still running:"
     ps -o pid,ppid,pgid,cmd -p "$(marked | paste -sd, -)"; false
   fi
   for i in $(seq 50); do compgen -G "$T/tmp-$eng/accelerate-run.*" >/dev/null || break; sleep 0.1; done
