@@ -31,11 +31,12 @@ go() {
     LP=$!
     set +m
 }
-# at_step R S: wait (at most 60 s) until rank R printed its step S
-at_step() {
+# at_step R S: wait (at most 60 s) until rank R printed its step S; at_out ERE: until a line matches
+at_step() { at_out "^\[rank $1\] step $2 "; }
+at_out() {
     local i
     for ((i = 0; i < 600; i++)); do
-        grep -q "^\[rank $1\] step $2 " "$D/out" && return 0
+        grep -Eq -- "$1" "$D/out" && return 0
         kill -0 "$LP" 2>/dev/null || return 1
         sleep 0.1
     done
@@ -77,9 +78,11 @@ run_case() {
     LP=''
     t0=$EPOCHREALTIME
     ( cd "$D" && export TMPDIR=$D/tmp D && eval "$inject"
-      # wait for the launcher, at most limit + 30 s (then it hangs: SIGKILL its group)
+      irc=$?
+      [ -n "$LP" ] || exit "$irc"          # a case run in the foreground: its own status
+      # wait for the launcher, at most limit + 10 s (then it hangs: SIGKILL its group)
       if [ -n "$LP" ]; then
-          for ((i = 0; i < (limit + 30) * 10; i++)); do kill -0 "$LP" 2>/dev/null || break; sleep 0.1; done
+          for ((i = 0; i < (limit + 10) * 10; i++)); do kill -0 "$LP" 2>/dev/null || break; sleep 0.1; done
           if kill -0 "$LP" 2>/dev/null; then kill -KILL -- "-$LP" 2>/dev/null; wait "$LP" 2>/dev/null; exit 124; fi
           wait "$LP"
       fi ) >"$D/inject.log" 2>&1
