@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2317,SC2034,SC2012  # helpers and MLPR are used by the lines of matrix.tsv (eval)
 # Property: every fault of tests/faults/matrix.tsv ends the way its line says — the launcher's
 # exit status, within the time bound (a multiple of the job's timeout plus a margin), the rank it
 # must name, and what must be kept or left (files, no process, no run folder) — on the backends
