@@ -20,7 +20,7 @@ install: all
 	install -m 0755 scripts/accelerate-run $(INSTALL_ROOT)/bin/accelerate-run
 	install -m 0755 scripts/accelerate-run.d/rank-wrapper $(INSTALL_LIBDIR)/accelerate-run.d/rank-wrapper
 	install -m 0755 scripts/accelerate-run.d/trace-merge $(INSTALL_LIBDIR)/accelerate-run.d/trace-merge
-	install -m 0755 scripts/accelerate-run.d/output-collector scripts/accelerate-run.d/engine-filter \
+	install -m 0755 scripts/accelerate-run.d/output-collector scripts/accelerate-run.d/engine-filter scripts/accelerate-run.d/job-watch \
 	  scripts/accelerate-run.d/config-read $(INSTALL_LIBDIR)/accelerate-run.d/
 	install -m 0644 scripts/accelerate-run.d/*.bash $(INSTALL_LIBDIR)/accelerate-run.d/
 	install -m 0755 $(BUILD)/libaccelshim.so $(INSTALL_LIBDIR)/libaccelshim.so

@@ -62,7 +62,7 @@ config_defaults() {
     done
   } >"$tmp"
   python3 "$L_HELPERS/config-read" "$tmp" >/dev/null || { rm -f "$tmp"; die "config: internal error: the defaults written do not read back"; }
-  mv -f "$tmp" "$file" || die "config: cannot write $file"
+  mv -fT "$tmp" "$file" || die "config: cannot write $file"   # -T: a rename, never into a folder a link names
   echo "$ASR_NAME: saved defaults in $file:"
   grep -v '^#' "$file" | sed 's/^/    /'
 }
@@ -149,6 +149,8 @@ cmd_config() {
   if [ -z "$file" ] && [ -t 0 ] && [ -t 1 ]; then config_ask; fi
   file=${file:-./accelshim.yaml}
   if [ "$file" = - ]; then starter_policy; return 0; fi
+  # a link is never written through, even with --force (it could point anywhere, or nowhere yet)
+  [ -L "$file" ] && die "config: '$file' is a symbolic link; refusing to write through it"
   if [ -e "$file" ] && [ $force = 0 ]; then
     die "config: '$file' exists; not overwriting it (use --force)"
   fi
@@ -162,7 +164,12 @@ cmd_config() {
   else
     warn "config: accelshim-policy not found at $L_POLICY_TOOL; the policy was not checked"
   fi
-  if ! { mkdir -p "$(dirname "$file")" && cat "$tmp" >"$file"; }; then rm -f "$tmp"; die "config: cannot write '$file'"; fi
+  # a new file next to FILE, renamed over it: a rename replaces a name and never follows a link
+  local dst
+  if ! { mkdir -p "$(dirname "$file")" && dst=$(mktemp "$(dirname "$file")/.accelshim-policy.XXXXXX") \
+         && cat "$tmp" >"$dst" && chmod 644 "$dst" && mv -fT "$dst" "$file"; }; then
+    rm -f "$tmp" ${dst:+"$dst"}; die "config: cannot write '$file'"
+  fi
   rm -f "$tmp"
   echo "$ASR_NAME: wrote a starter policy to $file; edit the commented rules, then: accelerate-run --policy $file -- PROGRAM"
 }

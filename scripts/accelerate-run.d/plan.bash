@@ -174,6 +174,11 @@ plan() {
   [ "$O_LINEBUF" = 1 ] && P_WRAP+=(--line-buffered)
   if [ -n "$O_LOG_DIR" ]; then
     mkdir -p "$O_LOG_DIR" 2>/dev/null || die "cannot create log directory '$O_LOG_DIR'"
+    # a link where a log goes would be written through (each rank re-checks as it creates its log)
+    local lf
+    for lf in "$O_LOG_DIR"/rank-*.log; do
+      [ -L "$lf" ] && die "--log-dir: '$lf' is a symbolic link; refusing to write through it (no rank was started)"
+    done
     P_WRAP+=(--log-dir "$(readlink -f "$O_LOG_DIR")")
     [ "$O_TEE" = 1 ] || P_WRAP+=(--quiet)
   fi

@@ -7,6 +7,23 @@
 
 # Running.
 ENGINE_PID='' FILTER_PID='' FILTER2_PID='' COLLECTOR_PID='' RANK_PIDS=() STOPPING=0 STOP_SIG=TERM REPORT_CAUSE=''
+WATCH_PID=''
+
+# The job's watcher (job-watch): ends the job and removes the run folder if this launcher is killed
+# outright (SIGKILL: no trap runs). Everything started after this carries ACCELERATE_RUN_JOB=RUN_DIR
+# in its environment, which is how the watcher finds it. stop_watch: this launcher ends normally.
+start_watch() {
+  export ACCELERATE_RUN_JOB=$P_RUN_DIR
+  command -v perl >/dev/null 2>&1 || return 0
+  perl "$L_HELPERS/job-watch" "$P_RUN_DIR" "$ASR_GRACE_S" </dev/null >/dev/null &
+  WATCH_PID=$!
+}
+stop_watch() {
+  [ -n "$WATCH_PID" ] || return 0
+  kill -TERM "$WATCH_PID" 2>/dev/null
+  wait "$WATCH_PID" 2>/dev/null
+  WATCH_PID=''
+}
 
 # Stop the ranks of the launcher's own engine: SIGTERM to each rank's process group, SIGKILL
 # after the grace period.
@@ -216,6 +233,17 @@ report() {
       best_t=$t; best="$r $h $code ${sig:-}"
     fi
   done
+  # A crash is a cause, and a peer's failed collective right after it is its effect (nccl: the
+  # survivor sees the closed connection and may end first): a rank that died of a crash signal
+  # within 2 s of the earliest failure is the one reported.
+  if [ -n "$best" ] && [ -z "$(cut -d' ' -f4 <<<"$best")" ]; then
+    for f in "$P_RUN_DIR"/rank-*.fail; do
+      [ -f "$f" ] || continue
+      read -r t r h code sig <"$f" || continue
+      case ${sig:-} in SIGSEGV|SIGBUS|SIGFPE|SIGILL|SIGABRT) ;; *) continue ;; esac
+      if awk -v a="$t" -v b="$best_t" 'BEGIN { exit !(a - b < 2) }'; then best="$r $h $code $sig"; break; fi
+    done
+  fi
   if [ -z "$best" ]; then
     if [ "${ENGINE_RC:-0}" -ne 0 ]; then
       warn "the $P_ENGINE engine failed with exit status $ENGINE_RC before any rank reported a failure"

@@ -39,7 +39,7 @@ teardown() { cd / && rm -rf "$T"; }
            lib/accelshim/accelerate-run.d/options.bash lib/accelshim/accelerate-run.d/plan.bash \
            lib/accelshim/accelerate-run.d/run.bash lib/accelshim/accelerate-run.d/test-program.bash \
            lib/accelshim/accelerate-run.d/output-collector lib/accelshim/accelerate-run.d/engine-filter \
-           lib/accelshim/accelerate-run.d/config-read \
+           lib/accelshim/accelerate-run.d/config-read lib/accelshim/accelerate-run.d/job-watch \
            share/accelshim/VERSION; do
     [ -e "$PREFIX_DIR/$f" ] || { echo "missing: $f"; find "$PREFIX_DIR"; false; }
   done
