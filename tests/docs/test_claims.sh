@@ -7,7 +7,7 @@
 #   - "N malformed policies tested" = tests/policy/bad/*.yaml (each has a line in expected.txt,
 #     checked by tests/policy/policy_cli.bats)
 #   - "tests/equivalence/, N cases" = the equivalence suite's plan times its backends
-#   - README.md, docs/*.md and the folders' README.md files mention no sessions, leads, commit
+#   - README.md, docs/*.md, examples/ and the folders' README.md files mention no sessions, leads, commit
 #     ids, .notes/ paths, "git commit" instructions or a design outside the repository;
 #     a negative control shows the checker finds such text.
 set -u
@@ -56,7 +56,7 @@ t_tmp
 printf 'Figures from commit 87f5cf5 (session 2).\nThe lead commits; see ../shared/DESIGN.md.\n' >"$T_TMP/control.md"
 [ "$(talk "$T_TMP/control.md" | grep -c .)" -eq 2 ]
 t_case $? "control: the checker flags a made-up page's commit id, session, lead and outside design"
-docs=(README.md docs/*.md tests/*/README.md scripts/accelerate-run.d/README.md)
+docs=(README.md docs/*.md tests/*/README.md scripts/accelerate-run.d/README.md examples/*)
 found=$(talk "${docs[@]}" 2>/dev/null)
 [ -z "$found" ]
 t_case $? "the docs (${#docs[@]} files) speak of the product only"
