@@ -48,4 +48,21 @@ rl_mpirun() {
     RL_SECS=$(( $(date +%s) - t0 ))
 }
 
+# rl_backends: RL_BACKENDS=(mpi [nccl]) — nccl only where hostnccl is built (a note otherwise)
+rl_backends() {
+    RL_BACKENDS=(mpi)
+    if [ -e "$RL_BUILD/tests/hostnccl/libnccl.so.2" ]; then RL_BACKENDS+=(nccl)
+    else echo "note: hostnccl not built; nccl cases skipped"; fi
+}
+
+# rl_steps_script: writes $RL_TMP/steps.sh — `sh steps.sh RANK PROGRAM ARGS...` runs PROGRAM ARGS
+# --steps $STEPS0 on rank 0 and --steps $STEPS1 on the others (ranks with uneven step counts)
+rl_steps_script() {
+    cat >"$RL_TMP/steps.sh" <<'SH'
+r=$1; shift
+if [ "$r" = 0 ]; then s=$STEPS0; else s=$STEPS1; fi
+exec "$@" --steps "$s"
+SH
+}
+
 rl_show() { sed 's/^/  | /' "$RL_TMP/out" | tail -n "${1:-40}"; }

@@ -8,15 +8,10 @@
 need "$RL_MLP" "$RL_SHIM" "$RL_BUILD/tests/hostcuda/libcuda.so.1" "$RL_LAUNCHER"
 need_mpirun
 
-cat >"$RL_TMP/steps.sh" <<'SH'
-r=$1; shift
-if [ "$r" = 0 ]; then s=$STEPS0; else s=$STEPS1; fi
-exec "$@" --steps "$s"
-SH
+rl_steps_script
 
-backends=(mpi)
-[ -e "$RL_BUILD/tests/hostnccl/libnccl.so.2" ] && backends+=(nccl) || echo "note: hostnccl not built; nccl case skipped"
-for b in "${backends[@]}"; do
+rl_backends
+for b in "${RL_BACKENDS[@]}"; do
     STEPS0=10 STEPS1=5 rl_launch 90 -n 2 --backend "$b" --timeout 5 --policy "$RL_POL/sgd-fused.yaml" \
         -- sh "$RL_TMP/steps.sh" '{rank}' "$RL_MLP" --batch 4 --shard-rank '{rank}' \
         --shard-count '{world_size}' --stall-rank 0 --stall-at-step 5

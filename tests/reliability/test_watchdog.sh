@@ -13,9 +13,8 @@ need_mpirun
 
 pol=$RL_TMP/stall.yaml
 { cat "$RL_POL/sgd-fused.yaml"; printf 'debug:\n  timeout_s: 5\n'; } >"$pol"
-backends=(mpi)
-[ -e "$RL_BUILD/tests/hostnccl/libnccl.so.2" ] && backends+=(nccl) || echo "note: hostnccl not built; nccl case skipped"
-for b in "${backends[@]}"; do
+rl_backends
+for b in "${RL_BACKENDS[@]}"; do
     rl_launch 60 -n 2 --backend "$b" --policy "$pol" -- "$RL_MLP" --steps 6 --batch 4 \
         --shard-rank '{rank}' --shard-count '{world_size}' --stall-rank 1 --stall-at-step 2
     echo "$b: exit $RL_RC after ${RL_SECS}s"

@@ -11,17 +11,11 @@
 need "$RL_MLP" "$RL_SHIM" "$RL_BUILD/tests/hostcuda/libcuda.so.1" "$RL_LAUNCHER"
 need_mpirun
 
-# steps.sh RANK PROGRAM ARGS...: rank 0 runs $STEPS0 steps, the others $STEPS1
-cat >"$RL_TMP/steps.sh" <<'SH'
-r=$1; shift
-if [ "$r" = 0 ]; then s=$STEPS0; else s=$STEPS1; fi
-exec "$@" --steps "$s"
-SH
+rl_steps_script
 
-backends=(mpi)
-[ -e "$RL_BUILD/tests/hostnccl/libnccl.so.2" ] && backends+=(nccl) || echo "note: hostnccl not built; nccl cases skipped"
+rl_backends
 common=(--batch 4 --shard-rank '{rank}' --shard-count '{world_size}')
-for b in "${backends[@]}"; do
+for b in "${RL_BACKENDS[@]}"; do
     # (a) a late stall: rank 1 sleeps before step 1000's update, of 30000
     rl_launch 60 -n 2 --backend "$b" --timeout 5 --policy "$RL_POL/sgd-fused.yaml" -- \
         "$RL_MLP" --steps 30000 "${common[@]}" --stall-rank 1 --stall-at-step 1000
