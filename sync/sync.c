@@ -75,6 +75,9 @@ static struct {
     unsigned long long seq;         /* collectives issued by this rank (all ranks agree) */
     unsigned long long *rule_seq[2]; /* sync points of each rule so far (gradients, parameters) */
     int nan_check;                  /* scan each buffer for NaN/Inf before its collective */
+    int world1;                     /* ACCELSHIM_DEBUG_WORLD1_COLLECTIVES=1: at world 1 every sync
+                                     * point runs its collective anyway (one rank through the
+                                     * backend), so one GPU exercises the collective path */
     unsigned long long fp_calls;    /* fingerprint exchanges, and their total time */
     double fp_seconds;
 } S = {.lock = PTHREAD_MUTEX_INITIALIZER, .wire_override = ASH_COLL_SAME};
@@ -142,6 +145,8 @@ ash_status_t ash_sync_init(void)
     int w = ash_opt_enum(ASH_OPT_WIRE_OVERRIDE);
     if (w >= 0)
         S.wire_override = wires[w];
+    long v = 0;
+    S.world1 = ash_opt_int(ASH_OPT_DEBUG_WORLD1_COLLECTIVES, &v) == ASH_OK && v == 1;
     S.no_mpi = ash_opt_enum(ASH_OPT_RENDEZVOUS) == 1; /* mpi|nccl */
     S.comm_id = ash_opt_str(ASH_OPT_NCCL_COMM_ID);
     if (ash_world_nccl_rendezvous(&S.comm_id)) /* torchrun's ranks: world.c chose where they meet */
@@ -155,7 +160,6 @@ ash_status_t ash_sync_init(void)
     if (ash_policy_load(path, &S.policy, err, sizeof err) != ASH_POLICY_OK)
         ash_fatal(ASH_EXIT_CONFIG, "%s", err);
     sync_merge_policy(S.policy);
-    long v = 0;
     S.timeout_s = ash_opt_int(ASH_OPT_TIMEOUT_S, &v) == ASH_OK ? (unsigned)v : 0;
     S.check = ash_opt_int(ASH_OPT_CHECK_COLLECTIVES, &v) == ASH_OK && v == 1;
     S.nan_check = ash_opt_int(ASH_OPT_NAN_CHECK, &v) == ASH_OK && v == 1;
@@ -513,20 +517,6 @@ static void sync_check_fingerprint(const ash_policy_rule_t *r, const ash_kernel_
     }
 }
 
-/* ACCELSHIM_DEBUG_WORLD1_COLLECTIVES=1: at world 1 every sync point runs its collective anyway
- * (an all-reduce or broadcast of one rank through the opened backend), so one GPU exercises the
- * collective path; the results equal the plain run's (wire same) or are the wire's rounding. */
-static int sync_world1_collectives(void)
-{
-    static _Atomic int on = -1; /* -1: not read yet; every thread reads the same value */
-    if (on < 0) {
-        long v = 0; /* the options table validated it (a bad value stopped the process) */
-        (void)ash_opt_int(ASH_OPT_DEBUG_WORLD1_COLLECTIVES, &v);
-        on = (int)v;
-    }
-    return on;
-}
-
 static uint64_t sync_now_ns(void) /* CLOCK_MONOTONIC, the trace's clock */
 {
     struct timespec ts;
@@ -686,7 +676,7 @@ ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **p
             (cap = ash_capture_check(k, s, plan->rule[i], ash_policy_source(S.policy))) != NULL)
             ash_fatal(ASH_EXIT_CAPTURE, "%s", cap);
     /* one rank: nothing to communicate (unless the debug switch); recording / nan_check still look */
-    if (w->size <= 1 && !sync_world1_collectives())
+    if (w->size <= 1 && !S.world1)
         return sync_solo(k, plan, s, params, extra);
     if (!ash_driver())
         return ASH_ERR_UNSUPPORTED; /* the real driver lacks what collectives need (logged) */
