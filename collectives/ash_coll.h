@@ -92,7 +92,8 @@ enum { ASH_COLL_LOG_ERROR = 0, ASH_COLL_LOG_WARN = 1, ASH_COLL_LOG_INFO = 2, ASH
     X(cuCtxSetCurrent, PFN_cuCtxSetCurrent_v4000, 0)                                           \
     X(cuEventElapsedTime_v2, PFN_cuEventElapsedTime_v12080, 0)                                 \
     X(cuMemcpyDtoDAsync_v2, PFN_cuMemcpyDtoDAsync_v3020, 0)                                    \
-    X(cuGetErrorName, PFN_cuGetErrorName_v6000, 0)
+    X(cuGetErrorName, PFN_cuGetErrorName_v6000, 0)                                             \
+    X(cuStreamCreate, PFN_cuStreamCreate_v2000, 0)
 
 typedef struct ash_coll_driver {
 #define ASH_COLL__DRIVER_FIELD(name, type, required) type name;

@@ -87,6 +87,9 @@ typedef enum {
       "1: a resolver pointer that is no exported symbol is routed by (name, version, flags); 0: off") \
     X(ASH_OPT_FUSE_COPY, "ACCELSHIM_FUSE_COPY", ASH_OPT_T_BOOL, 0, 1, NULL, NULL, NULL,            \
       "1: fused reductions always stage through the fusion buffer, even over contiguous buffers")  \
+    X(ASH_OPT_OVERLAP, "ACCELSHIM_OVERLAP", ASH_OPT_T_ENUM, 0, 0, "on|off", "on", NULL,              \
+      "on: gradient rules with ready points (ready:, overlap: auto) start their regions' "       \
+      "all-reduces during the backward pass; off: every region at its sync point (an A/B switch)") \
     X(ASH_OPT_DEBUG_WORLD1_COLLECTIVES, "ACCELSHIM_DEBUG_WORLD1_COLLECTIVES", ASH_OPT_T_BOOL, 0, 1, \
       NULL, NULL, NULL,                                                                            \
       "1: at world size 1 run every sync point's collective anyway, through the backend (NCCL "    \

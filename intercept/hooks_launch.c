@@ -5,7 +5,8 @@
  * Fast path (a learned kernel that matched no rule): one lock-free cache lookup, one flag test,
  * a relaxed counter bump, a tail call to the variant's own real function. Anything else (first
  * launch, a matched rule) goes through ash_launch_slow, which inits, learns, and calls the sync
- * engine's ash_launch_prepare when rules != NULL. The application gets the driver's CUresult.
+ * engine's ash_launch_prepare when rules != NULL, and ash_launch_done after a successful real
+ * launch (ready points: overlap). The application gets the driver's CUresult.
  */
 #include "ash_hook.h"
 #include "ash_kernels.h"
@@ -45,13 +46,13 @@ static __attribute__((noinline, cold)) ash_kentry_t *ash_launch_slow(const void 
             return ash_hook_missing(#name);                                                \
         if (k != NULL)                                                                     \
             ash_kernel_count(k);                                                           \
-        if (ASH_UNLIKELY(ash_observe_launches_on)) { /* --trace-launches: slow path only */\
-            uint64_t ash__t0 = ash_observe_now_ns();                                       \
-            CUresult ash__r = real args;                                                   \
+        uint64_t ash__t0 = ash_observe_launches_on ? ash_observe_now_ns() : 0;             \
+        CUresult ash__r = real args;                                                       \
+        if (ASH_UNLIKELY(ash_observe_launches_on)) /* --trace-launches: slow path only */  \
             ash_observe_launch(k ? k->info.demangled : NULL, ash__t0, (int)ash__r);        \
-            return ash__r;                                                                 \
-        }                                                                                  \
-        return real args;                                                                  \
+        if (k != NULL && k->info.rules != NULL && ash__r == CUDA_SUCCESS)                  \
+            ash_launch_done(&k->info, ash__s, (KPARAMS), (EXTRA)); /* ready points */       \
+        return ash__r;                                                                     \
     }                                                                                      \
     ASH_EXPORT CUresult CUDAAPI name PARAMS                                                \
     {                                                                                      \

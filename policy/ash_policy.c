@@ -39,6 +39,7 @@ static const char *const reduce_names[] = {"mean", "sum"};
 static const char *const broadcast_names[] = {"once"};
 static const char *const region_names[] = {"allocation"};
 static const char *const matmul_names[] = {"default", "tf32", "bf16", "f16"};
+static const char *const overlap_names[] = {"none", "auto"};
 
 const char *ash_policy_dtype_name(ash_policy_dtype_t d)
 {
@@ -452,19 +453,141 @@ static ash_policy_result_t parse_buffer(diag_t *d, const node_t *n, ash_policy_b
 
 /* ---------- rules ---------- */
 
-enum { R_AT, R_BUFFER, R_DTYPE, R_REDUCE, R_WIRE, R_FUSE, R_FUSE_CAP, R_BROADCAST, R_N };
+/* ---------- ready points (gradients[].ready) ---------- */
+
+enum { RP_AFTER, RP_NTH, RP_BUFFER, RP_OFFSET, RP_COUNT, RP_N };
+static const char *const ready_keys[] = {"after", "nth", "buffer", "offset", "count"};
+static const schema_t ready_schema = {ready_keys, RP_N,
+                                      " (a ready point is { after: GLOB, buffer: {...} } or "
+                                      "{ after: GLOB, offset: E, count: N })", false};
+#define READY_EXAMPLE "{ after: \"layer_backward*\", buffer: { arg: 0, count_arg: 1 } }"
+
+typedef struct {
+    diag_t *d;
+    ash_policy_ready_t *rp;
+    char **after;
+} ready_ctx_t;
+
+static ash_policy_result_t ready_pair(void *vc, size_t k, const node_t *key, const node_t *v)
+{
+    ready_ctx_t *c = vc;
+    long long x = 0;
+    ash_policy_result_t r;
+    (void)key;
+    switch (k) {
+    case RP_AFTER:
+        return get_glob(c->d, v, "after", "\"layer_backward*\"", c->after);
+    case RP_NTH:
+        r = get_int(c->d, v, "nth", 1, INT32_MAX,
+                    "1..2^31-1 (the N-th matching launch since the sync point)", &x);
+        c->rp->nth = (unsigned)x;
+        return r;
+    case RP_BUFFER:
+        c->rp->has_buffer = true;
+        return parse_buffer(c->d, v, &c->rp->buffer);
+    case RP_OFFSET:
+        r = get_int(c->d, v, "offset", 0, LLONG_MAX,
+                    "an element offset 0..2^63-1 into the rule's buffer", &x);
+        c->rp->offset = (uint64_t)x;
+        return r;
+    default:
+        r = get_int(c->d, v, "count", 1, LLONG_MAX, "an element count 1..2^63-1", &x);
+        c->rp->count = (uint64_t)x;
+        return r;
+    }
+}
+
+static ash_policy_result_t parse_ready_one(diag_t *d, const node_t *n, const char *where,
+                                           ash_policy_ready_t *rp)
+{
+    const node_t *seen[RP_N];
+    char *after = NULL;
+    ready_ctx_t c = {d, rp, &after};
+    ash_policy_result_t r;
+    if ((r = expect_map(d, n, where, READY_EXAMPLE)) ||
+        (r = walk_map(d, n, where, &ready_schema, seen, &c, ready_pair)))
+        goto out;
+    if (!seen[RP_AFTER]) {
+        r = ash_policy__fail(d, n->line, n->col, "%s is missing 'after' (the glob of the launch "
+                             "after which the region is final)", where);
+    } else if (seen[RP_BUFFER] && (seen[RP_OFFSET] || seen[RP_COUNT])) {
+        const node_t *v = seen[RP_OFFSET] ? seen[RP_OFFSET] : seen[RP_COUNT];
+        r = ash_policy__fail(d, v->line, v->col, "%s: give either 'buffer' (from the ready "
+                             "launch's arguments) or 'offset' and 'count' (in the rule's buffer), "
+                             "not both", where);
+    } else if (!seen[RP_BUFFER] && !(seen[RP_OFFSET] && seen[RP_COUNT])) {
+        r = ash_policy__fail(d, n->line, n->col, "%s needs the final region: 'buffer' (from the "
+                             "ready launch's arguments) or both 'offset' and 'count' (elements "
+                             "in the rule's buffer)", where);
+    }
+out:
+    if (r != ASH_POLICY_OK) {
+        free(after);
+        return r;
+    }
+    rp->after = after;
+    return ASH_POLICY_OK;
+}
+
+static void free_ready(ash_policy_rule_t *rule)
+{
+    for (size_t i = 0; i < rule->nready; i++)
+        free((char *)rule->ready[i].after);
+    free((void *)rule->ready);
+    rule->ready = NULL;
+    rule->nready = 0;
+}
+
+static ash_policy_result_t parse_ready(diag_t *d, const node_t *n, const char *rule_where,
+                                       ash_policy_rule_t *rule)
+{
+    char b[96], where[80];
+    if (is_null(n))
+        return ASH_POLICY_OK;
+    if (n->type != ASH_POLICY__SEQ)
+        return ash_policy__fail(d, n->line, n->col, "'ready' in %s must be a list of ready "
+                                "points such as - " READY_EXAMPLE ", found %s", rule_where,
+                                found(n, b, sizeof b));
+    if (n->n > ASH_POLICY_MAX_READY)
+        return ash_policy__fail(d, n->line, n->col, "'ready' in %s has %zu entries (at most %d)",
+                                rule_where, n->n, ASH_POLICY_MAX_READY);
+    if (n->n == 0)
+        return ASH_POLICY_OK;
+    ash_policy_ready_t *list = calloc(n->n, sizeof *list);
+    if (!list)
+        return ash_policy__oom(d);
+    rule->ready = list;
+    for (size_t i = 0; i < n->n; i++) {
+        snprintf(where, sizeof where, "%s.ready[%zu]", rule_where, i);
+        list[i] = (ash_policy_ready_t){.index = (unsigned)i, .line = n->items[i]->line,
+                                       .col = n->items[i]->col};
+        ash_policy_result_t r = parse_ready_one(d, n->items[i], where, &list[i]);
+        if (r)
+            return r; /* the caller frees the entries parsed so far */
+        rule->nready = i + 1;
+    }
+    rule->overlap = ASH_POLICY_OVERLAP_READY;
+    return ASH_POLICY_OK;
+}
+
+/* ---------- rules ---------- */
+
+enum { R_AT, R_BUFFER, R_DTYPE, R_REDUCE, R_WIRE, R_FUSE, R_FUSE_CAP, R_READY, R_OVERLAP,
+       R_BUCKET_CAP, R_BROADCAST, R_N };
 static const char *const grad_keys[] = {"at", "buffer", "dtype", "reduce", "wire", "fuse",
-                                        "fuse_cap_bytes"};
+                                        "fuse_cap_bytes", "ready", "overlap", "bucket_cap_bytes"};
 static const char *const param_keys[] = {"at", "buffer", "dtype", "broadcast"};
-static const schema_t grad_schema = {grad_keys, 7, " (broadcast applies to parameters only)",
+static const schema_t grad_schema = {grad_keys, 10, " (broadcast applies to parameters only)",
                                      true};
 static const schema_t param_schema = {param_keys, 4,
-                                      " (reduce, wire and fuse apply to gradients only)", true};
+                                      " (reduce, wire, fuse, ready and overlap apply to gradients "
+                                      "only)", true};
 
 typedef struct {
     diag_t *d;
     ash_policy_rule_t *rule;
     char **at;
+    const char *where;
 } rule_ctx_t;
 
 static ash_policy_result_t rule_pair(void *vc, size_t k, const node_t *key, const node_t *v)
@@ -499,6 +622,19 @@ static ash_policy_result_t rule_pair(void *vc, size_t k, const node_t *key, cons
         r = get_int(c->d, v, "fuse_cap_bytes", 1, (long long)ASH_POLICY_MAX_FUSE_CAP_BYTES,
                     "a number of bytes 1..2^62", &x);
         c->rule->fuse_cap_bytes = (uint64_t)x;
+        return r;
+    case R_READY:
+        return parse_ready(c->d, v, c->where, c->rule);
+    case R_OVERLAP:
+        r = get_enum(c->d, v, "overlap", overlap_names, 2,
+                     "auto: learned ready points; none: reduce at the sync point", &e);
+        if (e == 1)
+            c->rule->overlap = ASH_POLICY_OVERLAP_AUTO;
+        return r;
+    case R_BUCKET_CAP:
+        r = get_int(c->d, v, "bucket_cap_bytes", 1, (long long)ASH_POLICY_MAX_FUSE_CAP_BYTES,
+                    "a number of bytes 1..2^62", &x);
+        c->rule->bucket_cap_bytes = (uint64_t)x;
         return r;
     default:
         r = get_enum(c->d, v, "broadcast", broadcast_names, 1,
@@ -540,12 +676,13 @@ static ash_policy_result_t parse_rule(diag_t *d, const node_t *n, ash_policy_rul
     const char *list = kind == ASH_POLICY_RULE_GRADIENT ? "gradients" : "parameters";
     const node_t *seen[R_N];
     char where[48], *at = NULL;
-    rule_ctx_t c = {d, rule, &at};
+    rule_ctx_t c = {d, rule, &at, where};
     ash_policy_result_t r;
 
     snprintf(where, sizeof where, "%s[%zu]", list, index);
     *rule = (ash_policy_rule_t){.kind = kind, .index = (unsigned)index, .line = n->line,
-                                .col = n->col, .fuse_cap_bytes = ASH_POLICY_DEFAULT_FUSE_CAP_BYTES};
+                                .col = n->col, .fuse_cap_bytes = ASH_POLICY_DEFAULT_FUSE_CAP_BYTES,
+                                .bucket_cap_bytes = ASH_POLICY_DEFAULT_BUCKET_CAP_BYTES};
     if ((r = expect_map(d, n, where, "{ at: \"name*\", buffer: " BUFFER_EXAMPLE ", dtype: f32 }")))
         return r;
     r = walk_map(d, n, where, s, seen, &c, rule_pair);
@@ -558,9 +695,19 @@ static ash_policy_result_t parse_rule(diag_t *d, const node_t *n, ash_policy_rul
     if (r == ASH_POLICY_OK && kind == ASH_POLICY_RULE_GRADIENT && seen[R_FUSE_CAP] && !rule->fuse)
         r = ash_policy__fail(d, seen[R_FUSE_CAP]->line, seen[R_FUSE_CAP]->col,
                              "'fuse_cap_bytes' applies only with 'fuse: true' in %s", where);
+    if (r == ASH_POLICY_OK && kind == ASH_POLICY_RULE_GRADIENT && seen[R_READY] && seen[R_OVERLAP])
+        r = ash_policy__fail(d, seen[R_OVERLAP]->line, seen[R_OVERLAP]->col,
+                             "'overlap' conflicts with 'ready' in %s: explicit ready points, or "
+                             "overlap: auto (learned ones), not both", where);
+    if (r == ASH_POLICY_OK && kind == ASH_POLICY_RULE_GRADIENT && seen[R_BUCKET_CAP] &&
+        (!rule->fuse || rule->overlap == ASH_POLICY_OVERLAP_NONE))
+        r = ash_policy__fail(d, seen[R_BUCKET_CAP]->line, seen[R_BUCKET_CAP]->col,
+                             "'bucket_cap_bytes' applies only with 'fuse: true' and ready points "
+                             "('ready' or 'overlap: auto') in %s", where);
     if (r != ASH_POLICY_OK) {
         free(at);
         rule->at = NULL;
+        free_ready(rule);
         return r;
     }
     rule->at = at;
@@ -779,8 +926,10 @@ void ash_policy_free(ash_policy_t *p)
     if (!p)
         return;
     for (int k = 0; k < 2; k++) {
-        for (size_t i = 0; i < p->nrules[k]; i++)
+        for (size_t i = 0; i < p->nrules[k]; i++) {
             free((char *)p->rules[k][i].at);
+            free_ready(&p->rules[k][i]);
+        }
         free(p->rules[k]);
     }
     for (size_t i = 0; i < p->noutputs; i++)

@@ -31,6 +31,23 @@
  *             one warning.
  *       fuse_cap_bytes: 1..2^62 = 67108864   needs fuse: true; the fusion buffer's size limit
  *             (a step whose buffers need more falls back to per-launch reduction)
+ *       ready: [READY...] = []    (added in 1.x) overlap: launches after which a region of the
+ *             rule's buffer is final for the step; its all-reduce starts right after such a
+ *             launch, on the shim's communication stream/thread, and the sync point waits only
+ *             for what is in flight and reduces the rest (docs/overlap.md). Each READY:
+ *         - after*: GLOB          the ready launch's kernel (a glob, like at)
+ *           nth: 1..2^31 = every  only the N-th launch matching `after` since the rule's last
+ *                                 sync point (not given: every matching launch)
+ *           and exactly one of
+ *           buffer: {...}         the final region, from the READY launch's own arguments (the
+ *                                 forms of the rule's buffer)
+ *           offset: 0..2^63-1 + count: 1..2^63-1   elements from the start of the rule's
+ *                                 buffer (as resolved at its previous sync point)
+ *       overlap: none | auto = none   (added in 1.x) auto: learned ready points (the shim
+ *             watches which launches take pointers into the buffer during the first steps);
+ *             excludes `ready`
+ *       bucket_cap_bytes: 1..2^62 = 26214400   needs fuse: true and ready or overlap: auto; ready
+ *             regions are gathered into buckets of at most this size (one collective each)
  *   parameters:  [rule...] = []     broadcast from rank 0 before the matching launch
  *     - at*, buffer*, dtype*        as above (reduce/wire are gradient-only keys)
  *       broadcast: once = once      once per distinct buffer (pointer, count)
@@ -78,6 +95,8 @@ extern "C" {
 #define ASH_POLICY_DEFAULT_TIMEOUT_S 600
 #define ASH_POLICY_DEFAULT_FUSE_CAP_BYTES (64ull << 20) /* gradients[].fuse_cap_bytes */
 #define ASH_POLICY_MAX_FUSE_CAP_BYTES (1ull << 62)
+#define ASH_POLICY_DEFAULT_BUCKET_CAP_BYTES (25ull << 20) /* gradients[].bucket_cap_bytes (DDP's 25 MB) */
+#define ASH_POLICY_MAX_READY 4096 /* ready points of one rule */
 #define ASH_POLICY_MAX_FILE_BYTES (1u << 20) /* larger policy files are rejected */
 
 /* X(enum, value, text): the module's results; ash_policy_result_name() gives the text. */
@@ -125,6 +144,19 @@ typedef struct {
     uint64_t count;     /* kind == COUNT only (else 0); >= 1 */
 } ash_policy_buffer_t;
 
+typedef enum { ASH_POLICY_OVERLAP_NONE, ASH_POLICY_OVERLAP_READY, ASH_POLICY_OVERLAP_AUTO } ash_policy_overlap_t;
+
+/* One ready point of a gradient rule (ready: [...]). */
+typedef struct {
+    const char *after;          /* glob of the ready launch's kernel */
+    unsigned nth;               /* 0: every matching launch; N: the N-th since the sync point */
+    bool has_buffer;            /* region from the ready launch's arguments (else offset/count) */
+    ash_policy_buffer_t buffer; /* has_buffer only */
+    uint64_t offset, count;     /* !has_buffer: elements from the rule's buffer start */
+    unsigned index;             /* position in the rule's ready list */
+    unsigned line, col;         /* where the entry starts, for messages */
+} ash_policy_ready_t;
+
 typedef struct {
     ash_policy_rule_kind_t kind;
     unsigned index;       /* position in its list: gradients[index] / parameters[index] */
@@ -137,6 +169,10 @@ typedef struct {
     unsigned line, col;   /* where the rule starts in its file (1-based), for messages */
     bool fuse;                /* gradients: one fused collective per step (false for parameters) */
     uint64_t fuse_cap_bytes;  /* gradients: fusion buffer limit (default for parameters too) */
+    ash_policy_overlap_t overlap;    /* gradients: NONE, READY (ready list given) or AUTO */
+    const ash_policy_ready_t *ready; /* overlap READY: the ready points, nready of them */
+    size_t nready;
+    uint64_t bucket_cap_bytes;       /* bucket size for ready regions (with fuse) */
 } ash_policy_rule_t;
 
 typedef struct ash_policy ash_policy_t; /* opaque, immutable once returned */
@@ -183,6 +219,16 @@ size_t ash_policy_match(const ash_policy_t *p, const char *mangled, const char *
 
 /* fnmatch(PATTERN, NAME, 0) == 0: '*' and '?' also match '/'. */
 bool ash_policy_glob_match(const char *pattern, const char *name);
+/* The ready points whose `after` glob matches a kernel (names as for ash_policy_match), in rule
+ * then list order: up to CAP written to OUT; returns how many match in all. */
+typedef struct {
+    const ash_policy_rule_t *rule;
+    const ash_policy_ready_t *ready;
+} ash_policy_ready_match_t;
+size_t ash_policy_match_ready(const ash_policy_t *p, const char *mangled, const char *demangled,
+                              ash_policy_ready_match_t *out, size_t cap);
+/* true when some gradient rule has overlap: auto (its launches are all observed while learning) */
+bool ash_policy_has_auto_overlap(const ash_policy_t *p);
 /* True if PATH is an output only rank 0 writes: some main_process_only glob matches PATH with
  * leading "./" removed, or (for a glob without '/') PATH's last component. */
 bool ash_policy_output_main_only(const ash_policy_t *p, const char *path);

@@ -63,6 +63,37 @@ size_t ash_policy_match(const ash_policy_t *p, const char *mangled, const char *
     return total;
 }
 
+size_t ash_policy_match_ready(const ash_policy_t *p, const char *mangled, const char *demangled,
+                              ash_policy_ready_match_t *out, size_t cap)
+{
+    char basebuf[512];
+    const char *base = demangled ? demangled_base(demangled, basebuf, sizeof basebuf) : NULL;
+    size_t total = 0;
+    if (!p)
+        return 0;
+    for (size_t i = 0; i < p->nrules[ASH_POLICY_RULE_GRADIENT]; i++) {
+        const ash_policy_rule_t *r = &p->rules[ASH_POLICY_RULE_GRADIENT][i];
+        for (size_t j = 0; j < r->nready; j++) {
+            const char *g = r->ready[j].after;
+            if (ash_policy_glob_match(g, mangled) || ash_policy_glob_match(g, demangled) ||
+                ash_policy_glob_match(g, base)) {
+                if (out && total < cap)
+                    out[total] = (ash_policy_ready_match_t){r, &r->ready[j]};
+                total++;
+            }
+        }
+    }
+    return total;
+}
+
+bool ash_policy_has_auto_overlap(const ash_policy_t *p)
+{
+    for (size_t i = 0; p && i < p->nrules[ASH_POLICY_RULE_GRADIENT]; i++)
+        if (p->rules[ASH_POLICY_RULE_GRADIENT][i].overlap == ASH_POLICY_OVERLAP_AUTO)
+            return true;
+    return false;
+}
+
 bool ash_policy_output_main_only(const ash_policy_t *p, const char *path)
 {
     if (!p || !path)
@@ -112,24 +143,55 @@ static void put_quoted(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static void print_rule(FILE *f, const ash_policy_rule_t *r)
+static void print_buffer(FILE *f, const ash_policy_buffer_t *b)
 {
-    const ash_policy_buffer_t *b = &r->buffer;
-    fputs("  - at: ", f);
-    put_quoted(f, r->at);
-    fprintf(f, "\n    buffer: { arg: %u, ", b->arg);
+    fprintf(f, "{ arg: %u, ", b->arg);
     if (b->kind == ASH_POLICY_BUFFER_COUNT_ARG)
         fprintf(f, "count_arg: %u }\n", b->count_arg);
     else if (b->kind == ASH_POLICY_BUFFER_COUNT)
         fprintf(f, "count: %llu }\n", (unsigned long long)b->count);
     else
         fputs("region: allocation }\n", f);
+}
+
+static void print_ready(FILE *f, const ash_policy_rule_t *r)
+{
+    if (r->overlap == ASH_POLICY_OVERLAP_AUTO)
+        fputs("    overlap: auto\n", f);
+    if (r->nready)
+        fputs("    ready:\n", f);
+    for (size_t i = 0; i < r->nready; i++) {
+        const ash_policy_ready_t *rp = &r->ready[i];
+        fputs("      - after: ", f);
+        put_quoted(f, rp->after);
+        fputc('\n', f);
+        if (rp->nth)
+            fprintf(f, "        nth: %u\n", rp->nth);
+        if (rp->has_buffer) {
+            fputs("        buffer: ", f);
+            print_buffer(f, &rp->buffer);
+        } else {
+            fprintf(f, "        offset: %llu\n        count: %llu\n",
+                    (unsigned long long)rp->offset, (unsigned long long)rp->count);
+        }
+    }
+    if (r->overlap != ASH_POLICY_OVERLAP_NONE && r->fuse)
+        fprintf(f, "    bucket_cap_bytes: %llu\n", (unsigned long long)r->bucket_cap_bytes);
+}
+
+static void print_rule(FILE *f, const ash_policy_rule_t *r)
+{
+    fputs("  - at: ", f);
+    put_quoted(f, r->at);
+    fputs("\n    buffer: ", f);
+    print_buffer(f, &r->buffer);
     fprintf(f, "    dtype: %s\n", ash_policy_dtype_name(r->dtype));
     if (r->kind == ASH_POLICY_RULE_GRADIENT) {
         fprintf(f, "    reduce: %s\n    wire: %s\n    fuse: %s\n", ash_policy_reduce_name(r->reduce),
                 ash_policy_wire_name(r->wire), r->fuse ? "true" : "false");
         if (r->fuse)
             fprintf(f, "    fuse_cap_bytes: %llu\n", (unsigned long long)r->fuse_cap_bytes);
+        print_ready(f, r);
     } else {
         fputs("    broadcast: once\n", f);
     }
@@ -171,9 +233,30 @@ int ash_policy_print(const ash_policy_t *p, FILE *f)
     return ferror(f) || fflush(f) ? -1 : 0;
 }
 
+static bool buffer_equal(const ash_policy_buffer_t *a, const ash_policy_buffer_t *b)
+{
+    return a->kind == b->kind && a->arg == b->arg && a->count_arg == b->count_arg &&
+           a->count == b->count;
+}
+
+static bool ready_equal(const ash_policy_rule_t *a, const ash_policy_rule_t *b)
+{
+    if (a->overlap != b->overlap || a->nready != b->nready ||
+        (a->overlap != ASH_POLICY_OVERLAP_NONE && a->fuse && a->bucket_cap_bytes != b->bucket_cap_bytes))
+        return false;
+    for (size_t i = 0; i < a->nready; i++) {
+        const ash_policy_ready_t *x = &a->ready[i], *y = &b->ready[i];
+        if (strcmp(x->after, y->after) || x->nth != y->nth || x->has_buffer != y->has_buffer ||
+            (x->has_buffer ? !buffer_equal(&x->buffer, &y->buffer)
+                           : x->offset != y->offset || x->count != y->count))
+            return false;
+    }
+    return true;
+}
+
 static bool rule_equal(const ash_policy_rule_t *a, const ash_policy_rule_t *b)
 {
-    return a->kind == b->kind && a->index == b->index && !strcmp(a->at, b->at) &&
+    return ready_equal(a, b) && a->kind == b->kind && a->index == b->index && !strcmp(a->at, b->at) &&
            a->buffer.kind == b->buffer.kind && a->buffer.arg == b->buffer.arg &&
            a->buffer.count_arg == b->buffer.count_arg && a->buffer.count == b->buffer.count &&
            a->dtype == b->dtype && a->reduce == b->reduce && a->wire == b->wire &&

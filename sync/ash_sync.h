@@ -39,6 +39,10 @@ ash_kernel_match_fn ash_sync_matcher(void);
  * caller and the launch proceeds (the engine decides what is fatal). */
 ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **params, void **extra);
 
+/* Called after the real launch succeeded, when k->rules != NULL (same thread and arguments as
+ * prepare): the launch's ready points start their regions' all-reduces (overlap). */
+void ash_launch_done(const ash_kernel_info_t *k, CUstream s, void **params, void **extra);
+
 /* Load the policy (ACCELSHIM_POLICY) and read the engine's options; called once from
  * ash_shim_init. An invalid policy ends the program here: "file:line:col: message", exit 2. */
 ash_status_t ash_sync_init(void);
@@ -56,6 +60,12 @@ typedef enum {
 ash_sync_resolve_t ash_sync_resolve(const ash_kernel_info_t *k, const ash_policy_rule_t *r,
                                     void **params, void **extra, CUdeviceptr *ptr, size_t *count,
                                     long long *bad_count);
+
+/* The engine's one all-reduce issuer for gradient rule r (sequence number, fingerprint,
+ * watchdog, observers; a failure ends the job). Called at sync points and by the overlap worker,
+ * one thread at a time. */
+void ash_sync_issue_allreduce(const ash_kernel_info_t *k, const ash_policy_rule_t *r, CUstream s,
+                              CUdeviceptr ptr, size_t count, unsigned buffers, const char *what);
 
 /* The policy loaded at init (NULL without one); immutable for the life of the process. */
 const ash_policy_t *ash_sync_policy(void);

@@ -37,6 +37,7 @@
 #include "ash_sync_watch.h"
 #include "ash_unfired.h"
 #include "ash_digest.h"
+#include "ash_overlap.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -48,8 +49,10 @@
 #define SYNC_MAX_RULES 16
 
 typedef struct sync_plan {
-    size_t n;
+    size_t n;                          /* sync rules: the launch is their sync point */
     const ash_policy_rule_t *rule[SYNC_MAX_RULES];
+    size_t nready;                     /* ready points the launch fires (overlap.c) */
+    ash_policy_ready_match_t *ready;
 } sync_plan_t;
 
 typedef struct bcast_seen {
@@ -169,6 +172,11 @@ ash_status_t ash_sync_init(void)
             ash_fatal(ASH_EXIT_CONFIG, "out of memory loading the policy");
     }
     ash_fuse_init(S.policy);
+    ash_overlap_init(S.policy);
+    if (ash_world()->size <= 1 && !S.world1)
+        ash_overlap_disable("one rank");
+    else if (S.nan_check || ash_opt_str(ASH_OPT_RECORD))
+        ash_overlap_disable("nan_check / the record read each buffer before its collective");
     if (S.nan_check)
         ash_info("sync", "nan_check: every synced buffer is scanned for NaN/Inf before its "
                  "collective");
@@ -214,7 +222,8 @@ static const void *sync_match(const ash_kernel_info_t *k)
     const ash_policy_rule_t *found[SYNC_MAX_RULES];
     ash_unfired_seen(k->name, k->demangled); /* unfired: names for "nearest kernel seen" */
     size_t n = ash_policy_match(S.policy, k->name, k->demangled, found, SYNC_MAX_RULES);
-    if (n == 0)
+    size_t nready = ash_policy_match_ready(S.policy, k->name, k->demangled, NULL, 0);
+    if (n == 0 && nready == 0 && !ash_overlap_observes_all())
         return NULL;
     if (n > SYNC_MAX_RULES) {
         ash_warn("sync", "kernel %s matches %zu rules; only the first %d are applied", k->name, n,
@@ -222,6 +231,10 @@ static const void *sync_match(const ash_kernel_info_t *k)
         n = SYNC_MAX_RULES;
     }
     sync_plan_t *plan = calloc(1, sizeof *plan);
+    if (plan && nready && !(plan->ready = calloc(nready, sizeof *plan->ready))) {
+        free(plan);
+        plan = NULL;
+    }
     if (!plan) {
         ash_error("sync", "out of memory planning kernel %s: its rules are NOT applied", k->name);
         return NULL;
@@ -234,6 +247,17 @@ static const void *sync_match(const ash_kernel_info_t *k)
                  found[i]->index, found[i]->at);
     }
     plan->n = n;
+    plan->nready = ash_policy_match_ready(S.policy, k->name, k->demangled, plan->ready, nready);
+    for (size_t i = 0; i < plan->nready; i++) {
+        const ash_policy_ready_t *rp = plan->ready[i].ready;
+        if (rp->has_buffer) { /* its buffer form against the kernel, as a rule's */
+            ash_policy_rule_t view = *plan->ready[i].rule;
+            view.buffer = rp->buffer;
+            check_rule_against_kernel(&view, k);
+        }
+        ash_info("sync", "kernel %s: ready point gradients[%u].ready[%u] (after: \"%s\")",
+                 k->demangled, plan->ready[i].rule->index, rp->index, rp->after);
+    }
     return plan; /* lives as long as the process, like the kernel cache entry that holds it */
 }
 
@@ -371,6 +395,7 @@ static void sync_meet_at_exit(void)
 static void sync_fini(void)
 {
     if (S.coll && !ash_fatal_code()) { /* fatal: peers may be inside a collective */
+        ash_overlap_fini(); /* the worker's collectives first: every rank issues them */
         ash_fuse_fini();
         ash_observe_close();
         sync_meet_at_exit(); /* every exchange at exit comes after the ranks met, under a deadline */
@@ -585,6 +610,27 @@ static ash_coll_status_t sync_reduce(const ash_kernel_info_t *k, const ash_polic
     return st == ASH_COLL_OK ? ash_fuse_finish(r, &step, s) : st;
 }
 
+/* One all-reduce of gradient rule r over COUNT elements at PTR on stream s, with everything a
+ * collective gets: its sequence number, the fingerprint (check_collectives), the watchdog, the
+ * observers, the counters; a failure ends the job. Issued by the program's thread (sync points)
+ * or by the overlap worker (overlap.c), never by both at once (ash_overlap_quiesce). */
+void ash_sync_issue_allreduce(const ash_kernel_info_t *k, const ash_policy_rule_t *r, CUstream s,
+                              CUdeviceptr ptr, size_t count, unsigned buffers, const char *what)
+{
+    size_t esize = r->dtype == ASH_POLICY_DTYPE_F32 ? 4 : 2;
+    unsigned long long seq = S.seq++;
+    if (S.check)
+        sync_check_fingerprint(r, k, count, esize, seq, what);
+    ash_sync_watch_begin(what, seq);
+    ash_coll_status_t st = sync_allreduce(k, r, s, ptr, count, buffers);
+    S.bytes += count * esize;
+    if (st == ASH_COLL_ETIMEDOUT)
+        ash_sync_watch_timeout(what, seq);
+    ash_sync_watch_end(st == ASH_COLL_OK ? s : NULL);
+    if (st != ASH_COLL_OK)
+        ash_fatal(ASH_EXIT_CONFIG, "collective for %s failed: %s", what, ash_coll_status_text(st));
+}
+
 /* The rule's next sync-point number (0, 1, ...): every rule counts its own. */
 static unsigned long long sync_rule_seq(const ash_policy_rule_t *r)
 {
@@ -668,6 +714,13 @@ ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **p
 {
     const sync_plan_t *plan = k->rules;
     const ash_world_t *w = ash_world();
+    if (ash_overlap_observes_all()) { /* learned ready points: every launch is looked at */
+        pthread_mutex_lock(&S.lock);
+        ash_overlap_before_launch(k, s, params, extra, plan->rule, plan->n);
+        pthread_mutex_unlock(&S.lock);
+    }
+    if (plan->n == 0)
+        return ASH_OK; /* ready points only: after the launch (ash_launch_done) */
     ash_crash_thread(); /* a thread that reaches a sync point gets its own alternate stack */
     ash_unfired_fire(plan->rule, plan->n); /* unfired: these rules fired */
     const char *cap; /* a sync point inside CUDA graph capture (capture.c); one rank: as N would */
@@ -685,6 +738,7 @@ ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **p
     if (cst != ASH_COLL_OK)
         ash_fatal(ASH_EXIT_CONFIG, "cannot open collectives (%s): ranks cannot be kept in sync",
                   ash_coll_status_text(cst));
+    ash_overlap_quiesce(s); /* the worker's collectives first, and s after them */
     for (size_t i = 0; i < plan->n; i++) {
         const ash_policy_rule_t *r = plan->rule[i];
         ash_sync_event_t e = {.kernel = k, .rule = r, .stream = s};
@@ -726,6 +780,14 @@ ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **p
         if (S.nan_check)
             sync_check_finite(&e);
         /* collective */
+        if (grad && ash_overlap_on(r)) { /* only what no ready point covered this step */
+            const ash_span_t *pc;
+            size_t np = ash_overlap_sync(r, s, e.ptr, e.count * esize, &pc);
+            for (size_t p = 0; p < np; p++)
+                ash_sync_issue_allreduce(k, r, s, pc[p].lo, (size_t)(pc[p].hi - pc[p].lo) / esize, 1, what);
+            ash_observe_after_buffer(&e);
+            continue;
+        }
         ash_sync_watch_begin(what, seq);
         cst = grad ? sync_reduce(k, r, s, e.ptr, e.count) : sync_broadcast(k, r, s, e.ptr, e.count * esize);
         if (!grad && cst == ASH_COLL_OK)
@@ -742,4 +804,16 @@ ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **p
     }
     pthread_mutex_unlock(&S.lock);
     return ASH_OK;
+}
+
+/* After the real launch of a kernel with a plan (it returned CUDA_SUCCESS): its ready points,
+ * and every launch while a learned rule watches (overlap.c). */
+void ash_launch_done(const ash_kernel_info_t *k, CUstream s, void **params, void **extra)
+{
+    const sync_plan_t *plan = k->rules;
+    if (!plan || (!plan->nready && !ash_overlap_observes_all()))
+        return;
+    pthread_mutex_lock(&S.lock);
+    ash_overlap_after_launch(k, s, params, extra, plan->ready, plan->nready, plan->rule, plan->n);
+    pthread_mutex_unlock(&S.lock);
 }

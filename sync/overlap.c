@@ -1,0 +1,834 @@
+/* overlap.c — gradient all-reduces overlapped with the backward pass (see ash_overlap.h).
+ *
+ * Per gradient rule with ready points: a step is the span from the first ready launch (or, for
+ * learned rules, the first other launch) after the rule's sync point(s) to its next sync point.
+ * In a step: regions handed to the worker ("covered", sorted, disjoint), the sync buffers seen
+ * ("consumed": a sync buffer that overlaps one already seen begins the next step), the hull of
+ * the sync buffers (a ready region must lie inside the previous step's hull, else it waits for
+ * the sync point), the N-th counters of the ready list. With `fuse: true` regions wait in a
+ * bucket until it holds bucket_cap_bytes (or a collective of the program's thread comes), and
+ * the worker packs non-contiguous ones into one device buffer (real cuMemAlloc).
+ * The worker: one thread, its own non-blocking stream in the program's context; per job it
+ * waits for the job's events on its stream, has the engine issue the all-reduce there
+ * (ash_sync_issue_allreduce: fingerprint, watchdog, observers), records `done`.
+ * Learned rules: L_RECORD records the step's launches that take pointers into the buffer (every
+ * 8-byte word of every parameter is looked at), L_CHECK records the next step and compares, L_USE
+ * offers regions after their last writer and checks each launch against the record.
+ * Threading: see ash_overlap.h; the queue, the event pool and `busy` under O.mu.
+ */
+#include "ash_overlap.h"
+
+#include "ash_capture.h"
+#include "ash_driver.h"
+#include "ash_fatal.h"
+#include "ash_log.h"
+#include "ash_options.h"
+#include "ash_shim.h"
+#include "ash_world.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- span lists ---- */
+
+typedef struct {
+    ash_span_t *v;
+    size_t n, cap;
+} spans_t;
+
+static int spans_push(spans_t *s, CUdeviceptr lo, CUdeviceptr hi)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 16;
+        ash_span_t *v = realloc(s->v, cap * sizeof *v);
+        if (!v)
+            return -1;
+        s->v = v;
+        s->cap = cap;
+    }
+    s->v[s->n++] = (ash_span_t){lo, hi};
+    return 0;
+}
+
+/* Insert [lo, hi) into a sorted, disjoint list, merging neighbours. */
+static int spans_add(spans_t *s, CUdeviceptr lo, CUdeviceptr hi)
+{
+    size_t i = 0;
+    while (i < s->n && s->v[i].hi < lo)
+        i++;
+    size_t j = i;
+    while (j < s->n && s->v[j].lo <= hi) {
+        lo = s->v[j].lo < lo ? s->v[j].lo : lo;
+        hi = s->v[j].hi > hi ? s->v[j].hi : hi;
+        j++;
+    }
+    if (i == j) { /* no overlap: insert at i */
+        if (spans_push(s, 0, 0) != 0)
+            return -1;
+        memmove(s->v + i + 1, s->v + i, (s->n - 1 - i) * sizeof *s->v);
+    } else if (j > i + 1) {
+        memmove(s->v + i + 1, s->v + j, (s->n - j) * sizeof *s->v);
+        s->n -= j - i - 1;
+    }
+    s->v[i] = (ash_span_t){lo, hi};
+    return 0;
+}
+
+/* OUT = [lo, hi) minus the sorted list S (OUT cleared first). */
+static int spans_minus(const spans_t *s, CUdeviceptr lo, CUdeviceptr hi, spans_t *out)
+{
+    out->n = 0;
+    for (size_t i = 0; i < s->n && lo < hi; i++) {
+        if (s->v[i].hi <= lo)
+            continue;
+        if (s->v[i].lo >= hi)
+            break;
+        if (s->v[i].lo > lo && spans_push(out, lo, s->v[i].lo) != 0)
+            return -1;
+        lo = s->v[i].hi;
+    }
+    if (lo < hi && spans_push(out, lo, hi) != 0)
+        return -1;
+    return 0;
+}
+
+static int spans_overlap(const spans_t *s, CUdeviceptr lo, CUdeviceptr hi)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (s->v[i].lo < hi && lo < s->v[i].hi)
+            return 1;
+    return 0;
+}
+
+/* ---- state ---- */
+
+typedef enum { L_NONE, L_RECORD, L_CHECK, L_USE, L_OFF } learn_t;
+
+/* One launch that took pointers into the buffer: its kernel and the pointers (into ptrs). */
+typedef struct {
+    const void *handle;
+    size_t first, n; /* ptrs[first .. first + n) */
+} touch_t;
+
+typedef struct {
+    touch_t *t;
+    size_t n, cap;
+    CUdeviceptr *ptrs;
+    size_t np, pcap;
+} trace_t;
+
+typedef struct {
+    const ash_policy_rule_t *r;
+    size_t esize;
+    int off;             /* fallen back for good (auto rules), or no state */
+    int in_step;         /* 1: between the step's first ready/other launch and its sync point */
+    ash_span_t known;    /* the previous step's sync hull (lo == hi: unknown) */
+    ash_span_t hull;     /* this step's sync buffers */
+    spans_t covered, consumed, scratch, bucket;
+    CUevent *bev;        /* the bucket's events */
+    size_t nbev, cbev;
+    size_t bucket_bytes;
+    const ash_kernel_info_t *bucket_k;
+    unsigned *nth;       /* per ready entry: matching launches this step */
+    /* learned */
+    learn_t learn;
+    trace_t rec, cur;    /* the learned step, and this step's launches so far */
+    size_t pos;          /* L_USE: touching launches seen this step */
+    spans_t *after;      /* L_USE: per recorded launch, the regions final after it */
+    /* report */
+    unsigned long long early_regions, early_bytes, sync_bytes, steps;
+} ov_rule_t;
+
+typedef struct job {
+    struct job *next;
+    ov_rule_t *o;
+    const ash_kernel_info_t *k;
+    ash_span_t *spans;
+    size_t n, bytes;
+    CUevent *ev;
+    size_t nev;
+} job_t;
+
+static struct {
+    int enabled;            /* ACCELSHIM_OVERLAP=on and a rule with ready points */
+    int observe_all;
+    ov_rule_t *rules;
+    size_t nrules;
+    /* worker */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    pthread_t thread;
+    int started, stop, busy;
+    job_t *head, *tail;
+    CUevent *pool;
+    size_t npool, cpool;
+    CUcontext ctx;
+    CUstream comm;
+    CUevent done;
+    int dirty;              /* jobs enqueued since the last quiesce */
+    CUdeviceptr pack;       /* the worker's bucket buffer */
+    size_t pack_bytes;
+} O = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+
+static ov_rule_t *ov_of(const ash_policy_rule_t *r)
+{
+    if (!O.enabled || !r || r->kind != ASH_POLICY_RULE_GRADIENT || r->index >= O.nrules)
+        return NULL;
+    ov_rule_t *o = &O.rules[r->index];
+    return o->r && !o->off ? o : NULL;
+}
+
+void ash_overlap_init(const ash_policy_t *p)
+{
+    size_t n = ash_policy_rule_count(p, ASH_POLICY_RULE_GRADIENT);
+    int any = 0;
+    for (size_t i = 0; i < n; i++)
+        any |= ash_policy_rule(p, ASH_POLICY_RULE_GRADIENT, i)->overlap != ASH_POLICY_OVERLAP_NONE;
+    if (!any)
+        return;
+    if (ash_opt_enum(ASH_OPT_OVERLAP) == 1) { /* on|off */
+        ash_info("overlap", "ACCELSHIM_OVERLAP=off: every gradient region is reduced at its sync point");
+        return;
+    }
+    if (!(O.rules = calloc(n, sizeof *O.rules)))
+        return;
+    O.nrules = n;
+    for (size_t i = 0; i < n; i++) {
+        const ash_policy_rule_t *r = ash_policy_rule(p, ASH_POLICY_RULE_GRADIENT, i);
+        ov_rule_t *o = &O.rules[i];
+        if (r->overlap == ASH_POLICY_OVERLAP_NONE)
+            continue;
+        o->r = r;
+        o->esize = r->dtype == ASH_POLICY_DTYPE_F32 ? 4 : 2;
+        if (r->nready && !(o->nth = calloc(r->nready, sizeof *o->nth)))
+            o->r = NULL;
+        if (r->overlap == ASH_POLICY_OVERLAP_AUTO) {
+            o->learn = L_RECORD;
+            O.observe_all = 1;
+        }
+    }
+    O.enabled = 1;
+}
+
+void ash_overlap_disable(const char *why)
+{
+    if (!O.enabled)
+        return;
+    ash_info("overlap", "overlap off: %s; every gradient region is reduced at its sync point", why);
+    O.enabled = 0;
+    O.observe_all = 0;
+}
+
+int ash_overlap_on(const ash_policy_rule_t *r) { return ov_of(r) != NULL; }
+
+int ash_overlap_observes_all(void) { return O.enabled && O.observe_all; }
+
+/* ---- the worker ---- */
+
+static void worker_fail(const char *call, CUresult r)
+{
+    ash_fatal(ASH_EXIT_CONFIG, "overlap: %s failed (%d) on the communication stream", call, (int)r);
+}
+
+static void worker_run(job_t *j)
+{
+    ov_rule_t *o = j->o;
+    CUresult cr;
+    for (size_t i = 0; i < j->nev; i++)
+        if ((cr = ASH_CU(cuStreamWaitEvent(O.comm, j->ev[i], 0))) != CUDA_SUCCESS)
+            worker_fail("cuStreamWaitEvent", cr);
+    char what[384];
+    snprintf(what, sizeof what, "gradients[%u] (at: \"%s\"): %zu region(s) ready after %s",
+             o->r->index, o->r->at, j->n, j->k ? j->k->demangled : "?");
+    if (j->n == 1) {
+        ash_sync_issue_allreduce(j->k, o->r, O.comm, j->spans[0].lo, j->bytes / o->esize, 1, what);
+    } else { /* a bucket of non-contiguous regions: packed into one buffer */
+        if (O.pack_bytes < j->bytes) {
+            if (O.pack) {
+                ASH_CU(cuStreamSynchronize(O.comm));
+                ASH_CU(cuMemFree_v2(O.pack));
+                O.pack = 0;
+                O.pack_bytes = 0;
+            }
+            if ((cr = ASH_CU(cuMemAlloc_v2(&O.pack, j->bytes))) != CUDA_SUCCESS)
+                worker_fail("cuMemAlloc (bucket buffer)", cr);
+            O.pack_bytes = j->bytes;
+        }
+        size_t off = 0;
+        for (size_t i = 0; i < j->n; i++, off += j->spans[i - 1].hi - j->spans[i - 1].lo)
+            if ((cr = ASH_CU(cuMemcpyDtoDAsync_v2(O.pack + off, j->spans[i].lo,
+                                                  j->spans[i].hi - j->spans[i].lo, O.comm))) != CUDA_SUCCESS)
+                worker_fail("cuMemcpyDtoDAsync (bucket in)", cr);
+        ash_sync_issue_allreduce(j->k, o->r, O.comm, O.pack, j->bytes / o->esize, (unsigned)j->n, what);
+        off = 0;
+        for (size_t i = 0; i < j->n; i++, off += j->spans[i - 1].hi - j->spans[i - 1].lo)
+            if ((cr = ASH_CU(cuMemcpyDtoDAsync_v2(j->spans[i].lo, O.pack + off,
+                                                  j->spans[i].hi - j->spans[i].lo, O.comm))) != CUDA_SUCCESS)
+                worker_fail("cuMemcpyDtoDAsync (bucket out)", cr);
+    }
+    if ((cr = ASH_CU(cuEventRecord(O.done, O.comm))) != CUDA_SUCCESS)
+        worker_fail("cuEventRecord", cr);
+}
+
+static void *worker_main(void *arg)
+{
+    (void)arg;
+    ASH_CU(cuCtxSetCurrent(O.ctx));
+    pthread_mutex_lock(&O.mu);
+    for (;;) {
+        while (!O.head && !O.stop)
+            pthread_cond_wait(&O.cv, &O.mu);
+        if (!O.head)
+            break;
+        job_t *j = O.head;
+        O.head = j->next;
+        if (!O.head)
+            O.tail = NULL;
+        O.busy = 1;
+        pthread_mutex_unlock(&O.mu);
+        worker_run(j);
+        pthread_mutex_lock(&O.mu);
+        for (size_t i = 0; i < j->nev; i++) /* waited for on the stream: reusable */
+            if (O.npool < O.cpool)
+                O.pool[O.npool++] = j->ev[i];
+        free(j->ev);
+        free(j->spans);
+        free(j);
+        O.busy = 0;
+        pthread_cond_broadcast(&O.cv);
+    }
+    pthread_mutex_unlock(&O.mu);
+    return NULL;
+}
+
+/* The worker, its stream and events, at the first ready region (the program's thread, with its
+ * context current). 0 = running. */
+static int worker_start(void)
+{
+    if (O.started)
+        return O.started > 0 ? 0 : -1;
+    O.started = -1;
+    if (!ASH_CU_HAS(cuStreamCreate) || !ASH_CU_HAS(cuStreamWaitEvent) || !ASH_CU_HAS(cuEventRecord) ||
+        !ASH_CU_HAS(cuEventCreate) || !ASH_CU_HAS(cuCtxSetCurrent) || !ASH_CU_HAS(cuMemcpyDtoDAsync_v2)) {
+        ash_overlap_disable("the driver lacks streams/events for a communication stream");
+        return -1;
+    }
+    if (ASH_CU(cuCtxGetCurrent(&O.ctx)) != CUDA_SUCCESS || !O.ctx ||
+        ASH_CU(cuStreamCreate(&O.comm, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS ||
+        ASH_CU(cuEventCreate(&O.done, CU_EVENT_DISABLE_TIMING)) != CUDA_SUCCESS) {
+        ash_overlap_disable("the communication stream could not be created");
+        return -1;
+    }
+    O.cpool = 256;
+    if (!(O.pool = calloc(O.cpool, sizeof *O.pool)) ||
+        pthread_create(&O.thread, NULL, worker_main, NULL) != 0) {
+        ash_overlap_disable("the communication thread could not be started");
+        return -1;
+    }
+    O.started = 1;
+    ash_info("overlap", "communication stream and thread started: gradient regions are reduced "
+             "as their ready launches come");
+    return 0;
+}
+
+static CUevent event_take(CUstream s)
+{
+    CUevent e = NULL;
+    pthread_mutex_lock(&O.mu);
+    if (O.npool)
+        e = O.pool[--O.npool];
+    pthread_mutex_unlock(&O.mu);
+    if (!e && ASH_CU(cuEventCreate(&e, CU_EVENT_DISABLE_TIMING)) != CUDA_SUCCESS)
+        return NULL;
+    if (ASH_CU(cuEventRecord(e, s)) != CUDA_SUCCESS) {
+        ASH_CU(cuEventDestroy_v2(e));
+        return NULL;
+    }
+    return e;
+}
+
+static void enqueue(job_t *j)
+{
+    pthread_mutex_lock(&O.mu);
+    if (O.tail)
+        O.tail->next = j;
+    else
+        O.head = j;
+    O.tail = j;
+    O.dirty = 1;
+    pthread_cond_broadcast(&O.cv);
+    pthread_mutex_unlock(&O.mu);
+}
+
+static void bucket_flush(ov_rule_t *o)
+{
+    if (!o->bucket.n)
+        return;
+    job_t *j = calloc(1, sizeof *j);
+    if (!j)
+        ash_fatal(ASH_EXIT_CONFIG, "overlap: out of memory");
+    *j = (job_t){.o = o, .k = o->bucket_k, .n = o->bucket.n, .bytes = o->bucket_bytes,
+                 .ev = o->bev, .nev = o->nbev};
+    if (!(j->spans = malloc(o->bucket.n * sizeof *j->spans)))
+        ash_fatal(ASH_EXIT_CONFIG, "overlap: out of memory");
+    memcpy(j->spans, o->bucket.v, o->bucket.n * sizeof *j->spans);
+    o->bev = NULL;
+    o->nbev = o->cbev = 0;
+    o->bucket.n = 0;
+    o->bucket_bytes = 0;
+    enqueue(j);
+}
+
+/* Hand the parts of [lo, hi) not covered yet to the worker, ordered after stream s's work. */
+static void offer(ov_rule_t *o, const ash_kernel_info_t *k, CUstream s, CUdeviceptr lo, CUdeviceptr hi)
+{
+    if (spans_minus(&o->covered, lo, hi, &o->scratch) != 0)
+        return;
+    if (!o->scratch.n || worker_start() != 0)
+        return;
+    CUevent ev = event_take(s);
+    if (!ev) {
+        ASH_WARN_CAPPED("overlap", "cannot record an event after %s: its region waits for the "
+                        "sync point", k->demangled);
+        return;
+    }
+    for (size_t i = 0; i < o->scratch.n; i++) {
+        spans_add(&o->covered, o->scratch.v[i].lo, o->scratch.v[i].hi);
+        o->early_regions++;
+        o->early_bytes += o->scratch.v[i].hi - o->scratch.v[i].lo;
+    }
+    if (o->r->fuse) { /* a bucket: one collective when it is full */
+        if (o->nbev == o->cbev) {
+            size_t cap = o->cbev ? o->cbev * 2 : 8;
+            CUevent *v = realloc(o->bev, cap * sizeof *v);
+            if (!v)
+                ash_fatal(ASH_EXIT_CONFIG, "overlap: out of memory");
+            o->bev = v;
+            o->cbev = cap;
+        }
+        o->bev[o->nbev++] = ev;
+        for (size_t i = 0; i < o->scratch.n; i++) {
+            /* adjacent regions merge, so a bucket of neighbours is one contiguous span */
+            spans_add(&o->bucket, o->scratch.v[i].lo, o->scratch.v[i].hi);
+            o->bucket_bytes += o->scratch.v[i].hi - o->scratch.v[i].lo;
+        }
+        o->bucket_k = k;
+        if (o->bucket_bytes >= o->r->bucket_cap_bytes)
+            bucket_flush(o);
+        return;
+    }
+    for (size_t i = 0; i < o->scratch.n; i++) { /* one collective per region */
+        job_t *j = calloc(1, sizeof *j);
+        ash_span_t *sp = malloc(sizeof *sp);
+        CUevent *evs = malloc(sizeof *evs);
+        if (!j || !sp || !evs)
+            ash_fatal(ASH_EXIT_CONFIG, "overlap: out of memory");
+        *sp = o->scratch.v[i];
+        /* the first job waits for the event; the rest follow it on the worker's stream */
+        evs[0] = ev;
+        *j = (job_t){.o = o, .k = k, .spans = sp, .n = 1, .bytes = sp->hi - sp->lo,
+                     .ev = evs, .nev = i == 0};
+        if (i)
+            free(evs), j->ev = NULL;
+        enqueue(j);
+    }
+}
+
+void ash_overlap_quiesce(CUstream s)
+{
+    if (!O.enabled && !O.started)
+        return;
+    for (size_t i = 0; i < O.nrules; i++)
+        if (O.rules[i].r)
+            bucket_flush(&O.rules[i]);
+    pthread_mutex_lock(&O.mu);
+    int dirty = O.dirty;
+    while (O.head || O.busy)
+        pthread_cond_wait(&O.cv, &O.mu);
+    O.dirty = 0;
+    pthread_mutex_unlock(&O.mu);
+    if (dirty && ASH_CU(cuStreamWaitEvent(s, O.done, 0)) != CUDA_SUCCESS)
+        ASH_CU(cuStreamSynchronize(O.comm)); /* order by waiting on the host instead */
+}
+
+/* ---- steps ---- */
+
+static void step_begin(ov_rule_t *o)
+{
+    o->known = o->hull;
+    o->hull = (ash_span_t){0, 0};
+    o->covered.n = 0;
+    o->consumed.n = 0;
+    o->in_step = 1;
+    o->pos = 0;
+    o->cur.n = o->cur.np = 0;
+    if (o->nth)
+        memset(o->nth, 0, o->r->nready * sizeof *o->nth);
+}
+
+/* ---- learned ready points ---- */
+
+static int trace_add(trace_t *t, const void *handle, const CUdeviceptr *p, size_t n)
+{
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 64;
+        touch_t *v = realloc(t->t, cap * sizeof *v);
+        if (!v)
+            return -1;
+        t->t = v;
+        t->cap = cap;
+    }
+    if (t->np + n > t->pcap) {
+        size_t cap = t->pcap ? t->pcap : 256;
+        while (cap < t->np + n)
+            cap *= 2;
+        CUdeviceptr *v = realloc(t->ptrs, cap * sizeof *v);
+        if (!v)
+            return -1;
+        t->ptrs = v;
+        t->pcap = cap;
+    }
+    memcpy(t->ptrs + t->np, p, n * sizeof *p);
+    t->t[t->n++] = (touch_t){handle, t->np, n};
+    t->np += n;
+    return 0;
+}
+
+static int touch_equal(const trace_t *a, size_t i, const trace_t *b, size_t j)
+{
+    const touch_t *x = &a->t[i], *y = &b->t[j];
+    return x->handle == y->handle && x->n == y->n &&
+           !memcmp(a->ptrs + x->first, b->ptrs + y->first, x->n * sizeof *a->ptrs);
+}
+
+/* The pointers into [lo, hi) among the launch's parameters (every 8-byte word of each), in
+ * parameter order, without repeats; -1 when the parameters cannot be read. */
+static long scan_params(const ash_kernel_info_t *k, void **params, void **extra, CUdeviceptr lo,
+                        CUdeviceptr hi, CUdeviceptr *out, size_t cap)
+{
+    if (k->nparams < 0)
+        return -1;
+    const char *buf = NULL;
+    size_t buflen = 0;
+    if (!params) {
+        for (void **e = extra; e && *e != CU_LAUNCH_PARAM_END; e += 2) {
+            if (e[0] == CU_LAUNCH_PARAM_BUFFER_POINTER)
+                buf = e[1];
+            else if (e[0] == CU_LAUNCH_PARAM_BUFFER_SIZE)
+                buflen = *(size_t *)e[1];
+        }
+        if (!buf && k->nparams > 0)
+            return -1;
+    }
+    size_t n = 0;
+    for (int i = 0; i < k->nparams; i++) {
+        uint32_t sz = k->param_sizes[i];
+        const char *p = params ? (const char *)params[i] : buf + k->param_offsets[i];
+        if (!params && k->param_offsets[i] + sz > buflen)
+            return -1;
+        for (uint32_t off = 0; off + 8 <= sz; off += 8) {
+            CUdeviceptr v;
+            memcpy(&v, p + off, sizeof v);
+            if (v < lo || v >= hi)
+                continue;
+            size_t m = 0;
+            while (m < n && out[m] != v)
+                m++;
+            if (m == n && n < cap)
+                out[n++] = v;
+        }
+    }
+    return (long)n;
+}
+
+static void learn_off(ov_rule_t *o, const char *why, const ash_kernel_info_t *k)
+{
+    ash_warn("overlap", "gradients[%u] (at: \"%s\"), overlap: auto: %s%s%s; learned ready points "
+             "off for this rule (every region is reduced at its sync point from now on)",
+             o->r->index, o->r->at, why, k ? ": " : "", k ? k->demangled : "");
+    o->learn = L_OFF;
+    o->off = 1;
+}
+
+static int cmp_ptr(const void *a, const void *b)
+{
+    CUdeviceptr x = *(const CUdeviceptr *)a, y = *(const CUdeviceptr *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* From the recorded step: regions start at every pointer any launch passed (and the buffer's
+ * start); each region's last writer is the last launch with a pointer in it. */
+static int learn_derive(ov_rule_t *o)
+{
+    trace_t *t = &o->rec;
+    CUdeviceptr *starts = malloc((t->np + 2) * sizeof *starts);
+    if (!starts || !(o->after = calloc(t->n ? t->n : 1, sizeof *o->after))) {
+        free(starts);
+        return -1;
+    }
+    size_t ns = 0;
+    starts[ns++] = o->known.lo;
+    memcpy(starts + ns, t->ptrs, t->np * sizeof *starts);
+    ns += t->np;
+    qsort(starts, ns, sizeof *starts, cmp_ptr);
+    size_t u = 0;
+    for (size_t i = 0; i < ns; i++)
+        if (!u || starts[u - 1] != starts[i])
+            starts[u++] = starts[i];
+    size_t regions = 0;
+    for (size_t i = 0; i < u; i++) {
+        CUdeviceptr lo = starts[i], hi = i + 1 < u ? starts[i + 1] : o->known.hi;
+        long last = -1;
+        for (size_t j = 0; j < t->n; j++)
+            for (size_t m = 0; m < t->t[j].n; m++)
+                if (t->ptrs[t->t[j].first + m] >= lo && t->ptrs[t->t[j].first + m] < hi)
+                    last = (long)j;
+        if (last >= 0 && lo < hi) { /* never written by a launch: left to the sync point */
+            spans_add(&o->after[last], lo, hi);
+            regions++;
+        }
+    }
+    free(starts);
+    ash_info("overlap", "gradients[%u] (at: \"%s\"), overlap: auto: learned %zu region(s) written "
+             "by %zu launch(es) a step; overlapping from the next step", o->r->index, o->r->at,
+             regions, t->n);
+    return 0;
+}
+
+/* A launch while an auto rule learns or uses its ready points (after the real launch). */
+static void learn_after(ov_rule_t *o, const ash_kernel_info_t *k, CUstream s, void **params, void **extra)
+{
+    if (o->known.lo == o->known.hi)
+        return; /* the buffer is not known before its first sync point */
+    CUdeviceptr p[64];
+    long n = scan_params(k, params, extra, o->known.lo, o->known.hi, p, 64);
+    if (n < 0) {
+        learn_off(o, "a launch's parameters cannot be read", k);
+        return;
+    }
+    if (n == 0)
+        return;
+    if (o->learn == L_RECORD || o->learn == L_CHECK) {
+        if (trace_add(&o->cur, k->handle, p, (size_t)n) != 0)
+            learn_off(o, "out of memory", NULL);
+        return;
+    }
+    /* L_USE: the same launch as recorded, then its regions */
+    if (o->pos >= o->rec.n || trace_add(&o->cur, k->handle, p, (size_t)n) != 0 ||
+        !touch_equal(&o->cur, o->cur.n - 1, &o->rec, o->pos)) {
+        learn_off(o, "a step's launches differ from the learned ones at", k);
+        return;
+    }
+    spans_t *fin = &o->after[o->pos++];
+    for (size_t i = 0; i < fin->n; i++)
+        offer(o, k, s, fin->v[i].lo, fin->v[i].hi);
+}
+
+/* At the sync point that ends a step of an auto rule: move through RECORD -> CHECK -> USE. */
+static void learn_step_end(ov_rule_t *o)
+{
+    if (o->known.lo == o->known.hi || o->learn == L_OFF)
+        return;
+    if (o->learn == L_RECORD) {
+        trace_t t = o->rec;
+        o->rec = o->cur;
+        o->cur = t;
+        o->cur.n = o->cur.np = 0;
+        o->learn = L_CHECK;
+        return;
+    }
+    if (o->learn == L_CHECK) {
+        int same = o->cur.n == o->rec.n;
+        for (size_t i = 0; same && i < o->rec.n; i++)
+            same = touch_equal(&o->cur, i, &o->rec, i);
+        if (!same) {
+            learn_off(o, "the launches that touch the buffer differ between two steps", NULL);
+            return;
+        }
+        if (!o->rec.n) {
+            learn_off(o, "no launch takes a pointer into the buffer", NULL);
+            return;
+        }
+        if (learn_derive(o) != 0) {
+            learn_off(o, "out of memory", NULL);
+            return;
+        }
+        o->learn = L_USE;
+        return;
+    }
+    if (o->learn == L_USE && o->pos != o->rec.n)
+        learn_off(o, "a step ended before all learned launches came", NULL);
+}
+
+/* ---- the engine's entry points ---- */
+
+static int is_sync_of(const ov_rule_t *o, const ash_policy_rule_t *const *sync_rules, size_t nsync)
+{
+    for (size_t r = 0; r < nsync; r++)
+        if (sync_rules[r] == o->r)
+            return 1;
+    return 0;
+}
+
+
+static void ready_region(ov_rule_t *o, const ash_policy_ready_t *rp, const ash_kernel_info_t *k,
+                         CUstream s, void **params, void **extra)
+{
+    CUdeviceptr lo;
+    size_t count;
+    if (rp->has_buffer) {
+        ash_policy_rule_t view = *o->r; /* the ready entry's buffer form, the rule's dtype */
+        view.buffer = rp->buffer;
+        if (ash_sync_resolve(k, &view, params, extra, &lo, &count, NULL) != ASH_SYNC_RESOLVED) {
+            ASH_WARN_CAPPED("overlap", "gradients[%u].ready[%u] (after: \"%s\"): region cannot be "
+                            "resolved from %s's arguments: it waits for the sync point",
+                            o->r->index, rp->index, rp->after, k->demangled);
+            return;
+        }
+    } else {
+        lo = o->known.lo + (CUdeviceptr)(rp->offset * o->esize);
+        count = (size_t)rp->count;
+    }
+    CUdeviceptr hi = lo + (CUdeviceptr)(count * o->esize);
+    if (o->known.lo == o->known.hi)
+        return; /* before the rule's first sync point: the buffer is not known yet */
+    if (lo < o->known.lo || hi > o->known.hi || hi <= lo) {
+        ASH_WARN_CAPPED("overlap", "gradients[%u].ready[%u] (after: \"%s\"): region [0x%llx, 0x%llx) "
+                        "after %s lies outside the rule's buffer [0x%llx, 0x%llx): it waits for the "
+                        "sync point", o->r->index, rp->index, rp->after, (unsigned long long)lo,
+                        (unsigned long long)hi, k->demangled, (unsigned long long)o->known.lo,
+                        (unsigned long long)o->known.hi);
+        return;
+    }
+    if (ash_capture_check(k, s, o->r, NULL) != NULL)
+        return; /* inside graph capture: the sync point stops the job */
+    offer(o, k, s, lo, hi);
+}
+
+void ash_overlap_after_launch(const ash_kernel_info_t *k, CUstream s, void **params, void **extra,
+                              const ash_policy_ready_match_t *ready, size_t n,
+                              const ash_policy_rule_t *const *sync_rules, size_t nsync)
+{
+    if (!O.enabled)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        ov_rule_t *o = ov_of(ready[i].rule);
+        if (!o)
+            continue;
+        if (!o->in_step)
+            step_begin(o);
+        const ash_policy_ready_t *rp = ready[i].ready;
+        unsigned c = ++o->nth[rp->index];
+        if (!rp->nth || c == rp->nth)
+            ready_region(o, rp, k, s, params, extra);
+    }
+    if (!O.observe_all)
+        return;
+    for (size_t i = 0; i < O.nrules; i++) {
+        ov_rule_t *o = &O.rules[i];
+        if (!o->r || o->off || o->learn == L_NONE)
+            continue;
+        if (is_sync_of(o, sync_rules, nsync))
+            continue; /* the rule's own sync point: not a launch of its step */
+        if (!o->in_step)
+            step_begin(o);
+        learn_after(o, k, s, params, extra);
+    }
+}
+
+void ash_overlap_before_launch(const ash_kernel_info_t *k, CUstream s, void **params, void **extra,
+                               const ash_policy_rule_t *const *sync_rules, size_t nsync)
+{
+    for (size_t i = 0; O.enabled && O.observe_all && i < O.nrules; i++) {
+        ov_rule_t *o = &O.rules[i];
+        if (!o->r || o->off || o->learn != L_USE || !o->in_step || !o->covered.n ||
+            is_sync_of(o, sync_rules, nsync))
+            continue;
+        CUdeviceptr p[64];
+        long n = scan_params(k, params, extra, o->known.lo, o->known.hi, p, 64);
+        int hit = 0;
+        for (long m = 0; m < n; m++)
+            for (size_t c = 0; c < o->covered.n; c++)
+                hit |= p[m] >= o->covered.v[c].lo && p[m] < o->covered.v[c].hi;
+        if (!hit)
+            continue;
+        /* possible write into a region already reduced (a deviation; learn_after will say so):
+         * the launch waits for the worker, and the region is reduced again at the sync point */
+        ash_overlap_quiesce(s);
+        for (long m = 0; m < n; m++)
+            for (size_t c = 0; c < o->covered.n; c++)
+                if (p[m] >= o->covered.v[c].lo && p[m] < o->covered.v[c].hi) {
+                    memmove(o->covered.v + c, o->covered.v + c + 1,
+                            (o->covered.n - c - 1) * sizeof *o->covered.v);
+                    o->covered.n--;
+                    break;
+                }
+        ash_warn("overlap", "gradients[%u] (at: \"%s\"): %s takes a pointer into a region already "
+                 "reduced early this step: it runs after that reduction and the region is reduced "
+                 "again at the sync point", o->r->index, o->r->at, k->demangled);
+    }
+}
+
+size_t ash_overlap_sync(const ash_policy_rule_t *r, CUstream s, CUdeviceptr ptr, size_t bytes,
+                        const ash_span_t **pieces)
+{
+    (void)s;
+    ov_rule_t *o = ov_of(r);
+    static ash_span_t whole;
+    whole = (ash_span_t){ptr, ptr + bytes};
+    *pieces = &whole;
+    if (!o)
+        return 1;
+    CUdeviceptr lo = ptr, hi = ptr + bytes;
+    if (o->in_step) { /* the step's first sync launch */
+        if (o->learn != L_NONE)
+            learn_step_end(o);
+        if (o->covered.n)
+            o->steps++;
+        o->in_step = 0;
+        o->consumed.n = 0;
+        o->hull = (ash_span_t){lo, hi};
+    } else if (spans_overlap(&o->consumed, lo, hi)) { /* a new step without ready launches */
+        step_begin(o);
+        if (o->learn != L_NONE)
+            learn_step_end(o);
+        o->in_step = 0;
+        o->hull = (ash_span_t){lo, hi};
+    } else if (o->hull.lo == o->hull.hi) {
+        o->hull = (ash_span_t){lo, hi};
+    } else {
+        o->hull.lo = lo < o->hull.lo ? lo : o->hull.lo;
+        o->hull.hi = hi > o->hull.hi ? hi : o->hull.hi;
+    }
+    spans_add(&o->consumed, lo, hi);
+    if (spans_minus(&o->covered, lo, hi, &o->scratch) != 0)
+        return 1; /* out of memory: the whole buffer, as without overlap */
+    for (size_t i = 0; i < o->scratch.n; i++)
+        o->sync_bytes += o->scratch.v[i].hi - o->scratch.v[i].lo;
+    *pieces = o->scratch.v;
+    return o->scratch.n;
+}
+
+void ash_overlap_fini(void)
+{
+    if (O.started > 0) {
+        pthread_mutex_lock(&O.mu);
+        O.stop = 1;
+        pthread_cond_broadcast(&O.cv);
+        pthread_mutex_unlock(&O.mu);
+        pthread_join(O.thread, NULL);
+        O.started = 0;
+    }
+    for (size_t i = 0; i < O.nrules; i++) {
+        ov_rule_t *o = &O.rules[i];
+        if (!o->r)
+            continue;
+        ash_info("report", "overlap: gradients[%u] (at: \"%s\"): %llu region(s), %llu bytes reduced "
+                 "early in %llu step(s); %llu bytes at the sync points%s", o->r->index, o->r->at,
+                 o->early_regions, o->early_bytes, o->steps, o->sync_bytes,
+                 o->learn == L_OFF ? " (learned ready points fell back)" : "");
+    }
+}
