@@ -248,6 +248,34 @@ static void ash_cublas_ex_leave(const char *api, int ta, int tb, long long m, lo
 
 /* ---- cuBLAS ---- */
 
+/* ---- overlap: auto (sync/overlap.c) sees where each GEMM writes: its output pointer, on its
+ * stream, before the call is issued and after (a batched GEMM's outputs are in device memory:
+ * not seen) ---- */
+
+#define ASH_CUBLAS_SITE(fn) \
+    static const ash_kernel_info_t ash_site_##fn = {.handle = &ash_site_##fn, .name = #fn, .demangled = #fn, .nparams = -1}
+ASH_CUBLAS_SITE(cublasSgemm_v2);
+ASH_CUBLAS_SITE(cublasSgemmStridedBatched);
+ASH_CUBLAS_SITE(cublasSgemmBatched);
+ASH_CUBLAS_SITE(cublasGemmEx);
+ASH_CUBLAS_SITE(cublasGemmStridedBatchedEx);
+ASH_CUBLAS_SITE(cublasGemmBatchedEx);
+ASH_CUBLAS_SITE(cublasLtMatmul);
+
+static void ash_cublas_write(const ash_kernel_info_t *site, cublasHandle_t h, cudaStream_t s, const void *out,
+                             int seen, int before)
+{
+    if (h != NULL && ash_cublas_real.cublasGetStream_v2 != NULL)
+        ash_cublas_real.cublasGetStream_v2(h, &s);
+    ash_sync_library_write(site, (CUstream)s, (CUdeviceptr)(uintptr_t)out, seen, before);
+}
+
+#define ASH_CUBLAS_WRITE(fn, h, s, out, seen, before)                                      \
+    do {                                                                                   \
+        if (ash_cublas_depth == 0 && ash_sync_watches_writes())                            \
+            ash_cublas_write(&ash_site_##fn, (h), (s), (out), (seen), (before));           \
+    } while (0)
+
 cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
                               int m, int n, int k, const float *alpha, const float *A, int lda,
                               const float *B, int ldb, const float *beta, float *C_, int ldc)
@@ -257,6 +285,7 @@ cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa, c
     if (ash_cublas_depth > 0)
         return ash_cublas_real.cublasSgemm_v2(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb,
                                               beta, C_, ldc);
+    ASH_CUBLAS_WRITE(cublasSgemm_v2, handle, NULL, C_, 1, 1);
     cublasComputeType_t ct = ash_cublas_pedantic(handle) ? CUBLAS_COMPUTE_32F : ash_cublas_choose();
     cublasStatus_t st;
     ash_cublas_depth++;
@@ -271,6 +300,7 @@ cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa, c
     }
     ash_cublas_depth--;
     ash_cublas_note("cublasSgemm_v2", transa, transb, m, n, k, 1, ct);
+    ASH_CUBLAS_WRITE(cublasSgemm_v2, handle, NULL, C_, 1, 0);
     return st;
 }
 
@@ -286,6 +316,7 @@ cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_
         return ash_cublas_real.cublasSgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda,
                                                          strideA, B, ldb, strideB, beta, C_, ldc, strideC,
                                                          batchCount);
+    ASH_CUBLAS_WRITE(cublasSgemmStridedBatched, handle, NULL, C_, 1, 1);
     cublasComputeType_t ct = ash_cublas_pedantic(handle) ? CUBLAS_COMPUTE_32F : ash_cublas_choose();
     cublasStatus_t st;
     ash_cublas_depth++;
@@ -302,6 +333,7 @@ cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_
     }
     ash_cublas_depth--;
     ash_cublas_note("cublasSgemmStridedBatched", transa, transb, m, n, k, batchCount, ct);
+    ASH_CUBLAS_WRITE(cublasSgemmStridedBatched, handle, NULL, C_, 1, 0);
     return st;
 }
 
@@ -315,6 +347,7 @@ cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublasOperation_t trans
     if (ash_cublas_depth > 0)
         return ash_cublas_real.cublasSgemmBatched(handle, transa, transb, m, n, k, alpha, Aarray, lda,
                                                   Barray, ldb, beta, Carray, ldc, batchCount);
+    ASH_CUBLAS_WRITE(cublasSgemmBatched, handle, NULL, NULL, 0, 1);
     cublasComputeType_t ct = ash_cublas_pedantic(handle) ? CUBLAS_COMPUTE_32F : ash_cublas_choose();
     cublasStatus_t st;
     ash_cublas_depth++;
@@ -331,6 +364,7 @@ cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublasOperation_t trans
     }
     ash_cublas_depth--;
     ash_cublas_note("cublasSgemmBatched", transa, transb, m, n, k, batchCount, ct);
+    ASH_CUBLAS_WRITE(cublasSgemmBatched, handle, NULL, NULL, 0, 0);
     return st;
 }
 
@@ -342,11 +376,13 @@ cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cub
 {
     ash_cublas_init();
     ASH_CUBLAS_REAL_OR_FAIL(cublasGemmEx);
+    ASH_CUBLAS_WRITE(cublasGemmEx, handle, NULL, C_, 1, 1);
     int f32 = ash_is_32f_gemm(Atype, Btype, Ctype, computeType);
     cublasComputeType_t ct = ash_cublas_ex_enter(f32, computeType);
     cublasStatus_t st = ash_cublas_real.cublasGemmEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda,
                                                      B, Btype, ldb, beta, C_, Ctype, ldc, ct, algo);
     ash_cublas_ex_leave("cublasGemmEx", transa, transb, m, n, k, 1, f32, ct);
+    ASH_CUBLAS_WRITE(cublasGemmEx, handle, NULL, C_, 1, 0);
     return st;
 }
 
@@ -360,12 +396,14 @@ cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation
 {
     ash_cublas_init();
     ASH_CUBLAS_REAL_OR_FAIL(cublasGemmStridedBatchedEx);
+    ASH_CUBLAS_WRITE(cublasGemmStridedBatchedEx, handle, NULL, C_, 1, 1);
     int f32 = ash_is_32f_gemm(Atype, Btype, Ctype, computeType);
     cublasComputeType_t ct = ash_cublas_ex_enter(f32, computeType);
     cublasStatus_t st = ash_cublas_real.cublasGemmStridedBatchedEx(
         handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C_,
         Ctype, ldc, strideC, batchCount, ct, algo);
     ash_cublas_ex_leave("cublasGemmStridedBatchedEx", transa, transb, m, n, k, batchCount, f32, ct);
+    ASH_CUBLAS_WRITE(cublasGemmStridedBatchedEx, handle, NULL, C_, 1, 0);
     return st;
 }
 
@@ -378,12 +416,14 @@ cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOperation_t tran
 {
     ash_cublas_init();
     ASH_CUBLAS_REAL_OR_FAIL(cublasGemmBatchedEx);
+    ASH_CUBLAS_WRITE(cublasGemmBatchedEx, handle, NULL, NULL, 0, 1);
     int f32 = ash_is_32f_gemm(Atype, Btype, Ctype, computeType);
     cublasComputeType_t ct = ash_cublas_ex_enter(f32, computeType);
     cublasStatus_t st = ash_cublas_real.cublasGemmBatchedEx(handle, transa, transb, m, n, k, alpha, Aarray,
                                                             Atype, lda, Barray, Btype, ldb, beta, Carray,
                                                             Ctype, ldc, batchCount, ct, algo);
     ash_cublas_ex_leave("cublasGemmBatchedEx", transa, transb, m, n, k, batchCount, f32, ct);
+    ASH_CUBLAS_WRITE(cublasGemmBatchedEx, handle, NULL, NULL, 0, 0);
     return st;
 }
 
@@ -527,6 +567,7 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t
     if (ash_cublas_depth > 0) /* cuBLAS itself (cublasSgemm -> cublasLtMatmul): not the app's GEMM */
         return ash_cublas_real.cublasLtMatmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C_,
                                               Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
+    ASH_CUBLAS_WRITE(cublasLtMatmul, NULL, stream, D, 1, 1);
     pthread_mutex_lock(&C.lock);
     ash_lt_desc_t *e = *ash_lt_find(computeDesc);
     int tracked = e != NULL, f32 = e != NULL && e->f32;
@@ -563,5 +604,6 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t
             ash_lt_shape(Adesc, Ddesc ? Ddesc : Cdesc, &m, &n, &k, &batch);
         ash_cublas_note("cublasLtMatmul", -1, -1, m, n, k, batch, ct); /* ops live in the desc */
     }
+    ASH_CUBLAS_WRITE(cublasLtMatmul, NULL, stream, D, 1, 0);
     return st;
 }

@@ -54,6 +54,12 @@ void ash_overlap_after_launch(const ash_kernel_info_t *k, CUstream s, void **par
 void ash_overlap_before_launch(const ash_kernel_info_t *k, CUstream s, void **params, void **extra,
                                const ash_policy_rule_t *const *sync_rules, size_t nsync);
 
+/* A library call (cuBLAS GEMM: site names it) that writes from OUT on stream s, before it is
+ * issued (before = 1) and after (0); seen = 0: its outputs cannot be seen (a learned rule then
+ * falls back). Only while ash_overlap_observes_all. */
+void ash_overlap_library_write(const ash_kernel_info_t *site, CUstream s, CUdeviceptr out, int seen,
+                               int before);
+
 /* Before the program's thread issues any collective on stream s: flush the open buckets, wait
  * for the worker, order s after the worker's stream. Cheap when nothing is in flight. */
 void ash_overlap_quiesce(CUstream s);

@@ -598,26 +598,19 @@ static int learn_derive(ov_rule_t *o)
     return 0;
 }
 
-/* A launch while an auto rule learns or uses its ready points (after the real launch). */
-static void learn_after(ov_rule_t *o, const ash_kernel_info_t *k, CUstream s, void **params, void **extra)
+/* A launch (or library call) that took pointers P[0..n) into the buffer, after it was issued,
+ * while an auto rule learns or uses its ready points. */
+static void learn_touch(ov_rule_t *o, const ash_kernel_info_t *k, CUstream s, const CUdeviceptr *p, size_t n)
 {
-    if (o->known.lo == o->known.hi)
-        return; /* the buffer is not known before its first sync point */
-    CUdeviceptr p[64];
-    long n = scan_params(k, params, extra, o->known.lo, o->known.hi, p, 64);
-    if (n < 0) {
-        learn_off(o, "a launch's parameters cannot be read", k);
-        return;
-    }
     if (n == 0)
         return;
     if (o->learn == L_RECORD || o->learn == L_CHECK) {
-        if (trace_add(&o->cur, k->handle, p, (size_t)n) != 0)
+        if (trace_add(&o->cur, k->handle, p, n) != 0)
             learn_off(o, "out of memory", NULL);
         return;
     }
     /* L_USE: the same launch as recorded, then its regions */
-    if (o->pos >= o->rec.n || trace_add(&o->cur, k->handle, p, (size_t)n) != 0 ||
+    if (o->pos >= o->rec.n || trace_add(&o->cur, k->handle, p, n) != 0 ||
         !touch_equal(&o->cur, o->cur.n - 1, &o->rec, o->pos)) {
         learn_off(o, "a step's launches differ from the learned ones at", k);
         return;
@@ -625,6 +618,18 @@ static void learn_after(ov_rule_t *o, const ash_kernel_info_t *k, CUstream s, vo
     spans_t *fin = &o->after[o->pos++];
     for (size_t i = 0; i < fin->n; i++)
         offer(o, k, s, fin->v[i].lo, fin->v[i].hi);
+}
+
+static void learn_after(ov_rule_t *o, const ash_kernel_info_t *k, CUstream s, void **params, void **extra)
+{
+    if (o->known.lo == o->known.hi)
+        return; /* the buffer is not known before its first sync point */
+    CUdeviceptr p[64];
+    long n = scan_params(k, params, extra, o->known.lo, o->known.hi, p, 64);
+    if (n < 0)
+        learn_off(o, "a launch's parameters cannot be read", k);
+    else
+        learn_touch(o, k, s, p, (size_t)n);
 }
 
 /* At the sync point that ends a step of an auto rule: move through RECORD -> CHECK -> USE. */
@@ -739,36 +744,72 @@ void ash_overlap_after_launch(const ash_kernel_info_t *k, CUstream s, void **par
     }
 }
 
+/* Before a launch (or library call) with pointers P[0..n) into the buffer of a rule that uses
+ * learned ready points: one into a region already handed to the worker is a write after its
+ * early all-reduce (a deviation; learn_touch says so after the launch): the launch is ordered
+ * after the worker, and the region is reduced again at the sync point. */
+static void protect(ov_rule_t *o, const ash_kernel_info_t *k, CUstream s, const CUdeviceptr *p, size_t n)
+{
+    int hit = 0;
+    for (size_t m = 0; m < n; m++)
+        for (size_t c = 0; c < o->covered.n; c++)
+            hit |= p[m] >= o->covered.v[c].lo && p[m] < o->covered.v[c].hi;
+    if (!hit)
+        return;
+    ash_overlap_quiesce(s);
+    for (size_t m = 0; m < n; m++)
+        for (size_t c = 0; c < o->covered.n; c++)
+            if (p[m] >= o->covered.v[c].lo && p[m] < o->covered.v[c].hi) {
+                memmove(o->covered.v + c, o->covered.v + c + 1,
+                        (o->covered.n - c - 1) * sizeof *o->covered.v);
+                o->covered.n--;
+                break;
+            }
+    ash_warn("overlap", "gradients[%u] (at: \"%s\"): %s takes a pointer into a region already "
+             "reduced early this step: it runs after that reduction and the region is reduced "
+             "again at the sync point", o->r->index, o->r->at, k->demangled);
+}
+
+static int protecting(const ov_rule_t *o)
+{
+    return o->r && !o->off && o->learn == L_USE && o->in_step && o->covered.n;
+}
+
 void ash_overlap_before_launch(const ash_kernel_info_t *k, CUstream s, void **params, void **extra,
                                const ash_policy_rule_t *const *sync_rules, size_t nsync)
 {
     for (size_t i = 0; O.enabled && O.observe_all && i < O.nrules; i++) {
         ov_rule_t *o = &O.rules[i];
-        if (!o->r || o->off || o->learn != L_USE || !o->in_step || !o->covered.n ||
-            is_sync_of(o, sync_rules, nsync))
+        if (!protecting(o) || is_sync_of(o, sync_rules, nsync))
             continue;
         CUdeviceptr p[64];
         long n = scan_params(k, params, extra, o->known.lo, o->known.hi, p, 64);
-        int hit = 0;
-        for (long m = 0; m < n; m++)
-            for (size_t c = 0; c < o->covered.n; c++)
-                hit |= p[m] >= o->covered.v[c].lo && p[m] < o->covered.v[c].hi;
-        if (!hit)
+        if (n > 0)
+            protect(o, k, s, p, (size_t)n);
+    }
+}
+
+void ash_overlap_library_write(const ash_kernel_info_t *site, CUstream s, CUdeviceptr out, int seen,
+                               int before)
+{
+    for (size_t i = 0; O.enabled && O.observe_all && i < O.nrules; i++) {
+        ov_rule_t *o = &O.rules[i];
+        if (!o->r || o->off || o->learn == L_NONE || o->known.lo == o->known.hi)
             continue;
-        /* possible write into a region already reduced (a deviation; learn_after will say so):
-         * the launch waits for the worker, and the region is reduced again at the sync point */
-        ash_overlap_quiesce(s);
-        for (long m = 0; m < n; m++)
-            for (size_t c = 0; c < o->covered.n; c++)
-                if (p[m] >= o->covered.v[c].lo && p[m] < o->covered.v[c].hi) {
-                    memmove(o->covered.v + c, o->covered.v + c + 1,
-                            (o->covered.n - c - 1) * sizeof *o->covered.v);
-                    o->covered.n--;
-                    break;
-                }
-        ash_warn("overlap", "gradients[%u] (at: \"%s\"): %s takes a pointer into a region already "
-                 "reduced early this step: it runs after that reduction and the region is reduced "
-                 "again at the sync point", o->r->index, o->r->at, k->demangled);
+        if (!seen) { /* e.g. a batched GEMM: its outputs are in device memory */
+            learn_off(o, "a library call whose outputs cannot be seen", site);
+            continue;
+        }
+        if (out < o->known.lo || out >= o->known.hi)
+            continue;
+        if (before) {
+            if (protecting(o))
+                protect(o, site, s, &out, 1);
+            continue;
+        }
+        if (!o->in_step)
+            step_begin(o);
+        learn_touch(o, site, s, &out, 1);
     }
 }
 

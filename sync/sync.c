@@ -817,3 +817,15 @@ void ash_launch_done(const ash_kernel_info_t *k, CUstream s, void **params, void
     ash_overlap_after_launch(k, s, params, extra, plan->ready, plan->nready, plan->rule, plan->n);
     pthread_mutex_unlock(&S.lock);
 }
+
+/* cuBLAS (precision/cublas.c): a GEMM writing from OUT on stream s (see ash_sync.h). */
+int ash_sync_watches_writes(void) { return ash_overlap_observes_all(); }
+
+void ash_sync_library_write(const ash_kernel_info_t *site, CUstream s, CUdeviceptr out, int seen, int before)
+{
+    if (!ash_overlap_observes_all())
+        return;
+    pthread_mutex_lock(&S.lock);
+    ash_overlap_library_write(site, s, out, seen, before);
+    pthread_mutex_unlock(&S.lock);
+}
