@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# test_overlap.sh [BACKEND...] — overlap of gradient all-reduces with the backward pass
+# (gradients[].ready and overlap: auto; sync/overlap.c, docs/overlap.md).
+# Property: a job with ready points ends with parameters BIT-IDENTICAL to the same job with
+# ACCELSHIM_OVERLAP=off (every region reduced at the sync point), on every rank, and the regions
+# really went early (the exit report counts them). Cases, for N = 2 and 4 ranks, wire same and
+# bf16, each backend (mpi; nccl when hostnccl is built), under HOSTCUDA_JITTER (poison is on):
+#   layers-ready   tests/trainers/layers, explicit ready points (examples/layers-overlap.yaml)
+#   layers-auto    the same with overlap: auto, and --accum 2 (the last writer of each layer is
+#                  its launch in the second pass: the learner must find it)
+#   mlp-auto       the bundled trainer, overlap: auto, --gemm cublas (cuBLAS writes the weight
+#                  gradients: the learner sees them through the GEMM hooks)
+# Negative control: --accum 2 with a ready point after EVERY layer_backward (before the second
+# pass, which still adds to the region) must give a different result, showing the comparison
+# and the early reduction are real. TAP output.
+set -u
+. "$(dirname "$0")/lib.sh"
+failed=0
+eval "eq_$(declare -f tap_case)"
+tap_case() { [ "$1" -eq 0 ] || failed=1; eq_tap_case "$@"; }
+eq_preconditions
+backends=("$@")
+[ ${#backends[@]} -gt 0 ] || { backends=(mpi); [ -e "$EQ_BUILD/tests/hostnccl/libnccl.so.2" ] && backends+=(nccl); }
+LAYERS=$EQ_BUILD/tests/trainers/layers
+LKLIBS=$EQ_BUILD/tests/trainers/liblayers_kernels_host.so:$EQ_BUILD/collectives/libash_cast_kernels_host.so
+[ -x "$LAYERS" ] || { echo "1..0 # SKIP $LAYERS not built"; exit 77; }
+export HOSTCUDA_JITTER=${HOSTCUDA_JITTER:-20261201}
+T=$EQ_TMP
+LARGS=(--layers 4 --size 4096 --steps 6 --work 20)
+MARGS=(--steps 8 --batch 4 --optimizer sgd --update fused --gemm cublas)
+
+# the policies: examples/layers-overlap.yaml, and auto forms of it and of the mlp's
+cp "$EQ_TOP/examples/layers-overlap.yaml" "$T/layers-ready.yaml"
+sed '/^    ready:/,$d' "$T/layers-ready.yaml" >"$T/layers-auto.yaml"
+echo "    overlap: auto" >>"$T/layers-auto.yaml"
+cp "$EQ_POL/sgd-fused.yaml" "$T/mlp-auto.yaml"
+echo "    overlap: auto" >>"$T/mlp-auto.yaml"
+
+# run PROG NP BACKEND POLICY PREFIX ARGS...: N ranks of PROG under the shim
+run() {
+    local prog=$1 np=$2 be=$3 pol=$4 prefix=$5; shift 5
+    local libpath=$T_HOSTCUDA_DIR:$EQ_BUILD/tests/hostcublas klibs=$LKLIBS bin=$LAYERS
+    [ "$be" = nccl ] && libpath=$T_HOSTNCCL_DIR:$libpath
+    [ "$prog" = mlp ] && { klibs=$EQ_KLIBS; bin=$EQ_MLP; }
+    t_mpirun "$np" -x LD_LIBRARY_PATH="$libpath" -x HOSTCUDA_KERNEL_LIBS="$klibs" \
+        -x HOSTCUDA_JITTER -x ACCELSHIM_OVERLAP="${OVERLAP:-on}" -x ACCELSHIM_LOG=info \
+        -x ACCELSHIM_POLICY="$pol" -x ACCELSHIM_BACKEND="$be" -x T_PRELOAD="$EQ_SHIM" \
+        -x T_RANK_LOG="$prefix.{rank}.log" bash -c "$(t_rank_cmd)" "$bin" "$@" --save "$prefix.{rank}"
+}
+# same DIR NP REF: every rank of DIR/on bit-identical to REF (rank 0 of the run without overlap)
+same() {
+    local r ok=0 out
+    for ((r = 0; r < $2; r++)); do
+        out=$("$EQ_CMP" "$1/on.$r" "$3" --identical) || { ok=1; echo "# rank $r with overlap vs without: $out"; }
+    done
+    return $ok
+}
+# early DIR: rank 0's exit report says regions were reduced early (the overlap really happened)
+early() {
+    local line
+    line=$(grep -h 'report: overlap:' "$1/on.0.log" | head -1)
+    case $line in *": 0 region(s)"*|"") echo "# no region went early: ${line:-no overlap report}"; return 1 ;; esac
+    grep -q 'fell back' <<<"$line" && { echo "# $line"; return 1; }
+    return 0
+}
+
+echo "1..$(( ${#backends[@]} * (2 * 2 * 3 + 1) ))"
+for be in "${backends[@]}"; do
+    for np in 2 4; do
+        for wire in same bf16; do
+            for c in layers-ready layers-auto mlp-auto; do
+                d=$T/$be-$np-$wire-$c; mkdir -p "$d"
+                eq_policy "$T/$c.yaml" "$wire" "$d/policy.yaml"
+                [ "$wire" = bf16 ] && ! grep -q 'wire:' "$d/policy.yaml" && sed -i 's/^    dtype: f32$/    dtype: f32\n    wire: bf16/' "$d/policy.yaml"
+                prog=layers args=("${LARGS[@]}")
+                [ "$c" = mlp-auto ] && prog=mlp args=("${MARGS[@]}")
+                [ "$c" = layers-auto ] && args+=(--accum 2)
+                desc="$be N=$np wire=$wire $c: overlap on == overlap off, bit for bit"
+                if ! OVERLAP=off run "$prog" "$np" "$be" "$d/policy.yaml" "$d/off" "${args[@]}" ||
+                   ! run "$prog" "$np" "$be" "$d/policy.yaml" "$d/on" "${args[@]}"; then
+                    echo "# ranks failed:"; eq_show "$d"/*.0.log; tap_case 1 "$desc"; continue
+                fi
+                rc=0
+                same "$d" "$np" "$d/off.0" || rc=1
+                early "$d" || rc=1
+                [ $rc -eq 0 ] || eq_show "$d/on.0.log"
+                tap_case $rc "$desc"
+            done
+        done
+    done
+    # negative control: ready points before the last writer (--accum 2, ready after every pass)
+    d=$T/$be-control; mkdir -p "$d"
+    desc="$be N=2 control: a ready point before the region's last writer gives a different result"
+    if ! OVERLAP=off run layers 2 "$be" "$T/layers-ready.yaml" "$d/off" "${LARGS[@]}" --accum 2 ||
+       ! run layers 2 "$be" "$T/layers-ready.yaml" "$d/on" "${LARGS[@]}" --accum 2; then
+        echo "# ranks failed:"; eq_show "$d"/*.0.log; tap_case 1 "$desc"; continue
+    fi
+    if "$EQ_CMP" "$d/on.0" "$d/off.0" --identical >"$d/cmp.txt"; then
+        echo "# the misplaced ready point changed nothing: the comparison cannot fail"; tap_case 1 "$desc"
+    else
+        sed -n 1,3p "$d/cmp.txt" | sed 's/^/# expected difference: /'; tap_case 0 "$desc"
+    fi
+done
+exit $failed
