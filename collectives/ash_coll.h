@@ -167,6 +167,9 @@ ASH_COLL_API const char *ash_coll_backend_name(const ash_coll_t *c);   /* "nccl"
 /* 1 when the ranks are no MPI world (config no_mpi, world > 1): host-side exchanges
  * (ash_coll_fingerprint) then need a current CUDA context. */
 ASH_COLL_API int ash_coll_no_mpi(const ash_coll_t *c);
+/* 1 when c's operations may be called from any thread (one at a time): no MPI under it, or MPI
+ * providing MPI_THREAD_SERIALIZED or more (the overlap worker issues collectives). */
+ASH_COLL_API int ash_coll_any_thread(const ash_coll_t *c);
 
 /* In-place all-reduce of `count` elements of `dtype` at device address `buf`, ordered on
  * `stream`: work the app queued on `stream` before is seen, and work it queues after sees the

@@ -199,6 +199,7 @@ ash_coll_status_t ash_coll__mpi_wait(ash_coll_t *c, MPI_Request *req, const char
 static pthread_mutex_t ash_coll__mpi_mutex = PTHREAD_MUTEX_INITIALIZER;
 static int ash_coll__mpi_users;     /* open communicators holding an MPI dup */
 static int ash_coll__mpi_owned;     /* we called MPI_Init_thread, so we finalise */
+static int ash_coll__mpi_level = -1; /* the thread level MPI provides (-1: MPI not initialised) */
 
 static ash_coll_status_t ash_coll__mpi_init_locked(ash_coll_t *c)
 {
@@ -220,6 +221,7 @@ static ash_coll_status_t ash_coll__mpi_init_locked(ash_coll_t *c)
     } else {
         ASH_MPI(Query_thread)(&provided);
     }
+    ash_coll__mpi_level = provided;
     if (provided < MPI_THREAD_SERIALIZED)
         ash_coll__log(c, ASH_COLL_LOG_WARN,
                       "collectives: MPI provides thread level %d (< SERIALIZED); collectives "
@@ -454,6 +456,11 @@ const char *ash_coll_backend_name(const ash_coll_t *c)
 }
 
 int ash_coll_no_mpi(const ash_coll_t *c) { return c && c->no_mpi; }
+
+int ash_coll_any_thread(const ash_coll_t *c)
+{
+    return c && (c->no_mpi || ash_coll__mpi_level < 0 || ash_coll__mpi_level >= MPI_THREAD_SERIALIZED);
+}
 
 ash_coll_status_t ash_coll_allreduce(ash_coll_t *c, CUdeviceptr buf, size_t count,
                                      ash_coll_dtype_t dtype, ash_coll_dtype_t wire,

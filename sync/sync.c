@@ -447,6 +447,8 @@ static ash_coll_status_t open_coll(void)
             ash_warn("sync", "watchdog not started: collectives keep their own %u s wait bound", S.timeout_s);
         else
             ash_coll_set_timeout(S.coll, 0);
+        if (!ash_coll_any_thread(S.coll))
+            ash_overlap_disable("MPI provides no thread support beyond the initialising thread");
         ash_shim_at_exit(ASH_EXIT_STEP_CLOSE, sync_fini);
         ash_shim_exit_early(); /* the sequence runs before handlers registered since init */
     }
