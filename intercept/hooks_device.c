@@ -14,6 +14,7 @@
  */
 #include "ash_crash.h"
 #include "ash_hook.h"
+#include "ash_sync.h"
 #include "ash_log.h"
 #include "ash_world.h"
 
@@ -175,11 +176,20 @@ ASH_DEV_HOOK(cuDeviceGetUuid_v2, (CUuuid *uuid, CUdevice dev), (uuid, ash_hook_d
 ASH_DEV_HOOK(cuDeviceGetPCIBusId, (char *pciBusId, int len, CUdevice dev), (pciBusId, len, ash_hook_device_map(dev)))
 ASH_DEV_HOOK(cuDeviceGetDefaultMemPool, (CUmemoryPool *pool, CUdevice dev), (pool, ash_hook_device_map(dev)))
 ASH_DEV_HOOK(cuDeviceGetMemPool, (CUmemoryPool *pool, CUdevice dev), (pool, ash_hook_device_map(dev)))
-ASH_DEV_HOOK(cuDevicePrimaryCtxRelease, (CUdevice dev), (ash_hook_device_map(dev)))
-ASH_DEV_HOOK(cuDevicePrimaryCtxReset, (CUdevice dev), (ash_hook_device_map(dev)))
+/* Release/reset may end the context the overlap's communication stream lives in: its work first. */
+#define ASH_DEV_HOOK_END(name, params, args)                                               \
+    ASH_EXPORT CUresult CUDAAPI name params                                                \
+    {                                                                                      \
+        ash_hook_init();                                                                   \
+        ash_sync_context_ending();                                                         \
+        ASH_CALL_REAL(name, args);                                                         \
+    }
+
+ASH_DEV_HOOK_END(cuDevicePrimaryCtxRelease, (CUdevice dev), (ash_hook_device_map(dev)))
+ASH_DEV_HOOK_END(cuDevicePrimaryCtxReset, (CUdevice dev), (ash_hook_device_map(dev)))
 ASH_DEV_HOOK(cuDevicePrimaryCtxSetFlags, (CUdevice dev, unsigned int flags), (ash_hook_device_map(dev), flags))
-ASH_DEV_HOOK(cuDevicePrimaryCtxRelease_v2, (CUdevice dev), (ash_hook_device_map(dev)))
-ASH_DEV_HOOK(cuDevicePrimaryCtxReset_v2, (CUdevice dev), (ash_hook_device_map(dev)))
+ASH_DEV_HOOK_END(cuDevicePrimaryCtxRelease_v2, (CUdevice dev), (ash_hook_device_map(dev)))
+ASH_DEV_HOOK_END(cuDevicePrimaryCtxReset_v2, (CUdevice dev), (ash_hook_device_map(dev)))
 ASH_DEV_HOOK(cuDevicePrimaryCtxSetFlags_v2, (CUdevice dev, unsigned int flags), (ash_hook_device_map(dev), flags))
 ASH_DEV_HOOK(cuDevicePrimaryCtxGetState, (CUdevice dev, unsigned int *flags, int *active),
              (ash_hook_device_map(dev), flags, active))

@@ -67,6 +67,10 @@ void ash_overlap_quiesce(CUstream s);
  * address order (*pieces stays valid until the next call); call after ash_overlap_quiesce. */
 size_t ash_overlap_sync(const ash_policy_rule_t *r, CUstream s, CUdeviceptr ptr, size_t bytes,
                         const ash_span_t **pieces);
+/* 1 once the communication thread runs. */
+int ash_overlap_active(void);
+/* Finish everything handed to the worker (open buckets included) and its stream's work. */
+void ash_overlap_drain(void);
 /* Exit: wait for the worker and stop it (before the communicator closes); the report line. */
 void ash_overlap_fini(void);
 

@@ -50,6 +50,9 @@ void ash_launch_done(const ash_kernel_info_t *k, CUstream s, void **params, void
 int ash_sync_watches_writes(void);
 void ash_sync_library_write(const ash_kernel_info_t *site, CUstream s, CUdeviceptr out, int seen, int before);
 
+/* Before the program releases or resets a primary context (intercept/hooks_device.c). */
+void ash_sync_context_ending(void);
+
 /* Load the policy (ACCELSHIM_POLICY) and read the engine's options; called once from
  * ash_shim_init. An invalid policy ends the program here: "file:line:col: message", exit 2. */
 ash_status_t ash_sync_init(void);

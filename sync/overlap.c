@@ -291,9 +291,12 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&O.mu);
         worker_run(j);
         pthread_mutex_lock(&O.mu);
-        for (size_t i = 0; i < j->nev; i++) /* waited for on the stream: reusable */
+        for (size_t i = 0; i < j->nev; i++) { /* waited for on the stream: reusable */
             if (O.npool < O.cpool)
                 O.pool[O.npool++] = j->ev[i];
+            else
+                ASH_CU(cuEventDestroy_v2(j->ev[i]));
+        }
         free(j->ev);
         free(j->spans);
         free(j);
@@ -853,8 +856,26 @@ size_t ash_overlap_sync(const ash_policy_rule_t *r, CUstream s, CUdeviceptr ptr,
     return o->scratch.n;
 }
 
+int ash_overlap_active(void) { return O.started > 0; }
+
+void ash_overlap_drain(void)
+{
+    if (O.started <= 0)
+        return;
+    for (size_t i = 0; i < O.nrules; i++)
+        if (O.rules[i].r)
+            bucket_flush(&O.rules[i]);
+    pthread_mutex_lock(&O.mu);
+    while (O.head || O.busy)
+        pthread_cond_wait(&O.cv, &O.mu);
+    O.dirty = 0;
+    pthread_mutex_unlock(&O.mu);
+    ASH_CU(cuStreamSynchronize(O.comm));
+}
+
 void ash_overlap_fini(void)
 {
+    ash_overlap_drain();
     if (O.started > 0) {
         pthread_mutex_lock(&O.mu);
         O.stop = 1;

@@ -831,3 +831,14 @@ void ash_sync_library_write(const ash_kernel_info_t *site, CUstream s, CUdevicep
     ash_overlap_library_write(site, s, out, seen, before);
     pthread_mutex_unlock(&S.lock);
 }
+
+/* The program releases or resets its primary context: the overlap's work (its stream lives in
+ * that context) is finished first. */
+void ash_sync_context_ending(void)
+{
+    if (!ash_overlap_active())
+        return;
+    pthread_mutex_lock(&S.lock);
+    ash_overlap_drain();
+    pthread_mutex_unlock(&S.lock);
+}
