@@ -9,14 +9,15 @@
 #            while the layers below it run
 # Step time = the median of rank 0's `step S time_ms T` lines (the steps after the first two) over
 # ROUNDS rounds that run the three one after the other (a median: a 2-core machine shared with
-# other work adds spikes); the trainer's own mean_step_ms (median over rounds) goes to the JSON. Exposed communication = step(run) - step(base);
-# ratios with/without of the exposed communication and of the step time (below 1: overlap helps).
+# other work adds spikes); the trainer's own mean_step_ms (median over rounds) goes to the JSON.
+# Exposed communication = step(run) - step(base); ratios with/without of the exposed
+# communication and of the step time (below 1: overlap helps).
 # Checks (the `check` column): both ranks end bit-identical, and `with` ends bit-identical to
 # `without` (2 ranks: a mean of two values, elementwise, whatever the pieces); control: the base
-# run's ranks differ (no communication, different shards), so the identity check can fail. A shim whose policy
-# parser does not know `ready:` yet: `without` runs examples/layers.yaml and `with` is skipped.
-# Prints; never fails on a figure. Env: BACKENDS ("mpi nccl"), LAYERS (6), SIZE (131072 floats a
-# layer), BATCH (1), WORK (0), STEPS (60), ROUNDS (5).
+# run's ranks differ (no communication, different shards), so the identity check can fail.
+# A shim whose policy parser does not know `ready:` yet: `without` runs examples/layers.yaml and
+# `with` is skipped. Prints; never fails on a figure. Env: BACKENDS ("mpi nccl"), LAYERS (6),
+# SIZE (131072 floats a layer), BATCH (1), WORK (0), STEPS (60), ROUNDS (5).
 set -u
 # shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
