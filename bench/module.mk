@@ -6,11 +6,14 @@
 #                              under the shim, mpi and nccl backends, wires same/bf16/f16) vs plain
 #                              MPI_Allreduce on a host buffer (allreduce_mpi), same run
 #   bench/scaling.sh           weak scaling of the bundled trainer on hostcuda: samples/s at 1, 2, 4 ranks
+#   bench/overlap.sh           gradient all-reduce overlapped with the backward pass (tests/trainers/layers,
+#                              2 ranks, mpi and nccl): step time with no communication, without and with
+#                              overlap (ready points), same run
 BENCH_DIR := $(BUILD)/bench
 ALL += $(BENCH_DIR)/launch_overhead $(BENCH_DIR)/fakecuda/libcuda.so.1 \
        $(BENCH_DIR)/allreduce_app $(BENCH_DIR)/allreduce_mpi $(BENCH_DIR)/allreduce_kernels.ptx \
        $(BENCH_DIR)/liballreduce_kernels_host.so
-BENCHES += bench/launch_overhead.sh bench/allreduce.sh bench/scaling.sh
+BENCHES += bench/launch_overhead.sh bench/allreduce.sh bench/scaling.sh bench/overlap.sh
 # run-bench.sh's results.json, and the allreduce bench's sync point reducing correctly (small, ~10 s)
 TESTS += bench/test_bench.sh
 

@@ -5,7 +5,10 @@
 # object per benchmark carrying status, reason, ratios/raw (numbers as numbers, nan as null,
 # words as strings), notes and the machine; (2) bench/allreduce.sh, run small (4096 floats, one
 # iteration, mpi and nccl, wires same/bf16/f16), reduces correctly at the sync point on 2 ranks:
-# every row's check (all elements = the mean, one all-reduce per launch, backend as asked) is ok.
+# every row's check (all elements = the mean, one all-reduce per launch, backend as asked) is ok;
+# (3) bench/overlap.sh, run small (3 layers x 4096 floats, 4 steps, one round), ends with both
+# ranks bit-identical and, where the build takes ready points, with overlap bit-identical to
+# without: every backend's check is ok and its ratios are present (numbers or null).
 # Timings are never asserted. Skips (77) without python3 (to parse JSON) or without what the
 # allreduce benchmark needs (it then exits 77 itself).
 set -u
@@ -13,7 +16,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 command -v python3 >/dev/null || { echo "1..0 # SKIP python3 not installed (JSON check)"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-echo "1..2"
+echo "1..3"
 fails=0
 
 # --- 1: stand-in benchmarks -------------------------------------------------------------------
@@ -82,5 +85,36 @@ else
     sed 's/^/# /' "$tmp/check2.log" "$tmp/run2.log" | tail -30
     fails=$((fails + 1))
     echo "not ok 2 - allreduce bench (4096 floats, 2 ranks): every backend/wire row reduces to the mean"
+fi
+
+# --- 3: the overlap benchmark's runs agree (small) ---------------------------------------------
+LAYERS=3 SIZE=4096 STEPS=4 ROUNDS=1 ACCELSHIM_BENCH_OUT=$tmp/out3 \
+    bash "$top/scripts/run-bench.sh" "$top/bench/overlap.sh" >"$tmp/run3.log" 2>&1
+python3 - "$tmp/out3/results.json" >"$tmp/check3.log" 2>&1 <<'EOF'
+import json, sys
+o = json.load(open(sys.argv[1]))[0]
+if o["status"] == "skipped":
+    print("SKIPPED:", o["reason"]); sys.exit(77)
+assert o["status"] == "ok", o
+raw, ratios = o["raw"], o["ratios"]
+checks = {k: v for k, v in raw.items() if k.endswith("_check")}
+assert "mpi_check" in checks, f"no mpi row: {raw}"
+bad = {k: v for k, v in checks.items() if v != "ok"}
+assert not bad, f"rows whose check failed: {bad}"
+for k in ("exposed_comm_with_over_without", "step_with_over_without"):
+    assert k in ratios, f"ratio {k} missing: {ratios}"
+n = raw["mpi_without_collectives"]
+assert n >= 4, f"without overlap: {n} all-reduces, expected at least 4 (one per step)"
+print("overlap rows ok:", sorted(checks), "ready points:", raw["ready_points_supported"])
+EOF
+rc=$?
+if [ $rc -eq 0 ]; then
+    echo "ok 3 - overlap bench (3 layers, 2 ranks): ranks identical; with overlap identical to without"
+elif [ $rc -eq 77 ]; then
+    echo "ok 3 - overlap bench # SKIP $(tail -1 "$tmp/check3.log")"
+else
+    sed 's/^/# /' "$tmp/check3.log" "$tmp/run3.log" | tail -30
+    fails=$((fails + 1))
+    echo "not ok 3 - overlap bench (3 layers, 2 ranks): ranks identical; with overlap identical to without"
 fi
 [ $fails -eq 0 ]
