@@ -7,6 +7,7 @@
 
 # Running.
 ENGINE_PID='' FILTER_PID='' FILTER2_PID='' COLLECTOR_PID='' RANK_PIDS=() STOPPING=0 STOP_SIG=TERM REPORT_CAUSE=''
+STALL_BLOCK='' STALL_CAUSE='' STALL_NOTE='' STALL_STUCK=''
 WATCH_PID=''
 
 # The job's watcher (job-watch): ends the job and removes the run folder if this launcher is killed
@@ -217,11 +218,108 @@ last_line() {
 # Between two tries of --max-restarts: nothing of the last one is left running or remembered.
 reset_run_state() {
   ENGINE_PID='' FILTER_PID='' FILTER2_PID='' COLLECTOR_PID='' RANK_PIDS=() REPORT_CAUSE=''
+  STALL_BLOCK='' STALL_CAUSE='' STALL_NOTE='' STALL_STUCK=''
 }
 
-# The root-cause block: the first rank that failed (earliest timestamp), how, where, its last lines.
+# progress R: rank R's progress record, RUN_DIR/progress-R, which the shim rewrites at every sync
+# point it begins ("seq N<TAB>sync point", padded with spaces), in PG_SEQ and PG_WHAT. Status 0:
+# read; 1: R ran with this run directory (its rank-R.pid) but has no record: it began no sync
+# point (PG_SEQ=-1); 2: not known here (another host, or a record torn or not the shim's).
+progress() {
+  local f=$P_RUN_DIR/progress-$1 rec=''
+  PG_SEQ='' PG_WHAT=''
+  if [ -f "$f" ]; then
+    IFS= read -r rec <"$f" || [ -n "$rec" ] || return 2
+    [[ $rec =~ ^seq\ ([0-9]{1,18})$'\t'(.*)$ ]] || return 2
+    PG_SEQ=$((10#${BASH_REMATCH[1]}))
+    PG_WHAT=${BASH_REMATCH[2]}
+    PG_WHAT=${PG_WHAT%"${PG_WHAT##*[! ]}"}
+    return 0
+  fi
+  [ -f "$P_RUN_DIR/rank-$1.pid" ] && { PG_SEQ=-1; return 1; }
+  return 2
+}
+
+# rank_list R...: "0-3, 5, 7" (ranks in ascending order)
+rank_list() {
+  local out='' lo='' prev='' r
+  for r in "$@" ''; do
+    if [ -n "$prev" ] && [ -n "$r" ] && [ "$r" -eq $((prev + 1)) ]; then prev=$r; continue; fi
+    if [ -n "$lo" ]; then
+      out+=${out:+, }$lo; [ "$prev" != "$lo" ] && out+=$([ $((prev - lo)) -eq 1 ] && echo ", " || echo -)$prev
+    fi
+    lo=$r prev=$r
+  done
+  printf '%s' "$out"
+}
+
+# A timeout (the watchdog's exit 4 on rank FIRED): the STUCK rank is the one its progress record
+# shows last seen at the earliest sequence (or that began no sync point), not the rank whose
+# watchdog fired; every rank ahead of it was waiting. Sets STALL_BLOCK (the lines of the root-cause
+# block, without its frame) and STALL_CAUSE, status 0, when the records name one; otherwise status
+# 1, and STALL_NOTE says why none is behind when every rank seen is at the same sequence.
+stall_analysis() {
+  local fired=$1 host=$2 q min='' max='' n_rec=0 unknown=() stuck=() s at what step l
+  local -A seq=() whatq=()
+  STALL_BLOCK='' STALL_CAUSE='' STALL_NOTE=''
+  for ((q = 0; q < P_N; q++)); do
+    progress "$q"
+    case $? in 0) n_rec=$((n_rec + 1)) ;; 1) ;; *) unknown+=("$q"); continue ;; esac
+    seq[$q]=$PG_SEQ whatq[$q]=$PG_WHAT
+    if [ -z "$min" ] || [ "$PG_SEQ" -lt "$min" ]; then min=$PG_SEQ; fi
+    if [ -z "$max" ] || [ "$PG_SEQ" -gt "$max" ]; then max=$PG_SEQ; fi
+  done
+  [ "$n_rec" -gt 0 ] && [ ${#seq[@]} -ge 2 ] || return 1
+  if [ "$min" -eq "$max" ]; then
+    STALL_NOTE="every rank$([ ${#unknown[@]} -gt 0 ] && echo " whose record is here") began sequence $max: none is behind (they issued different collectives, or the transport is stuck)"
+    return 1
+  fi
+  for ((q = 0; q < P_N; q++)); do [ "${seq[$q]:-x}" = "$min" ] && stuck+=("$q"); done
+  # where the firing rank waited: its watchdog's line (the record may have moved on after the
+  # abort: the program goes on until the process ends), else its record
+  at="sequence ${seq[$fired]:-$max}"
+  l=$P_RUN_DIR/rank-$fired.tail
+  if [ -f "$l" ]; then
+    s=$(sed -n 's/.*ERROR watchdog: .*, sequence number \([0-9]\{1,18\}\), has not completed after .*/\1/p' "$l" | tail -n 1)
+    [ -n "$s" ] && at="sequence $s"
+    grep -q 'ERROR watchdog: at exit:' "$l" && at="the end of the job"
+  fi
+  if [ ${#stuck[@]} -eq 1 ]; then
+    STALL_BLOCK="rank ${stuck[0]} is stuck: it did not arrive at $at"
+  else
+    STALL_BLOCK="ranks $(rank_list "${stuck[@]}") are stuck: they did not arrive at $at"
+  fi
+  STALL_BLOCK+=$'\n'"the job timed out: rank $fired's watchdog fired first: exit code 4 (host $host)"
+  for q in "${stuck[@]}"; do
+    if [ "$min" -lt 0 ]; then
+      STALL_BLOCK+=$'\n'"rank $q was last seen before any sync point (no progress record)"
+      continue
+    fi
+    what=${whatq[$q]} step=''
+    [[ $what =~ (^|[^[:alnum:]_])step[\ =:]?([0-9]+) ]] && step=" (step ${BASH_REMATCH[2]})"
+    STALL_BLOCK+=$'\n'"rank $q was last seen at sequence $min$step: ${what:0:240}"
+  done
+  # the ranks waiting for it, grouped by the sequence they were last seen at
+  local waits='' ranks
+  for s in $(for q in "${!seq[@]}"; do [ "${seq[$q]}" -gt "$min" ] && echo "${seq[$q]}"; done | sort -nu); do
+    ranks=()
+    for ((q = 0; q < P_N; q++)); do [ "${seq[$q]:-x}" = "$s" ] && ranks+=("$q"); done
+    waits+="${waits:+; }$(rank_list "${ranks[@]}") (last at sequence $s)"
+  done
+  STALL_BLOCK+=$'\n'"ranks waiting for it: $waits"
+  [ ${#unknown[@]} -gt 0 ] && STALL_BLOCK+=$'\n'"no progress record here for ranks $(rank_list "${unknown[@]}") (another host)"
+  STALL_CAUSE="the job timed out: rank${stuck[1]:+s} $(rank_list "${stuck[@]}") stuck at sequence $min"
+  [ "$min" -lt 0 ] && STALL_CAUSE="the job timed out: rank${stuck[1]:+s} $(rank_list "${stuck[@]}") stuck before any sync point"
+  [ "$min" -ge 0 ] && STALL_CAUSE+=" (${whatq[${stuck[0]}]:0:160})"
+  STALL_CAUSE+="; waiting: $waits"
+  STALL_STUCK=${stuck[0]}
+  return 0
+}
+
+# The root-cause block: the first rank that failed (earliest timestamp), how, where, its last lines;
+# for a timeout (exit 4), the stuck rank its peers waited for (stall_analysis).
 report() {
-  local f best='' best_t='' t r h code sig status
+  local f best='' best_t='' t r h code sig status l
   if [ $STOPPING = 1 ]; then      # we were told to stop: the ranks' ends are our doing
     warn "stopped by SIG$STOP_SIG; all ranks were told to stop"
     return $((128 + $(kill -l "$STOP_SIG")))
@@ -253,11 +351,34 @@ report() {
     return 0
   fi
   read -r r h code sig <<<"$best"
+  if [ -z "$sig" ] && [ "$code" = 4 ] && stall_analysis "$r" "$h"; then
+    REPORT_CAUSE=$STALL_CAUSE
+    {
+      echo "============================================================================"
+      while IFS= read -r l; do echo "$ASR_NAME: $l"; done <<<"$STALL_BLOCK"
+      if [ -s "$P_RUN_DIR/rank-$STALL_STUCK.tail" ]; then
+        echo "$ASR_NAME: last lines of rank $STALL_STUCK:"
+        tail -n "$ASR_TAIL_LINES" "$P_RUN_DIR/rank-$STALL_STUCK.tail" | sed 's/^/    | /'
+      else
+        echo "$ASR_NAME: rank $STALL_STUCK printed nothing"
+      fi
+      if [ -s "$P_RUN_DIR/rank-$r.tail" ]; then
+        echo "$ASR_NAME: last lines of rank $r (its watchdog):"
+        tail -n 3 "$P_RUN_DIR/rank-$r.tail" | sed 's/^/    | /'
+      fi
+      echo "$ASR_NAME: the other ranks were stopped (SIGTERM, then SIGKILL after ${ASR_GRACE_S}s)"
+      [ -n "$O_LOG_DIR" ] && echo "$ASR_NAME: full logs: $O_LOG_DIR/rank-R.log"
+      echo "$ASR_NAME: exit status $code"
+      echo "============================================================================"
+    } >&2
+    return "$code"
+  fi
   if [ -n "$sig" ]; then status="signal $sig"; else status="exit code $code"; fi
   REPORT_CAUSE="rank $r failed first: $status (host $h)$(last_line "$P_RUN_DIR/rank-$r.tail")"
   {
     echo "============================================================================"
     echo "$ASR_NAME: rank $r failed first: $status (host $h)"
+    [ -n "${STALL_NOTE:-}" ] && [ "$code" = 4 ] && echo "$ASR_NAME: $STALL_NOTE"
     if [ -s "$P_RUN_DIR/rank-$r.tail" ]; then
       echo "$ASR_NAME: last lines of rank $r:"
       tail -n "$ASR_TAIL_LINES" "$P_RUN_DIR/rank-$r.tail" | sed 's/^/    | /'
