@@ -253,15 +253,17 @@ rank_list() {
   printf '%s' "$out"
 }
 
-# A timeout (the watchdog's exit 4 on rank FIRED): the STUCK rank is the one its progress record
-# shows last seen at the earliest sequence (or that began no sync point), not the rank whose
-# watchdog fired; every rank ahead of it was waiting. Sets STALL_BLOCK (the lines of the root-cause
-# block, without its frame) and STALL_CAUSE, status 0, when the records name one; otherwise status
-# 1, and STALL_NOTE says why none is behind when every rank seen is at the same sequence.
+# A timeout (exit 4 on rank FIRED: its watchdog, or its deadline at exit): the STUCK rank is the
+# one the others waited for, not the rank whose timer fired. At exit, FIRED's own line names the
+# ranks that did not reach the end; otherwise the progress records do: the rank last seen at the
+# earliest sequence (or that began no sync point). Every other rank with a record was waiting.
+# Sets STALL_BLOCK (the lines of the root-cause block, without its frame), STALL_CAUSE and
+# STALL_STUCK, status 0, when a stuck rank is found; otherwise status 1, and STALL_NOTE says why
+# none is behind when every rank seen is at the same sequence.
 stall_analysis() {
-  local fired=$1 host=$2 q min='' max='' n_rec=0 unknown=() stuck=() s at what step l
-  local -A seq=() whatq=()
-  STALL_BLOCK='' STALL_CAUSE='' STALL_NOTE=''
+  local fired=$1 host=$2 q min='' max='' n_rec=0 unknown=() stuck=() s at what step l exit_list=''
+  local -A seq=() whatq=() is_stuck=()
+  STALL_BLOCK='' STALL_CAUSE='' STALL_NOTE='' STALL_STUCK=''
   for ((q = 0; q < P_N; q++)); do
     progress "$q"
     case $? in 0) n_rec=$((n_rec + 1)) ;; 1) ;; *) unknown+=("$q"); continue ;; esac
@@ -269,50 +271,60 @@ stall_analysis() {
     if [ -z "$min" ] || [ "$PG_SEQ" -lt "$min" ]; then min=$PG_SEQ; fi
     if [ -z "$max" ] || [ "$PG_SEQ" -gt "$max" ]; then max=$PG_SEQ; fi
   done
-  [ "$n_rec" -gt 0 ] && [ ${#seq[@]} -ge 2 ] || return 1
-  if [ "$min" -eq "$max" ]; then
-    STALL_NOTE="every rank$([ ${#unknown[@]} -gt 0 ] && echo " whose record is here") began sequence $max: none is behind (they issued different collectives, or the transport is stuck)"
-    return 1
-  fi
-  for ((q = 0; q < P_N; q++)); do [ "${seq[$q]:-x}" = "$min" ] && stuck+=("$q"); done
-  # where the firing rank waited: its watchdog's line (the record may have moved on after the
-  # abort: the program goes on until the process ends), else its record
+  # where FIRED waited, from its own last lines: the watchdog's sequence (its record may have moved
+  # on after the abort: the program goes on until the process ends), or the end of the job
   at="sequence ${seq[$fired]:-$max}"
   l=$P_RUN_DIR/rank-$fired.tail
   if [ -f "$l" ]; then
     s=$(sed -n 's/.*ERROR watchdog: .*, sequence number \([0-9]\{1,18\}\), has not completed after .*/\1/p' "$l" | tail -n 1)
     [ -n "$s" ] && at="sequence $s"
     grep -q 'ERROR watchdog: at exit:' "$l" && at="the end of the job"
+    exit_list=$(sed -n 's/.*ERROR exit: rank(s) \([0-9][0-9, ]*\).* did not reach the end of the job within .*/\1/p' "$l" | tail -n 1)
   fi
+  if [ -n "$exit_list" ]; then
+    at="the end of the job"
+    for q in ${exit_list//,/ }; do [ "$q" -lt "$P_N" ] 2>/dev/null && stuck+=("$q"); done
+  fi
+  if [ ${#stuck[@]} -eq 0 ]; then
+    [ "$n_rec" -gt 0 ] && [ ${#seq[@]} -ge 2 ] || return 1
+    if [ "$min" -eq "$max" ]; then
+      STALL_NOTE="every rank$([ ${#unknown[@]} -gt 0 ] && echo " whose record is here") began sequence $max: none is behind (they issued different collectives, or the transport is stuck)"
+      return 1
+    fi
+    for ((q = 0; q < P_N; q++)); do [ "${seq[$q]:-x}" = "$min" ] && stuck+=("$q"); done
+  fi
+  for q in "${stuck[@]}"; do is_stuck[$q]=1; done
   if [ ${#stuck[@]} -eq 1 ]; then
     STALL_BLOCK="rank ${stuck[0]} is stuck: it did not arrive at $at"
   else
     STALL_BLOCK="ranks $(rank_list "${stuck[@]}") are stuck: they did not arrive at $at"
   fi
-  STALL_BLOCK+=$'\n'"the job timed out: rank $fired's watchdog fired first: exit code 4 (host $host)"
+  STALL_BLOCK+=$'\n'"the job timed out: rank $fired's $([ -n "$exit_list" ] && echo "deadline at exit" || echo watchdog) fired first: exit code 4 (host $host)"
+  local seen
   for q in "${stuck[@]}"; do
-    if [ "$min" -lt 0 ]; then
-      STALL_BLOCK+=$'\n'"rank $q was last seen before any sync point (no progress record)"
-      continue
+    if [ -z "${seq[$q]:-}" ]; then seen="no progress record here (another host?)"
+    elif [ "${seq[$q]}" -lt 0 ]; then seen="before any sync point (no progress record)"
+    else
+      what=${whatq[$q]} step=''
+      [[ $what =~ (^|[^[:alnum:]_])step[\ =:]?([0-9]+) ]] && step=" (step ${BASH_REMATCH[2]})"
+      seen="at sequence ${seq[$q]}$step: ${what:0:240}"
     fi
-    what=${whatq[$q]} step=''
-    [[ $what =~ (^|[^[:alnum:]_])step[\ =:]?([0-9]+) ]] && step=" (step ${BASH_REMATCH[2]})"
-    STALL_BLOCK+=$'\n'"rank $q was last seen at sequence $min$step: ${what:0:240}"
+    STALL_BLOCK+=$'\n'"rank $q was last seen $seen"
+    [ -n "$STALL_STUCK" ] || STALL_CAUSE="rank${stuck[1]:+s} $(rank_list "${stuck[@]}") stuck: rank $q last seen $seen"
+    STALL_STUCK=${STALL_STUCK:-$q}
   done
-  # the ranks waiting for it, grouped by the sequence they were last seen at
+  # the ranks waiting for it (every other rank with a record), grouped by the sequence they were
+  # last seen at
   local waits='' ranks
-  for s in $(for q in "${!seq[@]}"; do [ "${seq[$q]}" -gt "$min" ] && echo "${seq[$q]}"; done | sort -nu); do
+  for s in $(for q in "${!seq[@]}"; do [ -n "${is_stuck[$q]:-}" ] || echo "${seq[$q]}"; done | sort -nu); do
     ranks=()
-    for ((q = 0; q < P_N; q++)); do [ "${seq[$q]:-x}" = "$s" ] && ranks+=("$q"); done
-    waits+="${waits:+; }$(rank_list "${ranks[@]}") (last at sequence $s)"
+    for ((q = 0; q < P_N; q++)); do [ "${seq[$q]:-x}" = "$s" ] && [ -z "${is_stuck[$q]:-}" ] && ranks+=("$q"); done
+    if [ "$s" -lt 0 ]; then waits+="${waits:+; }$(rank_list "${ranks[@]}") (before any sync point)"
+    else waits+="${waits:+; }$(rank_list "${ranks[@]}") (last at sequence $s)"; fi
   done
-  STALL_BLOCK+=$'\n'"ranks waiting for it: $waits"
-  [ ${#unknown[@]} -gt 0 ] && STALL_BLOCK+=$'\n'"no progress record here for ranks $(rank_list "${unknown[@]}") (another host)"
-  STALL_CAUSE="the job timed out: rank${stuck[1]:+s} $(rank_list "${stuck[@]}") stuck at sequence $min"
-  [ "$min" -lt 0 ] && STALL_CAUSE="the job timed out: rank${stuck[1]:+s} $(rank_list "${stuck[@]}") stuck before any sync point"
-  [ "$min" -ge 0 ] && STALL_CAUSE+=" (${whatq[${stuck[0]}]:0:160})"
-  STALL_CAUSE+="; waiting: $waits"
-  STALL_STUCK=${stuck[0]}
+  STALL_BLOCK+=$'\n'"ranks waiting for it: ${waits:-$fired}"
+  [ ${#unknown[@]} -gt 0 ] && STALL_BLOCK+=$'\n'"no progress record here for ranks $(rank_list "${unknown[@]}") (another host?)"
+  STALL_CAUSE="the job timed out at $at: ${STALL_CAUSE:0:300}; waiting: ${waits:-$fired}"
   return 0
 }
 

@@ -1,13 +1,13 @@
 #!/usr/bin/env bats
 # launcher_rootcause.bats — the root-cause block of a job that ends by a stall blames the right rank.
-# Properties: when the first failure is a watchdog's timeout (exit 4), the launcher reads the ranks'
-# progress records (RUN_DIR/progress-R, "seq N<TAB>sync point") and its block names the STUCK rank
-# (the one last seen at the earliest sequence), the sync point and sequence it was last seen at,
-# and the ranks that were waiting for it with their sequences, not "rank W failed first" for the
-# rank W whose watchdog fired; the exit status stays 4. Checked with records a plain program
-# writes itself (fast; the name moves with the records: the control; a tie or no records leave the
-# ordinary block) and with the mlp trainer stalled on one rank (--stall-rank) under the shim, on
-# mpirun and the launcher's own engine. Also: the lines a rank printed before a stall or a fatal
+# Properties: when the first failure is a timeout (exit 4), the launcher reads the ranks' progress
+# records (RUN_DIR/progress-R, "seq N<TAB>sync point") and its block names the STUCK rank (the one
+# last seen at the earliest sequence; at exit, the ranks the deadline's line names), the sync point
+# and sequence it was last seen at, and the ranks that were waiting for it with their sequences,
+# not "rank W failed first" for the rank W whose watchdog fired; the exit status stays 4. Checked
+# with records a plain program writes itself (fast; the name moves with the records: the control;
+# a tie or no records leave the ordinary block) and with the mlp trainer stalled on one rank
+# (--stall-rank) under the shim, on mpirun and the launcher's own engine, and at exit. Also: the lines a rank printed before a stall or a fatal
 # error reach the launcher's output — line-buffered by default, and with --no-line-buffered
 # through the shim's stdio flush before it ends the process (a rank ended by SIGTERM in the
 # teardown, which no flush reaches, loses them: the control).
@@ -37,7 +37,7 @@ not_in_block() { [[ $(block) != *"$1"* ]] || { echo "expected NOT in the root-ca
 
 # planted RANKS: every rank writes its own progress record from the seq in $SEQS (one per rank,
 # "-" = none), the way the shim does; rank $FIRE then exits 4 (a watchdog; with $WD, after
-# printing the watchdog's line "ERROR watchdog: $WD"), the others sleep.
+# printing the shim's line "ERROR $WD"), the others sleep.
 planted() {
   run "$A" --no-preload --launcher local -n "$1" -- bash -c '
     seqs=($SEQS); s=${seqs[{rank}]}
@@ -48,7 +48,7 @@ planted() {
     echo "rank {rank} at $s"
     if [ {rank} = "$FIRE" ]; then
       sleep 0.5; echo "watchdog of {rank} fires"
-      [ -n "${WD:-}" ] && echo "[accelshim rank {rank}] ERROR watchdog: $WD" >&2
+      [ -n "${WD:-}" ] && echo "[accelshim rank {rank}] ERROR $WD" >&2
       exit 4
     fi
     sleep 100 # '"$MARK"
@@ -65,15 +65,24 @@ planted() {
   not_in_block "failed first"
   # ranks ahead of it at different sequences are grouped by sequence; the sequence it did not
   # arrive at is the one in the watchdog's line (the firing rank's record may have moved on)
-  SEQS='5 3 4 5' FIRE=0 WD='g (at: "u"), sequence number 4, has not completed after 3.0 s (timeout 3 s)' planted 4
+  SEQS='5 3 4 5' FIRE=0 WD='watchdog: g (at: "u"), sequence number 4, has not completed after 3.0 s (timeout 3 s)' planted 4
   status_is 4
   in_block "rank 1 is stuck: it did not arrive at sequence 4"
   in_block "ranks waiting for it: 2 (last at sequence 4); 0, 3 (last at sequence 5)"
   # the watchdog of the meeting at exit
-  SEQS='9 8' FIRE=0 WD='at exit: the exit exchange has not completed after 3.0 s (timeout 3 s)' planted 2
+  SEQS='9 8' FIRE=0 WD='watchdog: at exit: the exit exchange has not completed after 3.0 s (timeout 3 s)' planted 2
   status_is 4
   in_block "rank 1 is stuck: it did not arrive at the end of the job"
   in_block "rank 1 was last seen at sequence 8 (step 8): "
+  # the deadline at exit names the ranks that did not reach the end, though every record is at
+  # the same sequence (the stuck rank began the last sync point, then stalled before its end)
+  SEQS='4 4 4' FIRE=1 WD='exit: rank(s) 0, 2 did not reach the end of the job within 3 s (debug.timeout_s; rank 1 of 3 waited): ...' planted 3
+  status_is 4
+  in_block "ranks 0, 2 are stuck: they did not arrive at the end of the job"
+  in_block "rank 1's deadline at exit fired first: exit code 4"
+  in_block "rank 0 was last seen at sequence 4 (step 4): "
+  in_block "rank 2 was last seen at sequence 4 (step 4): "
+  in_block "ranks waiting for it: 1 (last at sequence 4)"
 }
 
 @test "records (control): the name moves with the records; no record at all means no collective begun" {
@@ -133,6 +142,21 @@ stall() {
   in_block 'rank 0 was last seen at sequence 0: '
   block | grep -Eq 'ranks waiting for it: 1 \(last at sequence [12]\)$' || { echo "rank 1 not named as waiting"; show; false; }
   not_in_block "rank 1 is stuck: "
+}
+
+@test "the mlp trainer stalled while its peer is at exit: the block names the stalled rank (mpirun)" {
+  need_trainer
+  need_shim
+  # rank 1 runs 5 steps and waits at exit; rank 0 stalls before step 5's update (both began
+  # sequence 4 last: only the deadline's own line tells them apart)
+  run timeout -k 5 90 "$A" --cpu --backend mpi --policy "$POL" --timeout 3 -n 2 -- bash -c 'exec "$0" "$@" --steps $((10 - 5 * {rank}))' \
+    "$TRAINER" --batch 4 --shard-rank '{rank}' --shard-count '{world_size}' --stall-rank 0 --stall-at-step 5
+  status_is 4
+  in_block "rank 0 is stuck: it did not arrive at the end of the job"
+  in_block 'rank 0 was last seen at sequence 4: gradients[0] (at: "sgd_update") before sgd_update'
+  in_block "ranks waiting for it: 1 (last at sequence 4)"
+  in_block "    | mlp: --stall-rank: rank 0 stalls before step 5's update"
+  not_in_block "failed first"
 }
 
 @test "lines printed before a stall reach the output: line-buffered, and through the shim's flush" {
