@@ -310,7 +310,10 @@ stall_analysis() {
       seen="at sequence ${seq[$q]}$step: ${what:0:240}"
     fi
     STALL_BLOCK+=$'\n'"rank $q was last seen $seen"
-    [ -n "$STALL_STUCK" ] || STALL_CAUSE="rank${stuck[1]:+s} $(rank_list "${stuck[@]}") stuck: rank $q last seen $seen"
+    if [ -z "$STALL_STUCK" ]; then
+      if [ ${#stuck[@]} -eq 1 ]; then STALL_CAUSE="rank $q stuck, last seen $seen"
+      else STALL_CAUSE="ranks $(rank_list "${stuck[@]}") stuck; rank $q last seen $seen"; fi
+    fi
     STALL_STUCK=${STALL_STUCK:-$q}
   done
   # the ranks waiting for it (every other rank with a record), grouped by the sequence they were

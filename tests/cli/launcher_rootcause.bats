@@ -35,11 +35,12 @@ block() { sed -n '/^=====/,/^=====/p' <<<"$output"; }
 in_block() { [[ $(block) == *"$1"* ]] || { echo "expected in the root-cause block: $1"; show; return 1; }; }
 not_in_block() { [[ $(block) != *"$1"* ]] || { echo "expected NOT in the root-cause block: $1"; show; return 1; }; }
 
-# planted RANKS: every rank writes its own progress record from the seq in $SEQS (one per rank,
+# planted RANKS [LAUNCHER-OPTIONS...]: every rank writes its own progress record from the seq in $SEQS (one per rank,
 # "-" = none), the way the shim does; rank $FIRE then exits 4 (a watchdog; with $WD, after
 # printing the shim's line "ERROR $WD"), the others sleep.
 planted() {
-  run "$A" --no-preload --launcher local -n "$1" -- bash -c '
+  local n=$1; shift
+  run "$A" --no-preload --launcher local -n "$n" "$@" -- bash -c '
     seqs=($SEQS); s=${seqs[{rank}]}
     if [ "$s" != - ]; then
       printf "seq %s\tgradients[0] (at: \"sgd_update\") before sgd_update step %s%300s" "$s" "$s" "" \
@@ -69,6 +70,10 @@ planted() {
   status_is 4
   in_block "rank 1 is stuck: it did not arrive at sequence 4"
   in_block "ranks waiting for it: 2 (last at sequence 4); 0, 3 (last at sequence 5)"
+  # --max-restarts keeps each try's cause: the stuck rank, not the watchdog's
+  SEQS='5 3' FIRE=0 planted 2 --max-restarts 1
+  status_is 4
+  contains "try 1: the job timed out at sequence 5: rank 1 stuck, last seen at sequence 3 (step 3): "
   # the watchdog of the meeting at exit
   SEQS='9 8' FIRE=0 WD='watchdog: at exit: the exit exchange has not completed after 3.0 s (timeout 3 s)' planted 2
   status_is 4
