@@ -7,6 +7,7 @@
 
 # Running.
 ENGINE_PID='' FILTER_PID='' FILTER2_PID='' COLLECTOR_PID='' RANK_PIDS=() STOPPING=0 STOP_SIG=TERM REPORT_CAUSE=''
+STALL_BLOCK='' STALL_CAUSE='' STALL_NOTE='' STALL_STUCK=''
 WATCH_PID=''
 
 # The job's watcher (job-watch): ends the job and removes the run folder if this launcher is killed
@@ -217,11 +218,123 @@ last_line() {
 # Between two tries of --max-restarts: nothing of the last one is left running or remembered.
 reset_run_state() {
   ENGINE_PID='' FILTER_PID='' FILTER2_PID='' COLLECTOR_PID='' RANK_PIDS=() REPORT_CAUSE=''
+  STALL_BLOCK='' STALL_CAUSE='' STALL_NOTE='' STALL_STUCK=''
 }
 
-# The root-cause block: the first rank that failed (earliest timestamp), how, where, its last lines.
+# progress R: rank R's progress record, RUN_DIR/progress-R, which the shim rewrites at every sync
+# point it begins ("seq N<TAB>sync point", padded with spaces), in PG_SEQ and PG_WHAT. Status 0:
+# read; 1: R ran with this run directory (its rank-R.pid) but has no record: it began no sync
+# point (PG_SEQ=-1); 2: not known here (another host, or a record torn or not the shim's).
+progress() {
+  local f=$P_RUN_DIR/progress-$1 rec=''
+  PG_SEQ='' PG_WHAT=''
+  if [ -f "$f" ]; then
+    IFS= read -r rec <"$f" || [ -n "$rec" ] || return 2
+    [[ $rec =~ ^seq\ ([0-9]{1,18})$'\t'(.*)$ ]] || return 2
+    PG_SEQ=$((10#${BASH_REMATCH[1]}))
+    PG_WHAT=${BASH_REMATCH[2]}
+    PG_WHAT=${PG_WHAT%"${PG_WHAT##*[! ]}"}
+    return 0
+  fi
+  [ -f "$P_RUN_DIR/rank-$1.pid" ] && { PG_SEQ=-1; return 1; }
+  return 2
+}
+
+# rank_list R...: "0-3, 5, 7" (ranks in ascending order)
+rank_list() {
+  local out='' lo='' prev='' r
+  for r in "$@" ''; do
+    if [ -n "$prev" ] && [ -n "$r" ] && [ "$r" -eq $((prev + 1)) ]; then prev=$r; continue; fi
+    if [ -n "$lo" ]; then
+      out+=${out:+, }$lo; [ "$prev" != "$lo" ] && out+=$([ $((prev - lo)) -eq 1 ] && echo ", " || echo -)$prev
+    fi
+    lo=$r prev=$r
+  done
+  printf '%s' "$out"
+}
+
+# A timeout (exit 4 on rank FIRED: its watchdog, or its deadline at exit): the STUCK rank is the
+# one the others waited for, not the rank whose timer fired. At exit, FIRED's own line names the
+# ranks that did not reach the end; otherwise the progress records do: the rank last seen at the
+# earliest sequence (or that began no sync point). Every other rank with a record was waiting.
+# Sets STALL_BLOCK (the lines of the root-cause block, without its frame), STALL_CAUSE and
+# STALL_STUCK, status 0, when a stuck rank is found; otherwise status 1, and STALL_NOTE says why
+# none is behind when every rank seen is at the same sequence.
+stall_analysis() {
+  local fired=$1 host=$2 q min='' max='' n_rec=0 unknown=() stuck=() s at what step l exit_list=''
+  local -A seq=() whatq=() is_stuck=()
+  STALL_BLOCK='' STALL_CAUSE='' STALL_NOTE='' STALL_STUCK=''
+  for ((q = 0; q < P_N; q++)); do
+    progress "$q"
+    case $? in 0) n_rec=$((n_rec + 1)) ;; 1) ;; *) unknown+=("$q"); continue ;; esac
+    seq[$q]=$PG_SEQ whatq[$q]=$PG_WHAT
+    if [ -z "$min" ] || [ "$PG_SEQ" -lt "$min" ]; then min=$PG_SEQ; fi
+    if [ -z "$max" ] || [ "$PG_SEQ" -gt "$max" ]; then max=$PG_SEQ; fi
+  done
+  # where FIRED waited, from its own last lines: the watchdog's sequence (its record may have moved
+  # on after the abort: the program goes on until the process ends), or the end of the job
+  at="sequence ${seq[$fired]:-$max}"
+  l=$P_RUN_DIR/rank-$fired.tail
+  if [ -f "$l" ]; then
+    s=$(sed -n 's/.*ERROR watchdog: .*, sequence number \([0-9]\{1,18\}\), has not completed after .*/\1/p' "$l" | tail -n 1)
+    [ -n "$s" ] && at="sequence $s"
+    grep -q 'ERROR watchdog: at exit:' "$l" && at="the end of the job"
+    exit_list=$(sed -n 's/.*ERROR exit: rank(s) \([0-9][0-9, ]*\).* did not reach the end of the job within .*/\1/p' "$l" | tail -n 1)
+  fi
+  if [ -n "$exit_list" ]; then
+    at="the end of the job"
+    for q in ${exit_list//,/ }; do [ "$q" -lt "$P_N" ] 2>/dev/null && stuck+=("$q"); done
+  fi
+  if [ ${#stuck[@]} -eq 0 ]; then
+    [ "$n_rec" -gt 0 ] && [ ${#seq[@]} -ge 2 ] || return 1
+    if [ "$min" -eq "$max" ]; then
+      STALL_NOTE="every rank$([ ${#unknown[@]} -gt 0 ] && echo " whose record is here") began sequence $max: none is behind (they issued different collectives, or the transport is stuck)"
+      return 1
+    fi
+    for ((q = 0; q < P_N; q++)); do [ "${seq[$q]:-x}" = "$min" ] && stuck+=("$q"); done
+  fi
+  for q in "${stuck[@]}"; do is_stuck[$q]=1; done
+  if [ ${#stuck[@]} -eq 1 ]; then
+    STALL_BLOCK="rank ${stuck[0]} is stuck: it did not arrive at $at"
+  else
+    STALL_BLOCK="ranks $(rank_list "${stuck[@]}") are stuck: they did not arrive at $at"
+  fi
+  STALL_BLOCK+=$'\n'"the job timed out: rank $fired's $([ -n "$exit_list" ] && echo "deadline at exit" || echo watchdog) fired first: exit code 4 (host $host)"
+  local seen
+  for q in "${stuck[@]}"; do
+    if [ -z "${seq[$q]:-}" ]; then seen="no progress record here (another host?)"
+    elif [ "${seq[$q]}" -lt 0 ]; then seen="before any sync point (no progress record)"
+    else
+      what=${whatq[$q]} step=''
+      [[ $what =~ (^|[^[:alnum:]_])step[\ =:]?([0-9]+) ]] && step=" (step ${BASH_REMATCH[2]})"
+      seen="at sequence ${seq[$q]}$step: ${what:0:240}"
+    fi
+    STALL_BLOCK+=$'\n'"rank $q was last seen $seen"
+    if [ -z "$STALL_STUCK" ]; then
+      if [ ${#stuck[@]} -eq 1 ]; then STALL_CAUSE="rank $q stuck, last seen $seen"
+      else STALL_CAUSE="ranks $(rank_list "${stuck[@]}") stuck; rank $q last seen $seen"; fi
+    fi
+    STALL_STUCK=${STALL_STUCK:-$q}
+  done
+  # the ranks waiting for it (every other rank with a record), grouped by the sequence they were
+  # last seen at
+  local waits='' ranks
+  for s in $(for q in "${!seq[@]}"; do [ -n "${is_stuck[$q]:-}" ] || echo "${seq[$q]}"; done | sort -nu); do
+    ranks=()
+    for ((q = 0; q < P_N; q++)); do [ "${seq[$q]:-x}" = "$s" ] && [ -z "${is_stuck[$q]:-}" ] && ranks+=("$q"); done
+    if [ "$s" -lt 0 ]; then waits+="${waits:+; }$(rank_list "${ranks[@]}") (before any sync point)"
+    else waits+="${waits:+; }$(rank_list "${ranks[@]}") (last at sequence $s)"; fi
+  done
+  STALL_BLOCK+=$'\n'"ranks waiting for it: ${waits:-$fired}"
+  [ ${#unknown[@]} -gt 0 ] && STALL_BLOCK+=$'\n'"no progress record here for ranks $(rank_list "${unknown[@]}") (another host?)"
+  STALL_CAUSE="the job timed out at $at: ${STALL_CAUSE:0:300}; waiting: ${waits:-$fired}"
+  return 0
+}
+
+# The root-cause block: the first rank that failed (earliest timestamp), how, where, its last lines;
+# for a timeout (exit 4), the stuck rank its peers waited for (stall_analysis).
 report() {
-  local f best='' best_t='' t r h code sig status
+  local f best='' best_t='' t r h code sig status l
   if [ $STOPPING = 1 ]; then      # we were told to stop: the ranks' ends are our doing
     warn "stopped by SIG$STOP_SIG; all ranks were told to stop"
     return $((128 + $(kill -l "$STOP_SIG")))
@@ -253,11 +366,34 @@ report() {
     return 0
   fi
   read -r r h code sig <<<"$best"
+  if [ -z "$sig" ] && [ "$code" = 4 ] && stall_analysis "$r" "$h"; then
+    REPORT_CAUSE=$STALL_CAUSE
+    {
+      echo "============================================================================"
+      while IFS= read -r l; do echo "$ASR_NAME: $l"; done <<<"$STALL_BLOCK"
+      if [ -s "$P_RUN_DIR/rank-$STALL_STUCK.tail" ]; then
+        echo "$ASR_NAME: last lines of rank $STALL_STUCK:"
+        tail -n "$ASR_TAIL_LINES" "$P_RUN_DIR/rank-$STALL_STUCK.tail" | sed 's/^/    | /'
+      else
+        echo "$ASR_NAME: rank $STALL_STUCK printed nothing"
+      fi
+      if [ -s "$P_RUN_DIR/rank-$r.tail" ]; then
+        echo "$ASR_NAME: last lines of rank $r (its watchdog):"
+        tail -n 3 "$P_RUN_DIR/rank-$r.tail" | sed 's/^/    | /'
+      fi
+      echo "$ASR_NAME: the other ranks were stopped (SIGTERM, then SIGKILL after ${ASR_GRACE_S}s)"
+      [ -n "$O_LOG_DIR" ] && echo "$ASR_NAME: full logs: $O_LOG_DIR/rank-R.log"
+      echo "$ASR_NAME: exit status $code"
+      echo "============================================================================"
+    } >&2
+    return "$code"
+  fi
   if [ -n "$sig" ]; then status="signal $sig"; else status="exit code $code"; fi
   REPORT_CAUSE="rank $r failed first: $status (host $h)$(last_line "$P_RUN_DIR/rank-$r.tail")"
   {
     echo "============================================================================"
     echo "$ASR_NAME: rank $r failed first: $status (host $h)"
+    [ -n "${STALL_NOTE:-}" ] && [ "$code" = 4 ] && echo "$ASR_NAME: $STALL_NOTE"
     if [ -s "$P_RUN_DIR/rank-$r.tail" ]; then
       echo "$ASR_NAME: last lines of rank $r:"
       tail -n "$ASR_TAIL_LINES" "$P_RUN_DIR/rank-$r.tail" | sed 's/^/    | /'
