@@ -4,6 +4,8 @@
  * this library, loaded lazily per context with the real cuModuleLoadData) into a device scratch
  * buffer (real cuMemAlloc, grown and reused), a 16-bit reduction, the cast back (+ scale).
  * Mean: ncclAvg when NCCL >= 2.10, else sum + scale kernel (fp16 scales before the sum).
+ * Without MPI (no_mpi) every rank makes the id from NCCL_COMM_ID, and one ncclBroadcast after the
+ * rendezvous hands out the exit meeting's port (coll_meet.c).
  * Invariant: init succeeds on every rank or fails on every rank (agreement over MPI at each
  * step), so "auto" never leaves ranks on different backends. Scratch reuse on another stream
  * waits (cuStreamWaitEvent) for its last use. The library stays loaded after fini (NCCL may
