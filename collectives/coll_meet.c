@@ -10,7 +10,8 @@
  * timeout_s + ASH_COLL_MEET_GRACE_S more for the verdict; rank 0 gone (refused, closed) is named
  * at once. Invariant: every wait is a poll bounded by the deadline (timeout_s <= 0: none, as
  * with MPI); sockets are nonblocking, close-on-exec, written with MSG_NOSIGNAL; a stranger or a
- * dead peer on the port costs a closed socket, never a wait. Threading: the opening thread, then
+ * dead peer on the port costs a closed socket, never a wait; a child the rank forked never
+ * meets (it would take the rank's place). Threading: the opening thread, then
  * the exit sequence. Callers: coll_nccl.c (listen, join), coll.c (arrive, close).
  */
 #include <errno.h>
@@ -45,6 +46,7 @@ struct ash_coll_meet {
     struct sockaddr_storage addr;  /* the others: rank 0's address and port */
     socklen_t addrlen;
     uint64_t token;
+    pid_t pid;                     /* the rank's process: a forked child at exit takes no part */
 };
 
 static double ash_coll__meet_now(void)
@@ -139,6 +141,7 @@ void ash_coll__meet_listen(ash_coll_t *c, const char *comm_id, ash_coll_meet_car
         return;
     }
     m->listen_fd = fd;
+    m->pid = getpid();
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     m->token = ((uint64_t)ts.tv_nsec << 32) ^ (uint64_t)ts.tv_sec ^ ((uint64_t)getpid() << 16) ^
@@ -175,6 +178,7 @@ void ash_coll__meet_join(ash_coll_t *c, const char *comm_id, const ash_coll_meet
         return;
     }
     m->listen_fd = -1;
+    m->pid = getpid();
     memcpy(&m->addr, ai->ai_addr, ai->ai_addrlen);
     m->addrlen = ai->ai_addrlen;
     ash_coll__meet_set_port(&m->addr, (uint16_t)card->port);
@@ -416,8 +420,8 @@ out:
 
 ash_coll_status_t ash_coll__meet_arrive(ash_coll_t *c, double timeout_s, unsigned char *absent)
 {
-    if (!c->meet)
-        return ASH_COLL_OK; /* no meeting was set up (warned at open) */
+    if (!c->meet || c->meet->pid != getpid())
+        return ASH_COLL_OK; /* no meeting was set up (warned at open), or a forked child exits */
     ash_coll_status_t st = c->meet->listen_fd >= 0 ? ash_coll__meet_gather(c, timeout_s, absent)
                                                    : ash_coll__meet_report(c, timeout_s, absent);
     ash_coll__meet_close(c); /* one meeting per communicator */
