@@ -201,8 +201,11 @@ ASH_COLL_API ash_coll_status_t ash_coll_fingerprint(ash_coll_t *c,
  * rank has said so, up to timeout_s seconds (<= 0: no limit). Point-to-point messages on the
  * private communicator, with a tag of their own, so they never match a collective a late peer is
  * still inside. ASH_COLL_OK; ASH_COLL_ETIMEDOUT with absent[r] = 1 for each rank r not heard
- * from (absent: world_size bytes, all written). No MPI world (no_mpi, world 1): ASH_COLL_OK at
- * once. The wait polls with 1 ms naps: a rank waiting for a late peer spends no core on it. */
+ * from (absent: world_size bytes, all written). World 1: ASH_COLL_OK at once. The wait polls
+ * with 1 ms naps: a rank waiting for a late peer spends no core on it. No MPI world (no_mpi): the
+ * same answers over TCP without CUDA (a star at rank 0, whose port every rank learnt at open;
+ * coll_meet.c), rank 0's verdict shared by every waiting rank; ASH_COLL_OK when rank 0 could not
+ * set a meeting up (said at open). One meeting per communicator. */
 ASH_COLL_API ash_coll_status_t ash_coll_arrive(ash_coll_t *c, double timeout_s,
                                                unsigned char *absent);
 /* Abort the communicator without waiting for peers (ncclCommAbort on nccl; mpi: nothing to

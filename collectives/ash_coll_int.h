@@ -8,8 +8,12 @@
 #ifndef ASH_COLL_INT_H
 #define ASH_COLL_INT_H
 
+#include <stdint.h>
+
 #include "ash_coll_mpi.h"
 #include "ash_coll.h"
+
+typedef struct ash_coll_meet ash_coll_meet_t;
 
 struct ash_coll {
     const ash_coll_ops_t *ops;
@@ -24,6 +28,7 @@ struct ash_coll {
     int no_mpi;             /* world > 1 without MPI: NCCL bootstrap (config no_mpi) */
     int have_comm_id;       /* no_mpi: the caller saw NCCL_COMM_ID set */
     int broken;             /* a collective failed mid-way: later calls answer ESTATE */
+    ash_coll_meet_t *meet;  /* no_mpi: the exit meeting (coll_meet.c); NULL when there is none */
     char why[384];          /* why the last backend init failed (for the fallback warning) */
     void *impl;             /* backend state */
 };
@@ -34,6 +39,22 @@ extern const ash_coll_ops_t ash_coll_nccl_ops;
 /* no_mpi mode: every rank's `bytes` at host `send` into host `all` (world * bytes), rank order,
  * through ncclAllGather on the legacy stream (the caller's context must be current). */
 ash_coll_status_t ash_coll__nccl_allgather_host(ash_coll_t *c, const void *send, size_t bytes, void *all);
+
+/* coll_meet.c: the exit meeting of no_mpi ranks, a TCP star at rank 0 (no CUDA, no NCCL).
+ * The card travels from rank 0 to all by one broadcast at open: port 0 means no meeting. */
+#define ASH_COLL_MEET_MAGIC 0x41534d31u /* "ASM1" */
+typedef struct ash_coll_meet_card {
+    uint32_t magic, port;   /* rank 0's listening port (host order) */
+    uint32_t index, pad;    /* which of NCCL_COMM_ID's host addresses it is bound to */
+    uint64_t token;         /* said back by each rank at exit: strangers are refused */
+} ash_coll_meet_card_t;
+/* rank 0: listen on an ephemeral port of NCCL_COMM_ID's host; card->port 0 when it cannot */
+void ash_coll__meet_listen(ash_coll_t *c, const char *comm_id, ash_coll_meet_card_t *card);
+/* every rank, with rank 0's card: keep where to meet (a bad card: no meeting, rank 0's closed) */
+void ash_coll__meet_join(ash_coll_t *c, const char *comm_id, const ash_coll_meet_card_t *card);
+/* ash_coll_arrive without MPI: OK, or ETIMEDOUT with absent[] filled; no meeting: OK */
+ash_coll_status_t ash_coll__meet_arrive(ash_coll_t *c, double timeout_s, unsigned char *absent);
+void ash_coll__meet_close(ash_coll_t *c);
 
 /* explicit "unsupported" slots for backends that lack an operation */
 ash_coll_status_t ash_coll__unsupported_allreduce(ash_coll_t *c, CUdeviceptr buf, size_t count,

@@ -444,6 +444,7 @@ void ash_coll_close(ash_coll_t *c)
         return;
     if (c->ops)
         c->ops->fini(c);
+    ash_coll__meet_close(c);
     ash_coll__mpi_release(c);
     free(c);
 }
@@ -516,7 +517,9 @@ ash_coll_status_t ash_coll_arrive(ash_coll_t *c, double timeout_s, unsigned char
     memset(absent, 0, (size_t)c->world);
     if (c->broken)
         return ASH_COLL_ESTATE;
-    if (c->no_mpi || c->comm == ASH_COLL_NO_COMM)
+    if (c->no_mpi)
+        return ash_coll__meet_arrive(c, timeout_s, absent); /* TCP, no CUDA (coll_meet.c) */
+    if (c->comm == ASH_COLL_NO_COMM)
         return ASH_COLL_OK;
     static const int mine = 1;
     int n = c->world, rc = MPI_SUCCESS, left = 0;

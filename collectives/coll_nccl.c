@@ -4,6 +4,8 @@
  * this library, loaded lazily per context with the real cuModuleLoadData) into a device scratch
  * buffer (real cuMemAlloc, grown and reused), a 16-bit reduction, the cast back (+ scale).
  * Mean: ncclAvg when NCCL >= 2.10, else sum + scale kernel (fp16 scales before the sum).
+ * Without MPI (no_mpi) every rank makes the id from NCCL_COMM_ID, and one ncclBroadcast after the
+ * rendezvous hands out the exit meeting's port (coll_meet.c).
  * Invariant: init succeeds on every rank or fails on every rank (agreement over MPI at each
  * step), so "auto" never leaves ranks on different backends. Scratch reuse on another stream
  * waits (cuStreamWaitEvent) for its last use. The library stays loaded after fini (NCCL may
@@ -137,6 +139,40 @@ static const char *ash_coll__nccl_err(const ash_coll_nccl_t *n, ncclResult_t r)
     return n->GetErrorString ? n->GetErrorString(r) : "NCCL error";
 }
 
+/* No MPI: the exit meeting's card (coll_meet.c) from rank 0 to every rank, by one ncclBroadcast
+ * on the legacy stream while the program's CUDA context is alive (at exit it may not be).
+ * Bounded like the rendezvous (a rank that never joins: exit 4). Any failure: no meeting. */
+static void ash_coll__nccl_meet_card(ash_coll_t *c, ash_coll_nccl_t *n, const char *comm_id)
+{
+    ash_coll_meet_card_t card;
+    CUdeviceptr d = 0;
+    ncclResult_t r = ncclSuccess;
+    int ok = 0;
+
+    if (c->rank == 0)
+        ash_coll__meet_listen(c, comm_id, &card);
+    else
+        memset(&card, 0, sizeof card);
+    ash_coll_deadline_t *dl = ash_coll__deadline_start(c, "the exit meeting's port, ncclBroadcast");
+    if (c->drv->cuMemAlloc_v2(&d, sizeof card) == CUDA_SUCCESS &&
+        c->drv->cuMemcpyHtoDAsync_v2(d, &card, sizeof card, NULL) == CUDA_SUCCESS &&
+        (r = n->Broadcast((const void *)(uintptr_t)d, (void *)(uintptr_t)d, sizeof card, ncclUint8, 0,
+                          n->comm, NULL)) == ncclSuccess &&
+        c->drv->cuMemcpyDtoHAsync_v2(&card, d, sizeof card, NULL) == CUDA_SUCCESS &&
+        c->drv->cuStreamSynchronize(NULL) == CUDA_SUCCESS)
+        ok = 1;
+    ash_coll__deadline_stop(dl);
+    if (d)
+        c->drv->cuMemFree_v2(d);
+    if (!ok) {
+        ash_coll__log(c, ASH_COLL_LOG_WARN, "collectives: no meeting at exit for rank %d: the "
+                      "broadcast of its port failed (%s)", c->rank,
+                      r != ncclSuccess ? ash_coll__nccl_err(n, r) : "CUDA error");
+        memset(&card, 0, sizeof card);
+    }
+    ash_coll__meet_join(c, comm_id, &card);
+}
+
 static ash_coll_status_t ash_coll__nccl_init(ash_coll_t *c, const ash_coll_config_t *cfg)
 {
     ash_coll_nccl_t *n = calloc(1, sizeof *n);
@@ -146,7 +182,6 @@ static ash_coll_status_t ash_coll__nccl_init(ash_coll_t *c, const ash_coll_confi
     int all_ok = 0, rc;
     MPI_Request req;
 
-    (void)cfg;
     if (!n)
         return ASH_COLL_ENOMEM;
     c->why[0] = 0;
@@ -210,6 +245,8 @@ static ash_coll_status_t ash_coll__nccl_init(ash_coll_t *c, const ash_coll_confi
         n->version = 0;
     /* codes: 2.9+ major*10000+minor*100+patch; older major*1000+minor*100+patch */
     n->has_avg = n->version >= 21000;
+    if (c->no_mpi)
+        ash_coll__nccl_meet_card(c, n, cfg->nccl_comm_id);
     ash_coll__log(c, ASH_COLL_LOG_INFO, "collectives: NCCL %d (%s) ready, mean via %s",
                   n->version, c->nccl_library, n->has_avg ? "ncclAvg" : "sum + scale kernel");
     c->impl = n;

@@ -6,7 +6,7 @@
 COLL_BUILD := $(BUILD)/collectives
 COLL_HDRS := collectives/ash_coll.h collectives/ash_coll_int.h collectives/ash_coll_cast.h \
              collectives/ash_coll_mpi.h
-COLL_SRCS := collectives/coll.c collectives/coll_deadline.c collectives/coll_mpi.c collectives/coll_nccl.c \
+COLL_SRCS := collectives/coll.c collectives/coll_deadline.c collectives/coll_meet.c collectives/coll_mpi.c collectives/coll_nccl.c \
              collectives/mpi_dl.c
 COLL_PTX := $(COLL_BUILD)/cast_kernels.ptx
 COLL_OBJS := $(patsubst collectives/%.c,$(COLL_BUILD)/%.o,$(COLL_SRCS)) $(COLL_BUILD)/ptx_blob.o

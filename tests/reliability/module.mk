@@ -3,6 +3,7 @@
 #   test_watchdog.sh     a stalled rank is reported by the ranks waiting for it (exit 4), mpi+nccl
 #   test_watchdog_late.sh  ... also after a thousand fast collectives, and with uneven step counts
 #   test_exit_deadline.sh  a rank at exit whose peer never comes names it and exits 4 (no hang)
+#   test_exit_meeting.sh   ... also for ranks without MPI (TCP meeting at rank 0), 3 machines
 #   test_stress.sh       4 ranks, tens of thousands of collectives, fused and not, --debug, jitter:
 #                        no hang, no VmRSS growth, ranks bit-identical
 #   test_crash.sh        a segfault's backtrace reaches accelerate-run's root-cause block
@@ -24,6 +25,7 @@ TESTS += tests/reliability/test_fingerprint.sh \
          tests/reliability/test_watchdog.sh \
          tests/reliability/test_watchdog_late.sh \
          tests/reliability/test_exit_deadline.sh \
+         tests/reliability/test_exit_meeting.sh \
          tests/reliability/test_stress.sh \
          tests/reliability/test_crash.sh \
          tests/reliability/test_crash_recover.sh \

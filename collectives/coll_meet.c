@@ -1,0 +1,431 @@
+/* coll_meet.c — the exit meeting of ranks that are no MPI world (no_mpi: they met through
+ * NCCL_COMM_ID): a TCP star at rank 0, without CUDA or NCCL, which may be gone at exit.
+ *
+ * At open (coll_nccl.c, while the program's CUDA context is alive) rank 0 listens on an ephemeral
+ * port of the NCCL_COMM_ID host's address, and one ncclBroadcast gives every rank that port and a
+ * token (the card). At exit (ash_coll_arrive) every other rank connects and says token + rank.
+ * Rank 0, once at its own exit, answers each with "here" and then all of them with its verdict:
+ * every rank arrived, or (timeout_s after its own arrival) which ranks did not. A waiting rank
+ * that has had no "here" within its own timeout_s names rank 0; one that has waits up to
+ * timeout_s + ASH_COLL_MEET_GRACE_S more for the verdict; rank 0 gone (refused, closed) is named
+ * at once. Invariant: every wait is a poll bounded by the deadline (timeout_s <= 0: none, as
+ * with MPI); sockets are nonblocking, close-on-exec, written with MSG_NOSIGNAL; a stranger or a
+ * dead peer on the port costs a closed socket, never a wait; a child the rank forked never
+ * meets (it would take the rank's place). Threading: the opening thread, then
+ * the exit sequence. Callers: coll_nccl.c (listen, join), coll.c (arrive, close).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ash_coll_int.h"
+
+#define ASH_COLL_MEET_GRACE_S 5.0 /* past rank 0's own deadline, for its verdict to travel */
+
+/* rank 0 -> a peer: one kind byte, then world bytes (1: that rank has arrived) */
+enum { ASH_COLL_MEET_HERE = 'H', ASH_COLL_MEET_ALL = 'A', ASH_COLL_MEET_LATE = 'T' };
+
+/* a peer -> rank 0, network byte order */
+typedef struct ash_coll_meet_hello {
+    uint32_t magic, rank, world, pad;
+    uint64_t token;
+} ash_coll_meet_hello_t;
+
+struct ash_coll_meet {
+    int listen_fd;                 /* rank 0: the listening socket */
+    struct sockaddr_storage addr;  /* the others: rank 0's address and port */
+    socklen_t addrlen;
+    uint64_t token;
+    pid_t pid;                     /* the rank's process: a forked child at exit takes no part */
+};
+
+static double ash_coll__meet_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* poll's timeout for a deadline (<= 0: none) */
+static int ash_coll__meet_ms(double deadline)
+{
+    if (deadline <= 0)
+        return -1;
+    double left = deadline - ash_coll__meet_now();
+    return left <= 0 ? 0 : left > 1e6 ? 1000 * 1000 * 1000 : (int)(left * 1000.0) + 1;
+}
+
+static uint64_t ash_coll__meet_u64_hton(uint64_t v)
+{
+    return ((uint64_t)htonl((uint32_t)v) << 32) | htonl((uint32_t)(v >> 32));
+}
+
+/* NCCL_COMM_ID's host ("IPv4:port", "[IPv6]:port", "name:port") resolved: getaddrinfo's list */
+static struct addrinfo *ash_coll__meet_resolve(const ash_coll_t *c, const char *comm_id)
+{
+    char host[256];
+    const char *h = comm_id, *end;
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res = NULL;
+    int rc;
+
+    if (!comm_id)
+        return NULL;
+    if (*h == '[') {
+        h++;
+        end = strchr(h, ']');
+    } else {
+        end = strrchr(h, ':');
+    }
+    if (!end || end == h || (size_t)(end - h) >= sizeof host) {
+        ash_coll__log(c, ASH_COLL_LOG_WARN, "collectives: exit meeting: NCCL_COMM_ID \"%.200s\" "
+                      "has no host part", comm_id);
+        return NULL;
+    }
+    memcpy(host, h, (size_t)(end - h));
+    host[end - h] = 0;
+    if ((rc = getaddrinfo(host, NULL, &hints, &res)) != 0) {
+        ash_coll__log(c, ASH_COLL_LOG_WARN, "collectives: exit meeting: cannot resolve \"%s\": %s",
+                      host, gai_strerror(rc));
+        return NULL;
+    }
+    return res;
+}
+
+static void ash_coll__meet_set_port(struct sockaddr_storage *sa, uint16_t port)
+{
+    if (sa->ss_family == AF_INET6)
+        ((struct sockaddr_in6 *)sa)->sin6_port = htons(port);
+    else
+        ((struct sockaddr_in *)sa)->sin_port = htons(port);
+}
+
+void ash_coll__meet_listen(ash_coll_t *c, const char *comm_id, ash_coll_meet_card_t *card)
+{
+    struct addrinfo *res = ash_coll__meet_resolve(c, comm_id), *ai;
+    struct sockaddr_storage sa;
+    socklen_t len = sizeof sa;
+    int fd = -1, index = 0, backlog = c->world < SOMAXCONN ? c->world : SOMAXCONN;
+    ash_coll_meet_t *m;
+
+    memset(card, 0, sizeof *card);
+    for (ai = res; ai; ai = ai->ai_next, index++) {
+        fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (fd < 0)
+            continue;
+        memcpy(&sa, ai->ai_addr, ai->ai_addrlen);
+        ash_coll__meet_set_port(&sa, 0); /* ephemeral: nothing to collide with */
+        if (bind(fd, (struct sockaddr *)&sa, ai->ai_addrlen) == 0 && listen(fd, backlog) == 0)
+            break;
+        close(fd);
+        fd = -1;
+    }
+    if (fd >= 0)
+        len = sizeof sa;
+    if (fd < 0 || getsockname(fd, (struct sockaddr *)&sa, &len) != 0 || !(m = calloc(1, sizeof *m))) {
+        ash_coll__log(c, ASH_COLL_LOG_WARN, "collectives: no meeting at exit for the ranks: cannot "
+                      "listen at the host of NCCL_COMM_ID \"%.200s\" (%s); a rank that stalls at "
+                      "the end goes unnoticed", comm_id ? comm_id : "", strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        freeaddrinfo(res);
+        return;
+    }
+    m->listen_fd = fd;
+    m->pid = getpid();
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    m->token = ((uint64_t)ts.tv_nsec << 32) ^ (uint64_t)ts.tv_sec ^ ((uint64_t)getpid() << 16) ^
+               (uint64_t)(uintptr_t)m;
+    c->meet = m;
+    card->magic = ASH_COLL_MEET_MAGIC;
+    card->port = ntohs(sa.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&sa)->sin6_port
+                                                : ((struct sockaddr_in *)&sa)->sin_port);
+    card->index = (uint32_t)index;
+    card->token = m->token;
+    ash_coll__log(c, ASH_COLL_LOG_DEBUG, "collectives: the ranks meet at exit on port %u of %.200s",
+                  (unsigned)card->port, comm_id);
+    freeaddrinfo(res);
+}
+
+void ash_coll__meet_join(ash_coll_t *c, const char *comm_id, const ash_coll_meet_card_t *card)
+{
+    if (card->magic != ASH_COLL_MEET_MAGIC || card->port == 0) {
+        ash_coll__meet_close(c); /* rank 0's card did not travel: nobody meets */
+        if (c->rank != 0)
+            ash_coll__log(c, ASH_COLL_LOG_DEBUG, "collectives: no meeting at exit (rank 0 has no port)");
+        return;
+    }
+    if (c->rank == 0)
+        return; /* it listens already */
+    struct addrinfo *res = ash_coll__meet_resolve(c, comm_id), *ai = res;
+    for (uint32_t i = 0; ai && i < card->index; i++)
+        ai = ai->ai_next;
+    ash_coll_meet_t *m = ai ? calloc(1, sizeof *m) : NULL;
+    if (!m) {
+        ash_coll__log(c, ASH_COLL_LOG_WARN, "collectives: no meeting at exit for rank %d: rank 0's "
+                      "address (%.200s) not found here", c->rank, comm_id);
+        freeaddrinfo(res);
+        return;
+    }
+    m->listen_fd = -1;
+    m->pid = getpid();
+    memcpy(&m->addr, ai->ai_addr, ai->ai_addrlen);
+    m->addrlen = ai->ai_addrlen;
+    ash_coll__meet_set_port(&m->addr, (uint16_t)card->port);
+    m->token = card->token;
+    c->meet = m;
+    freeaddrinfo(res);
+}
+
+void ash_coll__meet_close(ash_coll_t *c)
+{
+    if (!c->meet)
+        return;
+    if (c->meet->listen_fd >= 0)
+        close(c->meet->listen_fd);
+    free(c->meet);
+    c->meet = NULL;
+}
+
+/* rank 0's message to one peer; a peer that cannot take 1 + world bytes at once is gone to us */
+static void ash_coll__meet_tell(int fd, char kind, const unsigned char *arrived, int world,
+                                unsigned char *msg)
+{
+    msg[0] = (unsigned char)kind;
+    memcpy(msg + 1, arrived, (size_t)world);
+    (void)send(fd, msg, (size_t)world + 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+/* Rank 0: take the others' hellos until all arrived or the deadline; tell them the verdict. */
+static ash_coll_status_t ash_coll__meet_gather(ash_coll_t *c, double timeout_s, unsigned char *absent)
+{
+    ash_coll_meet_t *m = c->meet;
+    int n = c->world, left = n - 1, slots = n + 16;
+    /* pending[i]: an accepted socket whose hello is not complete (got[i] bytes so far) */
+    int *conn = malloc(sizeof *conn * (size_t)n), *pending = malloc(sizeof *pending * (size_t)slots);
+    size_t *got = calloc((size_t)slots, sizeof *got);
+    ash_coll_meet_hello_t *hello = calloc((size_t)slots, sizeof *hello);
+    struct pollfd *pf = calloc((size_t)slots + 1, sizeof *pf);
+    unsigned char *arrived = calloc((size_t)n, 1), *msg = malloc((size_t)n + 1);
+    double deadline = timeout_s > 0 ? ash_coll__meet_now() + timeout_s : 0;
+    ash_coll_status_t st = ASH_COLL_OK;
+
+    if (!conn || !pending || !got || !hello || !pf || !arrived || !msg) {
+        st = ASH_COLL_ENOMEM;
+        goto out;
+    }
+    for (int r = 0; r < n; r++)
+        conn[r] = -1;
+    for (int i = 0; i < slots; i++)
+        pending[i] = -1;
+    arrived[0] = 1;
+    while (left > 0) {
+        int k = 0;
+        pf[k++] = (struct pollfd){m->listen_fd, POLLIN, 0};
+        for (int i = 0; i < slots; i++)
+            if (pending[i] >= 0)
+                pf[k++] = (struct pollfd){pending[i], POLLIN, 0};
+        int ms = ash_coll__meet_ms(deadline);
+        if (ms == 0)
+            break;
+        if (poll(pf, (nfds_t)k, ms) < 0 && errno != EINTR) {
+            ash_coll__log(c, ASH_COLL_LOG_ERROR, "collectives: exit meeting: poll: %s", strerror(errno));
+            break;
+        }
+        /* hellos first (their slots are free again after), then new connections */
+        for (int i = 0; i < slots; i++) {
+            if (pending[i] < 0)
+                continue;
+            char *p = (char *)&hello[i];
+            ssize_t r = recv(pending[i], p + got[i], sizeof hello[i] - got[i], MSG_DONTWAIT);
+            if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+                continue;
+            if (r > 0 && (got[i] += (size_t)r) < sizeof hello[i])
+                continue;
+            int peer = r > 0 ? (int)ntohl(hello[i].rank) : -1;
+            if (r <= 0 || ntohl(hello[i].magic) != ASH_COLL_MEET_MAGIC ||
+                ash_coll__meet_u64_hton(hello[i].token) != m->token ||
+                (int)ntohl(hello[i].world) != n || peer < 1 || peer >= n || arrived[peer]) {
+                if (r > 0)
+                    ash_coll__log(c, ASH_COLL_LOG_WARN, "collectives: exit meeting: a stranger's "
+                                  "hello on the meeting's port was refused");
+                close(pending[i]);
+            } else {
+                int one = 1;
+                setsockopt(pending[i], IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+                conn[peer] = pending[i];
+                arrived[peer] = 1;
+                left--;
+                ash_coll__meet_tell(conn[peer], ASH_COLL_MEET_HERE, arrived, n, msg);
+            }
+            pending[i] = -1;
+            got[i] = 0;
+        }
+        for (;;) {
+            int i = 0;
+            while (i < slots && pending[i] >= 0)
+                i++;
+            int fd = accept4(m->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+            if (fd < 0)
+                break;
+            if (i == slots) { /* more sockets than ranks: strangers */
+                close(fd);
+                continue;
+            }
+            pending[i] = fd;
+        }
+    }
+    for (int r = 1; r < n; r++)
+        if (conn[r] >= 0)
+            ash_coll__meet_tell(conn[r], left ? ASH_COLL_MEET_LATE : ASH_COLL_MEET_ALL, arrived, n, msg);
+    for (int r = 0; r < n; r++)
+        absent[r] = !arrived[r];
+    st = left ? ASH_COLL_ETIMEDOUT : ASH_COLL_OK;
+out:
+    for (int r = 0; conn && r < n; r++)
+        if (conn[r] >= 0)
+            close(conn[r]);
+    for (int i = 0; pending && i < slots; i++)
+        if (pending[i] >= 0)
+            close(pending[i]);
+    free(conn);
+    free(pending);
+    free(got);
+    free(hello);
+    free(pf);
+    free(arrived);
+    free(msg);
+    return st;
+}
+
+/* A peer: connect to rank 0, say hello, wait for the verdict (see the file's head for bounds). */
+static ash_coll_status_t ash_coll__meet_report(ash_coll_t *c, double timeout_s, unsigned char *absent)
+{
+    ash_coll_meet_t *m = c->meet;
+    int n = c->world, here = 0, fd, one = 1;
+    double deadline = timeout_s > 0 ? ash_coll__meet_now() + timeout_s : 0;
+    unsigned char *msg = malloc((size_t)n + 1), *last = calloc((size_t)n, 1);
+    size_t got = 0;
+    const char *why = NULL;
+    ash_coll_status_t st = ASH_COLL_ETIMEDOUT;
+    ash_coll_meet_hello_t hello = {
+        .magic = htonl(ASH_COLL_MEET_MAGIC), .rank = htonl((uint32_t)c->rank),
+        .world = htonl((uint32_t)n), .token = ash_coll__meet_u64_hton(m->token),
+    };
+
+    if (!msg || !last) {
+        free(msg);
+        free(last);
+        return ASH_COLL_ENOMEM;
+    }
+    fd = socket(m->addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0) {
+        st = ASH_COLL_ESTATE;
+        ash_coll__log(c, ASH_COLL_LOG_ERROR, "collectives: exit meeting: socket: %s", strerror(errno));
+        goto out;
+    }
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (connect(fd, (struct sockaddr *)&m->addr, m->addrlen) != 0 && errno != EINPROGRESS) {
+        why = strerror(errno);
+        goto gone;
+    }
+    /* connected (or connecting): the hello goes out once the socket is writable */
+    for (size_t sent = 0; sent < sizeof hello;) {
+        struct pollfd pf = {fd, POLLOUT, 0};
+        int ms = ash_coll__meet_ms(deadline), err = 0;
+        socklen_t len = sizeof err;
+        if (ms == 0)
+            goto late;
+        if (poll(&pf, 1, ms) <= 0)
+            continue;
+        if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err != 0) {
+            why = strerror(err);
+            goto gone;
+        }
+        ssize_t k = send(fd, (char *)&hello + sent, sizeof hello - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+            why = strerror(errno);
+            goto gone;
+        }
+        sent += k > 0 ? (size_t)k : 0;
+    }
+    /* rank 0's messages: "here" (then its verdict comes within timeout_s of it), then the verdict */
+    for (;;) {
+        struct pollfd pf = {fd, POLLIN, 0};
+        int ms = ash_coll__meet_ms(deadline);
+        if (ms == 0)
+            goto late;
+        if (poll(&pf, 1, ms) <= 0)
+            continue;
+        ssize_t k = recv(fd, msg + got, (size_t)n + 1 - got, MSG_DONTWAIT);
+        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+            continue;
+        if (k <= 0) {
+            why = k == 0 ? "it closed the connection before its verdict" : strerror(errno);
+            goto gone;
+        }
+        if ((got += (size_t)k) < (size_t)n + 1)
+            continue;
+        got = 0;
+        memcpy(last, msg + 1, (size_t)n);
+        if (msg[0] == ASH_COLL_MEET_ALL) {
+            st = ASH_COLL_OK;
+            goto out;
+        }
+        if (msg[0] == ASH_COLL_MEET_LATE) {
+            for (int r = 0; r < n; r++)
+                absent[r] = !last[r];
+            goto out;
+        }
+        if (msg[0] == ASH_COLL_MEET_HERE && !here) {
+            here = 1;
+            if (deadline > 0)
+                deadline = ash_coll__meet_now() + timeout_s + ASH_COLL_MEET_GRACE_S;
+        }
+    }
+late:
+    if (!here) {
+        ash_coll__log(c, ASH_COLL_LOG_WARN, "collectives: exit meeting: rank 0, which gathers the "
+                      "ranks at exit, did not come within %.0f s (which other ranks came only it "
+                      "knows)", timeout_s);
+        absent[0] = 1;
+    } else {
+        ash_coll__log(c, ASH_COLL_LOG_WARN, "collectives: exit meeting: rank 0 came but gave no "
+                      "verdict in time; naming the ranks it had not seen");
+        for (int r = 0; r < n; r++)
+            absent[r] = !last[r];
+    }
+    goto out;
+gone:
+    ash_coll__log(c, ASH_COLL_LOG_WARN, "collectives: exit meeting: rank 0, which gathers the ranks "
+                  "at exit, cannot be reached (%s): it has ended", why);
+    absent[0] = 1;
+out:
+    if (fd >= 0)
+        close(fd);
+    free(msg);
+    free(last);
+    return st;
+}
+
+ash_coll_status_t ash_coll__meet_arrive(ash_coll_t *c, double timeout_s, unsigned char *absent)
+{
+    if (!c->meet || c->meet->pid != getpid())
+        return ASH_COLL_OK; /* no meeting was set up (warned at open), or a forked child exits */
+    ash_coll_status_t st = c->meet->listen_fd >= 0 ? ash_coll__meet_gather(c, timeout_s, absent)
+                                                   : ash_coll__meet_report(c, timeout_s, absent);
+    ash_coll__meet_close(c); /* one meeting per communicator */
+    if (st == ASH_COLL_ETIMEDOUT)
+        c->broken = 1;
+    return st;
+}
