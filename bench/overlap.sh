@@ -17,7 +17,9 @@
 # run's ranks differ (no communication, different shards), so the identity check can fail.
 # A shim whose policy parser does not know `ready:` yet: `without` runs examples/layers.yaml and
 # `with` is skipped. Prints; never fails on a figure. Env: BACKENDS ("mpi nccl"), LAYERS (6),
-# SIZE (131072 floats a layer), BATCH (1), WORK (0), STEPS (60), ROUNDS (5).
+# SIZE (131072 floats a layer), BATCH (1), WORK (0), DEVICE_US (1000: each layer's backward also
+# keeps its stream busy 1 ms without host work, as a GPU kernel would: tests/trainers/layers
+# --device-us), STEPS (60), ROUNDS (5).
 set -u
 # shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -35,11 +37,12 @@ LAYERS=${LAYERS:-6}
 SIZE=${SIZE:-131072}
 BATCH=${BATCH:-1}
 WORK=${WORK:-0}
+DEVICE_US=${DEVICE_US:-1000}
 STEPS=${STEPS:-60}
 ROUNDS=${ROUNDS:-5}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-ARGS=(--layers "$LAYERS" --size "$SIZE" --batch "$BATCH" --work "$WORK" --steps "$STEPS")
+ARGS=(--layers "$LAYERS" --size "$SIZE" --batch "$BATCH" --work "$WORK" --device-us "$DEVICE_US" --steps "$STEPS")
 
 # run_job BACKEND POLICY SYNC OVERLAP OUTDIR: 2 ranks; rank r's stdout+stderr in OUTDIR/rank.r.log,
 # its parameters in OUTDIR/rank.r; status of mpirun

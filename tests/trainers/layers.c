@@ -23,7 +23,7 @@
 extern const char layers_kernels_ptx[]; /* layers_ptx.S: build/tests/trainers/layers_kernels.ptx + NUL */
 
 typedef struct layers_opts {
-    long long layers, size, steps, batch, work, accum, shard_rank, shard_count;
+    long long layers, size, steps, batch, work, accum, shard_rank, shard_count, device_us;
     float lr;
     uint64_t seed;
     int forward;
@@ -42,6 +42,9 @@ static const char layers_usage[] =
     "  --batch B              samples per backward pass for this process (default 4)\n"
     "  --work W               extra rounds per element in layer_backward: time only, the result\n"
     "                         does not depend on W (default 0)\n"
+    "  --device-us U          before each layer_backward, a layer_busy launch that keeps the\n"
+    "                         stream busy U microseconds without host work (a GPU kernel's time;\n"
+    "                         on hostcuda a sleep on the stream's worker; default 0: none)\n"
     "  --accum A              backward passes per step (gradient accumulation; default 1); pass a\n"
     "                         of step t reads global samples [(t*A + a)*C*B, (t*A + a + 1)*C*B),\n"
     "                         rank R the slice [.. + R*B, .. + (R+1)*B) (C = --shard-count)\n"
@@ -83,13 +86,14 @@ static long long layers_parse_int(const char *opt, const char *s, long long lo, 
 static void layers_parse_opts(int argc, char **argv, layers_opts_t *o)
 {
     enum { O_LAYERS = 0x100, O_SIZE, O_STEPS, O_BATCH, O_WORK, O_ACCUM, O_FORWARD, O_LR, O_SEED,
-           O_RANK, O_COUNT, O_DUMP, O_HELP };
+           O_RANK, O_COUNT, O_DUMP, O_HELP, O_DEVICE_US };
     static const struct option longopts[] = {
         {"layers", required_argument, NULL, O_LAYERS},
         {"size", required_argument, NULL, O_SIZE},
         {"steps", required_argument, NULL, O_STEPS},
         {"batch", required_argument, NULL, O_BATCH},
         {"work", required_argument, NULL, O_WORK},
+        {"device-us", required_argument, NULL, O_DEVICE_US},
         {"accum", required_argument, NULL, O_ACCUM},
         {"forward", required_argument, NULL, O_FORWARD},
         {"lr", required_argument, NULL, O_LR},
@@ -113,6 +117,7 @@ static void layers_parse_opts(int argc, char **argv, layers_opts_t *o)
         case O_STEPS: o->steps = layers_parse_int("--steps", optarg, 0, 1000000000); break;
         case O_BATCH: o->batch = layers_parse_int("--batch", optarg, 1, 1 << 20); break;
         case O_WORK: o->work = layers_parse_int("--work", optarg, 0, 1 << 30); break;
+        case O_DEVICE_US: o->device_us = layers_parse_int("--device-us", optarg, 0, 10000000); break;
         case O_ACCUM: o->accum = layers_parse_int("--accum", optarg, 1, 1 << 16); break;
         case O_SEED: o->seed = (uint64_t)layers_parse_int("--seed", optarg, 0, INT64_MAX); break;
         case O_RANK: o->shard_rank = layers_parse_int("--shard-rank", optarg, 0, 1 << 20); break;
@@ -208,6 +213,8 @@ int main(int argc, char **argv)
     LAYERS_CK(cuModuleGetFunction(&k_fwd, mod, "layer_forward"));
     LAYERS_CK(cuModuleGetFunction(&k_bwd, mod, "layer_backward"));
     LAYERS_CK(cuModuleGetFunction(&k_sgd, mod, "sgd_apply"));
+    CUfunction k_busy;
+    LAYERS_CK(cuModuleGetFunction(&k_busy, mod, "layer_busy"));
 
     /* initial parameters on the host: uniform(-1, 1) * 0.5, the same on every rank */
     float *host = malloc(sizeof(float) * (size_t)total);
@@ -248,6 +255,10 @@ int main(int argc, char **argv)
                 CUdeviceptr g = d_grads + (CUdeviceptr)(l * N) * sizeof(float);
                 CUdeviceptr p = d_params + (CUdeviceptr)(l * N) * sizeof(float);
                 unsigned long long seed = layers_mix64(o.seed * 0x9e3779b97f4a7c15ull + (uint64_t)l + 1);
+                if (o.device_us > 0) {
+                    void *b[] = {&o.device_us};
+                    LAYERS_CK(cuLaunchKernel(k_busy, 1, 1, 1, 1, 1, 1, 0, layers_stream, b, NULL));
+                }
                 void *a[] = {&g, &n, &p, &seed, &work, &first, &batch, &scale};
                 layers_launch(k_bwd, N, a);
             }

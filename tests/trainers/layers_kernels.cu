@@ -58,6 +58,32 @@ ASH_KERNEL(layer_backward, float *, grad, long long, n, const float *, param,
     }
 }
 
+/* Device time without host work: the launch's first thread waits US microseconds (a GPU's
+ * %globaltimer; on hostcuda a sleep on the stream's worker, which leaves the CPU to others). It
+ * models a backward kernel that keeps the GPU busy while the host and the network are free. */
+#ifdef __CUDACC__
+ASH_KERNEL(layer_busy, long long, us)
+{
+    if (ASH_THREAD_ID() != 0)
+        return;
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    while (t - t0 < (unsigned long long)us * 1000ull);
+}
+#else
+#include <time.h>
+ASH_KERNEL(layer_busy, long long, us)
+{
+    if (ASH_THREAD_ID() != 0)
+        return;
+    struct timespec ts = {(time_t)(us / 1000000), (long)(us % 1000000) * 1000L};
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+}
+#endif
+
 /* params[i] -= lr * grads[i]: the update over the whole buffer (the sync point). */
 ASH_KERNEL(sgd_apply, float *, params, const float *, grads, long long, n, float, lr)
 {

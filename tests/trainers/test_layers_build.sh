@@ -25,8 +25,8 @@ needed=$(readelf -d "$BIN" | awk '/NEEDED/ { gsub(/[][]/, "", $NF); print $NF }'
 case " $needed " in *" libcuda.so.1 "*) ;; *) t_no "libcuda.so.1 not in DT_NEEDED ($needed)" ;; esac
 case "$needed" in *cudart*) t_no "links cudart ($needed)" ;; esac
 entries=$(sed -n 's/^.*\.entry \([A-Za-z0-9_]*\)(.*$/\1/p' "$PTX" | sort | tr '\n' ' ' | sed 's/ $//')
-[ "$entries" = "layer_backward layer_forward sgd_apply" ] \
-    || t_no "PTX entries '$entries', expected 'layer_backward layer_forward sgd_apply'"
+[ "$entries" = "layer_backward layer_busy layer_forward sgd_apply" ] \
+    || t_no "PTX entries '$entries', expected 'layer_backward layer_busy layer_forward sgd_apply'"
 exported=$(nm -D --defined-only "$KLIB" | awk '{ print $NF }')
 for e in $entries; do
     grep -qx "hostcuda_kernel_$e" <<<"$exported" || t_no "$KLIB does not export hostcuda_kernel_$e"
@@ -43,7 +43,7 @@ run() {
     fi
 }
 run w0 --work 0
-run w40 --work 40
+run w40 --work 40 --device-us 200
 run seed2 --work 0 --seed 2
 
 out=$MLP_TMP/w0.out
