@@ -800,6 +800,13 @@ void ash_overlap_library_write(const ash_kernel_info_t *site, CUstream s, CUdevi
         if (!o->r || o->off || o->learn == L_NONE || o->known.lo == o->known.hi)
             continue;
         if (!seen) { /* e.g. a batched GEMM: its outputs are in device memory */
+            if (before && protecting(o)) {
+                ash_overlap_quiesce(s); /* it runs after the early reductions, at least */
+                ash_warn("overlap", "gradients[%u] (at: \"%s\"): %s, whose outputs cannot be seen, "
+                         "runs after %zu region(s) were reduced early this step: if it writes "
+                         "them, this step's gradients are wrong (use explicit ready points for "
+                         "this program)", o->r->index, o->r->at, site->demangled, o->covered.n);
+            }
             learn_off(o, "a library call whose outputs cannot be seen", site);
             continue;
         }
