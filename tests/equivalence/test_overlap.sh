@@ -10,6 +10,11 @@
 #                  its launch in the second pass: the learner must find it)
 #   mlp-auto       the bundled trainer, overlap: auto, --gemm cublas (cuBLAS writes the weight
 #                  gradients: the learner sees them through the GEMM hooks)
+#   mlp-partial    explicit ready points where one never fires (nth: 3 of 2 launches): its region
+#                  is reduced at the sync point (the report counts bytes there), the other early
+#   layers-bucket  fuse: true with a 16 KiB bucket and ready points on layers 5, 3 and 2 of 6
+#                  (8 KiB each): layers 5 and 3 fill a bucket (not adjacent: packed into one
+#                  buffer), layer 2 waits in the next one until the sync point
 # Negative control: --accum 2 with a ready point after EVERY layer_backward (before the second
 # pass, which still adds to the region) must give a different result, showing the comparison
 # and the early reduction are real. TAP output.
@@ -35,6 +40,33 @@ sed '/^    ready:/,$d' "$T/layers-ready.yaml" >"$T/layers-auto.yaml"
 echo "    overlap: auto" >>"$T/layers-auto.yaml"
 cp "$EQ_POL/sgd-fused.yaml" "$T/mlp-auto.yaml"
 echo "    overlap: auto" >>"$T/mlp-auto.yaml"
+cp "$EQ_POL/sgd-fused.yaml" "$T/mlp-partial.yaml"
+cat >>"$T/mlp-partial.yaml" <<'EOF'
+    ready:
+      - after: "linear_backward_weight"
+        nth: 1
+        offset: 544
+        count: 132
+      - after: "linear_backward_weight"
+        nth: 3
+        offset: 0
+        count: 544
+EOF
+sed '/^    ready:/,$d' "$T/layers-ready.yaml" >"$T/layers-bucket.yaml"
+cat >>"$T/layers-bucket.yaml" <<'EOF'
+    fuse: true
+    bucket_cap_bytes: 16384
+    ready:
+      - after: "layer_backward"
+        nth: 1
+        buffer: { arg: 0, count_arg: 1 }
+      - after: "layer_backward"
+        nth: 3
+        buffer: { arg: 0, count_arg: 1 }
+      - after: "layer_backward"
+        nth: 4
+        buffer: { arg: 0, count_arg: 1 }
+EOF
 
 # run PROG NP BACKEND POLICY PREFIX ARGS...: N ranks of PROG under the shim
 run() {
@@ -64,7 +96,7 @@ early() {
     return 0
 }
 
-echo "1..$(( ${#backends[@]} * (2 * 2 * 3 + 1) ))"
+echo "1..$(( ${#backends[@]} * (2 * 2 * 3 + 2 * 2 + 1) ))"
 for be in "${backends[@]}"; do
     for np in 2 4; do
         for wire in same bf16; do
@@ -86,6 +118,33 @@ for be in "${backends[@]}"; do
                 [ $rc -eq 0 ] || eq_show "$d/on.0.log"
                 tap_case $rc "$desc"
             done
+        done
+    done
+    # partial ready points and buckets: 2 ranks, wire same and bf16
+    for wire in same bf16; do
+        for c in mlp-partial layers-bucket; do
+            d=$T/$be-2-$wire-$c; mkdir -p "$d"
+            eq_policy "$T/$c.yaml" "$wire" "$d/policy.yaml"
+            [ "$wire" = bf16 ] && ! grep -q 'wire:' "$d/policy.yaml" && sed -i 's/^    dtype: f32$/    dtype: f32\n    wire: bf16/' "$d/policy.yaml"
+            prog=layers args=(--layers 6 --size 2048 --steps 6 --work 20)
+            [ "$c" = mlp-partial ] && prog=mlp args=(--steps 8 --batch 4 --optimizer sgd --update fused)
+            desc="$be N=2 wire=$wire $c: overlap on == overlap off, bit for bit"
+            if ! OVERLAP=off run "$prog" 2 "$be" "$d/policy.yaml" "$d/off" "${args[@]}" ||
+               ! run "$prog" 2 "$be" "$d/policy.yaml" "$d/on" "${args[@]}"; then
+                echo "# ranks failed:"; eq_show "$d"/*.0.log; tap_case 1 "$desc"; continue
+            fi
+            rc=0
+            same "$d" 2 "$d/off.0" || rc=1
+            early "$d" || rc=1
+            line=$(grep -h 'report: overlap:' "$d/on.0.log" | head -1)
+            case $c in
+                mlp-partial) # W1/b1 (2176 bytes a step) at the sync point, W2/b2 early
+                    [[ $line == *" 3696 bytes reduced early in 7 step(s); "* ]] || { echo "# unexpected split: $line"; rc=1; } ;;
+                layers-bucket) # layers 5, 3, 2: 3 x 8 KiB early in each of steps 1-5
+                    [[ $line == *" 122880 bytes reduced early in 5 step(s); "* ]] || { echo "# unexpected split: $line"; rc=1; } ;;
+            esac
+            [ $rc -eq 0 ] || eq_show "$d/on.0.log"
+            tap_case $rc "$desc"
         done
     done
     # negative control: ready points before the last writer (--accum 2, ready after every pass)
