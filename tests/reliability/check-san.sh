@@ -38,7 +38,7 @@ for t in build/tests/hostcuda/test_hc_basic build/tests/hostcuda/test_hc_memory 
     case $t in *no_constructor*|*threads*) continue ;; esac  # constructors added; TSan: make test
     tests+=("$t")
 done
-tests+=(tests/equivalence/test_equivalence_mpi.sh
+tests+=(tests/equivalence/test_equivalence_mpi.sh tests/equivalence/test_overlap.sh
         tests/reliability/test_fingerprint.sh tests/reliability/test_checkpoint.sh
         tests/reliability/test_env_garbage.sh build/tests/reliability/test_file_create
         tests/reliability/test_unsynced.sh tests/reliability/test_param_digest.sh
