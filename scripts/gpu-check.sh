@@ -45,7 +45,7 @@ for d in "${ldp_parts[@]}"; do
 done
 unset HOSTCUDA_KERNEL_LIBS HOSTCUDA_DEVICES HOSTCUDA_STRICT LD_PRELOAD ACCELSHIM_POLICY ACCELSHIM_BACKEND \
       ACCELSHIM_DEVICES ACCELSHIM_LOCAL_RANK ACCELSHIM_RANK ACCELSHIM_WORLD_SIZE ACCELSHIM_LOG ACCELSHIM_REPORT \
-      ACCELSHIM_DEBUG_WORLD1_COLLECTIVES ACCELSHIM_ROUTING_TABLE ACCELSHIM_MATMUL
+      ACCELSHIM_DEBUG_WORLD1_COLLECTIVES ACCELSHIM_ROUTING_TABLE ACCELSHIM_MATMUL ACCELSHIM_OVERLAP
 # Open MPI 4.1's rsh launcher aborts even a local job when no ssh/rsh exists (the GPU machine has
 # none): the isolated launcher starts local processes only (mpirun, and MPI singletons' orted)
 export OMPI_MCA_plm=isolated
@@ -475,6 +475,35 @@ world1_nccl() {   # world1_nccl NAME TRAINER
     fi
 }
 
+# ---- overlap on one GPU: the communication thread and stream against the real driver ----
+# examples/mlp-overlap.yaml with the world-1 switch and NCCL: each ready region's all-reduce on the
+# shim's own stream, ordered by events; bit-identical to ACCELSHIM_OVERLAP=off, and the exit report
+# counts regions reduced early
+overlap_world1() {   # overlap_world1 NAME TRAINER
+    local n=$1 tr=$2 d=$L/$1 v early="" fails=0
+    mkdir -p "$d"
+    {
+        for v in off on; do
+            tmo 60 env LD_LIBRARY_PATH="$NCCL_LDP" ACCELSHIM_POLICY="$ROOT/examples/mlp-overlap.yaml" ACCELSHIM_BACKEND=nccl \
+                ACCELSHIM_LOG=info ACCELSHIM_OVERLAP=$v ACCELSHIM_DEBUG_WORLD1_COLLECTIVES=1 ACCELSHIM_DEVICES=0 LD_PRELOAD="$SHIM" \
+                "$tr" --steps "$STEPS" --batch "$BATCH" --save "$d/$v.bin" >"$d/$v.out" 2>"$d/$v.err" ||
+                echo "FAIL overlap $v: exit $?: $(grep -m2 -i 'error\|accelshim:' "$d/$v.err" | tr '\n' ' ')"
+        done
+        early=$(grep -h 'report: overlap:' "$d/on.err" 2>/dev/null | head -1)
+        echo "with overlap: ${early:-no overlap report}"
+        case $early in *": 0 region(s)"*|"") echo "FAIL: no region was reduced early" ;; esac
+        cmp -s "$d/on.bin" "$d/off.bin" ||
+            echo "FAIL: parameters differ from ACCELSHIM_OVERLAP=off: $("$CMP" "$d/on.bin" "$d/off.bin" --identical 2>&1 | head -2 | tr '\n' ' ')"
+    } >"$L/$n.txt" 2>&1
+    fails=$(grep -c '^FAIL' "$L/$n.txt")
+    early=$(sed -n 's/^with overlap: .*overlap: //p' "$L/$n.txt" | cut -c1-160)
+    if [ "$fails" -eq 0 ]; then
+        record "$n" PASS "ready points (examples/mlp-overlap.yaml), world-1 switch, nccl, $STEPS steps: bit-identical to ACCELSHIM_OVERLAP=off; $early"
+    else
+        record "$n" FAIL "$fails problems (logs/$n.txt): $(grep -m1 '^FAIL' "$L/$n.txt" | cut -c1-300)"
+    fi
+}
+
 # ---- two ranks on the one GPU with NCCL: does NCCL accept it? ----
 # As is, NCCL refuses a second rank on a GPU it already uses ("Duplicate GPU"); with a distinct
 # NCCL_HOSTID per rank (and P2P/SHM off, sockets on lo) each rank looks like another host.
@@ -859,7 +888,7 @@ CHECKS=("driver 30" "ptx-load 30" "routing 90" "routing-requests 40"
         "intercept-world1-rt_mlp 45" "intercept-world1-mlp 45" "equiv-mpi2-mlp 100" "equiv-mpi2-rt_mlp 100"
         "world1-nccl-mlp 60" "world1-nccl-rt_mlp 60" "coll-nccl-world1 60" "nccl-2ranks-1gpu 60"
         "passthrough-mlp 40" "passthrough-rt_mlp 40" "rt_mlp-vs-mlp 30" "remap 30" "coll-mpi-2ranks 45"
-        "launch-overhead 45" "matmul-gemm 60" "matmul-mlp 40")
+        "launch-overhead 45" "matmul-gemm 60" "matmul-mlp 40" "overlap-world1-mlp 45")
 rt_only() {   # rt_only NAME: rt_mlp (static cudart) needs the real driver
     [ -z "$FAKE" ] && return 0
     record "$1" SKIP "fake mode: rt_mlp (static cudart) cannot run on hostcuda" expected; return 1
@@ -888,6 +917,9 @@ run_check() {
             if [ $HAVE_NCCL = 0 ]; then record "$c" SKIP "libnccl.so.2 not found (ldconfig, LD_LIBRARY_PATH, a Python nvidia-nccl wheel, a search)"; return; fi
             need "$c" "$tr" "$SHIM" "$CMP" && world1_nccl "$c" "$tr" ;;
         coll-nccl-world1) chk_coll_nccl ;;
+        overlap-world1-*)
+            if [ $HAVE_NCCL = 0 ]; then record "$c" SKIP "libnccl.so.2 not found"; return; fi
+            need "$c" "$tr" "$SHIM" "$CMP" && overlap_world1 "$c" "$tr" ;;
         nccl-2ranks-1gpu) chk_nccl_2ranks ;;
         passthrough-*)
             { [ "$tr" = "$MLP" ] || rt_only "$c"; } && need "$c" "$tr" "$SHIM" && passthrough "$c" "$tr" ;;

@@ -24,7 +24,8 @@ GPU_CHECK_FAKE=hostcuda timeout -k 10 500 "$ROOT/scripts/gpu-check.sh" "$tmp/ok"
 cat "$tmp/ok.out"
 [ $rc -eq 0 ] || bad "fake run exited $rc, want 0"
 for c in build runtime-libs driver ptx-load routing intercept-world1-mlp equiv-mpi2-mlp world1-nccl-mlp \
-         coll-nccl-world1 nccl-2ranks-1gpu passthrough-mlp remap coll-mpi-2ranks launch-overhead matmul-gemm matmul-mlp; do
+         coll-nccl-world1 nccl-2ranks-1gpu passthrough-mlp remap coll-mpi-2ranks launch-overhead matmul-gemm matmul-mlp \
+         overlap-world1-mlp; do
     grep -Eq "^PASS $c " "$tmp/ok/report.txt" || bad "check $c did not PASS"
 done
 for c in intercept-world1-rt_mlp equiv-mpi2-rt_mlp world1-nccl-rt_mlp passthrough-rt_mlp rt_mlp-vs-mlp; do
@@ -75,7 +76,7 @@ PY
 fi
 
 # negative control: not the shim -> the checks must fail
-NEG="routing intercept-world1-mlp world1-nccl-mlp remap equiv-mpi2-mlp matmul-gemm matmul-mlp"
+NEG="routing intercept-world1-mlp world1-nccl-mlp remap equiv-mpi2-mlp matmul-gemm matmul-mlp overlap-world1-mlp"
 GPU_CHECK_FAKE=hostcuda GPU_CHECK_SHIM=$B/tests/trainers/libmlp_kernels_host.so \
     GPU_CHECK_ONLY="^($(tr ' ' '|' <<<"$NEG"))\$" timeout -k 10 300 "$ROOT/scripts/gpu-check.sh" "$tmp/neg" >"$tmp/neg.out" 2>&1
 rc=$?
