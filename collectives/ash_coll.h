@@ -36,7 +36,8 @@ extern "C" {
     X(ASH_COLL_ENCCL, "NCCL call failed")                                                       \
     X(ASH_COLL_EUNAVAILABLE, "backend not available (library missing or failed to initialise)") \
     X(ASH_COLL_ETIMEDOUT, "collective timed out")                                               \
-    X(ASH_COLL_ESTATE, "communicator unusable after an earlier failure")
+    X(ASH_COLL_ESTATE, "communicator unusable after an earlier failure")                        \
+    X(ASH_COLL_EPEER, "a peer rank left the exchange or answered out of turn")
 
 typedef enum ash_coll_status {
 #define ASH_COLL__ENUM(sym, text) sym,
@@ -125,7 +126,8 @@ typedef struct ash_coll_config {
                                           * singleton): they meet through NCCL's own bootstrap at
                                           * NCCL_COMM_ID (every rank computes the same id); backend
                                           * nccl only, no fallback; fingerprints and barriers go
-                                          * through NCCL too. Ignored for world 1. */
+                                          * through NCCL too (after ash_coll_arrive, fingerprints
+                                          * over the exit meeting's TCP). Ignored for world 1. */
     const char *nccl_comm_id;            /* no_mpi: the NCCL_COMM_ID value the caller read (NCCL
                                           * reads it itself; required, so that no rank makes a
                                           * random id of its own and waits forever) */
@@ -165,7 +167,8 @@ ASH_COLL_API void ash_coll_close(ash_coll_t *c);
 ASH_COLL_API const ash_coll_ops_t *ash_coll_ops(const ash_coll_t *c);
 ASH_COLL_API const char *ash_coll_backend_name(const ash_coll_t *c);   /* "nccl" | "mpi" */
 /* 1 when the ranks are no MPI world (config no_mpi, world > 1): host-side exchanges
- * (ash_coll_fingerprint) then need a current CUDA context. */
+ * (ash_coll_fingerprint) then need a current CUDA context until ash_coll_arrive, and none after
+ * it (they travel over the exit meeting's TCP connections). */
 ASH_COLL_API int ash_coll_no_mpi(const ash_coll_t *c);
 /* 1 when c's operations may be called from any thread (one at a time): no MPI under it, or MPI
  * providing MPI_THREAD_SERIALIZED or more (the overlap worker issues collectives). */
@@ -189,8 +192,12 @@ ASH_COLL_API void ash_coll_set_timeout(ash_coll_t *c, double timeout_s);
 /* Host-side barrier across ranks (does not synchronise any stream). */
 ASH_COLL_API ash_coll_status_t ash_coll_barrier(ash_coll_t *c);
 
-/* Debug: exchange a fingerprint of the NEXT collective (host-side MPI_Allgather of the 6-tuple
- * on the private communicator, bounded by timeout_s like every MPI wait). `all` receives
+/* Exchange ASH_COLL_FP_WORDS words per rank: a fingerprint of the NEXT collective (debug), or,
+ * after ash_coll_arrive, the exit's figures (parameter digest, job summary). Host-side
+ * MPI_Allgather on the private communicator, bounded by timeout_s like every MPI wait; no MPI
+ * world (no_mpi): ncclAllGather before ash_coll_arrive (a current CUDA context needed), and after
+ * it over the exit meeting's TCP star without CUDA (rank 0 gathers, every rank gets the whole
+ * array; bounded like the meeting; ESTATE when the ranks did not meet over TCP). `all` receives
  * world_size * ASH_COLL_FP_WORDS words, rank r's tuple at all[r * ASH_COLL_FP_WORDS]. The caller
  * compares; the collectives attach no meaning to the words. World 1: all = fp. */
 #define ASH_COLL_FP_WORDS 6
