@@ -29,7 +29,6 @@ struct ash_coll {
     int have_comm_id;       /* no_mpi: the caller saw NCCL_COMM_ID set */
     int broken;             /* a collective failed mid-way: later calls answer ESTATE */
     ash_coll_meet_t *meet;  /* no_mpi: the exit meeting (coll_meet.c); NULL when there is none */
-    int arrived;            /* no_mpi: ash_coll_arrive ran: fingerprints go over the meeting */
     char why[384];          /* why the last backend init failed (for the fallback warning) */
     void *impl;             /* backend state */
 };
@@ -57,10 +56,12 @@ void ash_coll__meet_join(ash_coll_t *c, const char *comm_id, const ash_coll_meet
  * every rank came, the connections stay open for the exchanges below. */
 ash_coll_status_t ash_coll__meet_arrive(ash_coll_t *c, double timeout_s, unsigned char *absent);
 /* After the meeting: every rank's `count` words into `all` (world * count, rank order) over the
- * meeting's connections, bounded like the meeting; ESTATE when the ranks did not meet over TCP,
- * EPEER / ETIMEDOUT when a rank left or was late (the star is closed: later exchanges ESTATE). */
-ash_coll_status_t ash_coll__meet_allgather(ash_coll_t *c, const unsigned long long *words,
-                                           size_t count, unsigned long long *all);
+ * meeting's connections, bounded like the meeting; `what` names the exchange (every rank must be
+ * in the same one). ESTATE when the ranks did not meet over TCP; EPEER / ETIMEDOUT when a rank
+ * left, was in another exchange or was late (the star is closed: later exchanges ESTATE). */
+ash_coll_status_t ash_coll__meet_allgather(ash_coll_t *c, const char *what,
+                                           const unsigned long long *words, size_t count,
+                                           unsigned long long *all);
 void ash_coll__meet_close(ash_coll_t *c);
 
 /* explicit "unsupported" slots for backends that lack an operation */

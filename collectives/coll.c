@@ -495,9 +495,8 @@ ash_coll_status_t ash_coll_fingerprint(ash_coll_t *c,
         return ASH_COLL_EINVAL;
     if (c->broken)
         return ASH_COLL_ESTATE;
-    if (c->no_mpi) /* at exit over the meeting's TCP (CUDA may be gone); before, through NCCL */
-        return c->arrived ? ash_coll__meet_allgather(c, fp, ASH_COLL_FP_WORDS, all)
-                          : ash_coll__nccl_allgather_host(c, fp, ASH_COLL_FP_WORDS * sizeof *fp, all);
+    if (c->no_mpi)
+        return ash_coll__nccl_allgather_host(c, fp, ASH_COLL_FP_WORDS * sizeof *fp, all);
     if (c->comm == ASH_COLL_NO_COMM) {
         memcpy(all, fp, ASH_COLL_FP_WORDS * sizeof *fp);
         return ASH_COLL_OK;
@@ -509,6 +508,19 @@ ash_coll_status_t ash_coll_fingerprint(ash_coll_t *c,
     return ash_coll__mpi_wait(c, &req, "MPI_Iallgather(fingerprint)");
 }
 
+ash_coll_status_t ash_coll_exit_gather(ash_coll_t *c, const char *what,
+                                       const unsigned long long fp[ASH_COLL_FP_WORDS],
+                                       unsigned long long *all)
+{
+    if (!c || !what || !fp || !all)
+        return ASH_COLL_EINVAL;
+    if (c->broken)
+        return ASH_COLL_ESTATE;
+    if (c->no_mpi) /* over the exit meeting's TCP: CUDA may be gone (coll_meet.c) */
+        return ash_coll__meet_allgather(c, what, fp, ASH_COLL_FP_WORDS, all);
+    return ash_coll_fingerprint(c, fp, all);
+}
+
 #define ASH_COLL_ARRIVE_TAG 0x4173 /* "As": the exit meeting's messages, apart from all else */
 
 ash_coll_status_t ash_coll_arrive(ash_coll_t *c, double timeout_s, unsigned char *absent)
@@ -518,10 +530,8 @@ ash_coll_status_t ash_coll_arrive(ash_coll_t *c, double timeout_s, unsigned char
     memset(absent, 0, (size_t)c->world);
     if (c->broken)
         return ASH_COLL_ESTATE;
-    if (c->no_mpi) {
-        c->arrived = 1; /* from here on no exchange needs CUDA */
+    if (c->no_mpi)
         return ash_coll__meet_arrive(c, timeout_s, absent); /* TCP, no CUDA (coll_meet.c) */
-    }
     if (c->comm == ASH_COLL_NO_COMM)
         return ASH_COLL_OK;
     static const int mine = 1;

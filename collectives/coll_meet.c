@@ -9,9 +9,10 @@
  * that has had no "here" within its own timeout_s names rank 0; one that has waits up to
  * timeout_s + ASH_COLL_MEET_GRACE_S more for the verdict; rank 0 gone (refused, closed) is named
  * at once. When every rank came, the connections stay open for the exchanges after the meeting
- * (ash_coll__meet_allgather: the parameter digest, the job summary): each rank sends its words,
- * rank 0 gathers them and sends every rank the whole array, under the same bounds; any failure
- * closes the star, so that the others fail at once instead of waiting. Invariant: every wait is
+ * (ash_coll__meet_allgather: the parameter digest, the job summary): each rank sends its words
+ * with the exchange's name hashed, rank 0 gathers them and sends every rank the whole array,
+ * under the same bounds; any failure (a rank gone, late, or in another exchange) closes the
+ * star, so that the others fail at once instead of waiting. Invariant: every wait is
  * a poll bounded by the deadline (timeout_s <= 0: none, as with MPI; a dead peer's socket still
  * ends a wait at once); sockets are nonblocking, close-on-exec, written with MSG_NOSIGNAL; a
  * stranger or a dead peer on the port costs a closed socket, never a wait; a child the rank forked
@@ -46,10 +47,11 @@ typedef struct ash_coll_meet_hello {
 } ash_coll_meet_hello_t;
 
 /* after the meeting, ahead of a peer's words (rank = the peer) and of rank 0's answer (rank =
- * world, count words of each rank follow); network byte order */
+ * world, count words of each rank follow); what = a hash of the exchange's name; network byte
+ * order */
 #define ASH_COLL_MEET_WORDS_MAGIC 0x41535731u /* "ASW1" */
 typedef struct ash_coll_meet_words {
-    uint32_t magic, seq, count, rank;
+    uint32_t magic, what, seq, count, rank, pad;
 } ash_coll_meet_words_t;
 
 struct ash_coll_meet {
@@ -490,7 +492,8 @@ static ash_coll_status_t ash_coll__meet_io(int fd, void *buf, size_t len, int ou
         if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
             continue;
         if (k <= 0) {
-            *why = k == 0 ? "it closed the connection" : strerror(errno);
+            *why = k == 0 || errno == ECONNRESET || errno == EPIPE ? "it closed the connection"
+                                                                   : strerror(errno);
             return ASH_COLL_EPEER;
         }
         done += (size_t)k;
@@ -510,15 +513,37 @@ static void ash_coll__meet_words_ntoh(unsigned long long *dst, const uint64_t *s
         dst[i] = ash_coll__meet_u64_hton(src[i]); /* the swap is its own inverse */
 }
 
-static int ash_coll__meet_header_ok(const ash_coll_meet_words_t *h, uint32_t seq, size_t count,
-                                    int rank)
+/* FNV-1a of an exchange's name: the ranks check that they are in the same exchange */
+static uint32_t ash_coll__meet_what(const char *what)
 {
-    return ntohl(h->magic) == ASH_COLL_MEET_WORDS_MAGIC && ntohl(h->seq) == seq &&
-           ntohl(h->count) == count && (int)ntohl(h->rank) == rank;
+    uint32_t h = 2166136261u;
+    for (const unsigned char *p = (const unsigned char *)what; *p; p++)
+        h = (h ^ *p) * 16777619u;
+    return h;
 }
 
-ash_coll_status_t ash_coll__meet_allgather(ash_coll_t *c, const unsigned long long *words,
-                                           size_t count, unsigned long long *all)
+static ash_coll_meet_words_t ash_coll__meet_header(uint32_t what, uint32_t seq, size_t count, int rank)
+{
+    return (ash_coll_meet_words_t){htonl(ASH_COLL_MEET_WORDS_MAGIC), htonl(what), htonl(seq),
+                                   htonl((uint32_t)count), htonl((uint32_t)rank), 0};
+}
+
+/* NULL when H is the header expected, else what is wrong with it */
+static const char *ash_coll__meet_header_bad(const ash_coll_meet_words_t *h,
+                                             const ash_coll_meet_words_t *want)
+{
+    if (h->magic != want->magic || h->count != want->count || h->rank != want->rank)
+        return "it sent something other than words for an exchange";
+    if (h->what != want->what)
+        return "it is in another exchange (do the ranks run with one policy?)";
+    if (h->seq != want->seq)
+        return "it is at another exchange of the sequence";
+    return NULL;
+}
+
+ash_coll_status_t ash_coll__meet_allgather(ash_coll_t *c, const char *what,
+                                           const unsigned long long *words, size_t count,
+                                           unsigned long long *all)
 {
     ash_coll_meet_t *m = c->meet;
     int n = c->world, who = 0;
@@ -529,7 +554,8 @@ ash_coll_status_t ash_coll__meet_allgather(ash_coll_t *c, const unsigned long lo
     }
     if (count == 0 || count > 4096)
         return ASH_COLL_EINVAL;
-    uint32_t seq = ++m->seq;
+    uint32_t seq = ++m->seq, hash = ash_coll__meet_what(what);
+    ash_coll_meet_words_t want;
     double now = ash_coll__meet_now(), t = m->timeout_s;
     /* rank 0 waits timeout_s for the slowest peer; a peer, as long again as rank 0 may wait */
     double deadline = t > 0 ? now + t + (c->rank ? ASH_COLL_MEET_GRACE_S : 0) : 0;
@@ -543,16 +569,14 @@ ash_coll_status_t ash_coll__meet_allgather(ash_coll_t *c, const unsigned long lo
     if (!buf)
         return ASH_COLL_ENOMEM;
     if (c->rank != 0) {
-        *h = (ash_coll_meet_words_t){htonl(ASH_COLL_MEET_WORDS_MAGIC), htonl(seq),
-                                     htonl((uint32_t)count), htonl((uint32_t)c->rank)};
+        *h = ash_coll__meet_header(hash, seq, count, c->rank);
         ash_coll__meet_words_hton(wire, words, count);
         st = ash_coll__meet_io(m->fd, buf, head + count * sizeof(uint64_t), 1, deadline, &why);
         if (st == ASH_COLL_OK)
             st = ash_coll__meet_io(m->fd, buf, head, 0, deadline, &why);
-        if (st == ASH_COLL_OK && !ash_coll__meet_header_ok(h, seq, count, n)) {
-            why = "its answer is not this exchange's";
+        want = ash_coll__meet_header(hash, seq, count, n);
+        if (st == ASH_COLL_OK && (why = ash_coll__meet_header_bad(h, &want)) != NULL)
             st = ASH_COLL_EPEER;
-        }
         if (st == ASH_COLL_OK)
             st = ash_coll__meet_io(m->fd, wire, whole, 0, deadline, &why);
         if (st == ASH_COLL_OK)
@@ -562,10 +586,9 @@ ash_coll_status_t ash_coll__meet_allgather(ash_coll_t *c, const unsigned long lo
         for (who = 1; who < n && st == ASH_COLL_OK; who++) {
             uint64_t *slot = wire + (size_t)who * count;
             st = ash_coll__meet_io(m->conn[who], h, head, 0, deadline, &why);
-            if (st == ASH_COLL_OK && !ash_coll__meet_header_ok(h, seq, count, who)) {
-                why = "its words are not this exchange's";
+            want = ash_coll__meet_header(hash, seq, count, who);
+            if (st == ASH_COLL_OK && (why = ash_coll__meet_header_bad(h, &want)) != NULL)
                 st = ASH_COLL_EPEER;
-            }
             if (st == ASH_COLL_OK)
                 st = ash_coll__meet_io(m->conn[who], slot, count * sizeof(uint64_t), 0, deadline, &why);
             if (st == ASH_COLL_OK)
@@ -573,8 +596,7 @@ ash_coll_status_t ash_coll__meet_allgather(ash_coll_t *c, const unsigned long lo
         }
         who--;
         if (st == ASH_COLL_OK) {
-            *h = (ash_coll_meet_words_t){htonl(ASH_COLL_MEET_WORDS_MAGIC), htonl(seq),
-                                         htonl((uint32_t)count), htonl((uint32_t)n)};
+            *h = ash_coll__meet_header(hash, seq, count, n);
             ash_coll__meet_words_hton(wire, all, (size_t)n * count);
             /* every peer is reading: the answers go out at once (their own bound, not what the
              * slowest peer's words left of timeout_s) */
@@ -586,8 +608,8 @@ ash_coll_status_t ash_coll__meet_allgather(ash_coll_t *c, const unsigned long lo
     }
     free(buf);
     if (st != ASH_COLL_OK) {
-        ash_coll__log(c, ASH_COLL_LOG_WARN, "collectives: exchange %u after the exit meeting failed: "
-                      "rank %d: %s%s", (unsigned)seq, c->rank ? 0 : who, why,
+        ash_coll__log(c, ASH_COLL_LOG_WARN, "collectives: exit meeting: exchanging %s failed at "
+                      "rank %d: %s%s", what, c->rank ? 0 : who, why,
                       c->rank ? " (it has ended, or another rank failed the exchange)" : "");
         ash_coll__meet_close(c); /* the others see the star close: none waits for this rank */
     }

@@ -138,7 +138,7 @@ void ash_digest_compare(ash_coll_t *c)
     unsigned long long *all = calloc((size_t)w->size, sizeof fp);
     if (!all)
         return;
-    ash_coll_status_t cst = ash_coll_fingerprint(c, fp, all);
+    ash_coll_status_t cst = ash_coll_exit_gather(c, "the parameter digest", fp, all);
     if (cst != ASH_COLL_OK) {
         ash_warn("digest", "exchanging the parameter digests failed (%s): parameters not compared",
                  ash_coll_status_text(cst));

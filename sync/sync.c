@@ -340,7 +340,7 @@ static void sync_gather_job(void)
     unsigned long long *all = calloc((size_t)n, sizeof mine);
     if (!all)
         return;
-    ash_coll_status_t st = ash_coll_fingerprint(S.coll, mine, all);
+    ash_coll_status_t st = ash_coll_exit_gather(S.coll, "the job summary", mine, all);
     if (st != ASH_COLL_OK)
         ash_warn("report", "gathering the ranks' figures failed (%s): no job summary",
                  ash_coll_status_text(st));

@@ -19,7 +19,7 @@
 #                        synchronised nothing exit 7 unless sync is optional
 #   test_param_digest.sh ranks that end with different parameters: rank 1 named, exit 8
 #   test_exit_exchange.sh  ... also for ranks without MPI (over the TCP exit meeting), and rank 0's
-#                        job summary line
+#                        job summary line; ranks in different exchanges at exit are let go at once
 #   test_torchrun_env.sh torchrun's variables by hand on 2 processes = 1 rank; conflicts refused
 #   build/tests/reliability/test_file_create  ash_file_create (O_NOFOLLOW|O_EXCL) and secure_getenv
 REL_DIR := $(BUILD)/tests/reliability
