@@ -610,7 +610,8 @@ ash_coll_status_t ash_coll__meet_allgather(ash_coll_t *c, const char *what,
     if (st != ASH_COLL_OK) {
         ash_coll__log(c, ASH_COLL_LOG_WARN, "collectives: exit meeting: exchanging %s failed at "
                       "rank %d: %s%s", what, c->rank ? 0 : who, why,
-                      c->rank ? " (it has ended, or another rank failed the exchange)" : "");
+                      c->rank && st == ASH_COLL_EPEER ? " (it has ended, or another rank failed "
+                                                        "the exchange)" : "");
         ash_coll__meet_close(c); /* the others see the star close: none waits for this rank */
     }
     return st;
