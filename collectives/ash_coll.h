@@ -36,7 +36,8 @@ extern "C" {
     X(ASH_COLL_ENCCL, "NCCL call failed")                                                       \
     X(ASH_COLL_EUNAVAILABLE, "backend not available (library missing or failed to initialise)") \
     X(ASH_COLL_ETIMEDOUT, "collective timed out")                                               \
-    X(ASH_COLL_ESTATE, "communicator unusable after an earlier failure")
+    X(ASH_COLL_ESTATE, "communicator unusable after an earlier failure")                        \
+    X(ASH_COLL_EPEER, "a peer rank left the exchange or answered out of turn")
 
 typedef enum ash_coll_status {
 #define ASH_COLL__ENUM(sym, text) sym,
@@ -125,7 +126,8 @@ typedef struct ash_coll_config {
                                           * singleton): they meet through NCCL's own bootstrap at
                                           * NCCL_COMM_ID (every rank computes the same id); backend
                                           * nccl only, no fallback; fingerprints and barriers go
-                                          * through NCCL too. Ignored for world 1. */
+                                          * through NCCL too (the exchanges at exit over TCP:
+                                          * ash_coll_exit_gather). Ignored for world 1. */
     const char *nccl_comm_id;            /* no_mpi: the NCCL_COMM_ID value the caller read (NCCL
                                           * reads it itself; required, so that no rank makes a
                                           * random id of its own and waits forever) */
@@ -165,7 +167,8 @@ ASH_COLL_API void ash_coll_close(ash_coll_t *c);
 ASH_COLL_API const ash_coll_ops_t *ash_coll_ops(const ash_coll_t *c);
 ASH_COLL_API const char *ash_coll_backend_name(const ash_coll_t *c);   /* "nccl" | "mpi" */
 /* 1 when the ranks are no MPI world (config no_mpi, world > 1): host-side exchanges
- * (ash_coll_fingerprint) then need a current CUDA context. */
+ * (ash_coll_fingerprint) then need a current CUDA context; those at exit (ash_coll_exit_gather)
+ * do not. */
 ASH_COLL_API int ash_coll_no_mpi(const ash_coll_t *c);
 /* 1 when c's operations may be called from any thread (one at a time): no MPI under it, or MPI
  * providing MPI_THREAD_SERIALIZED or more (the overlap worker issues collectives). */
@@ -190,9 +193,10 @@ ASH_COLL_API void ash_coll_set_timeout(ash_coll_t *c, double timeout_s);
 ASH_COLL_API ash_coll_status_t ash_coll_barrier(ash_coll_t *c);
 
 /* Debug: exchange a fingerprint of the NEXT collective (host-side MPI_Allgather of the 6-tuple
- * on the private communicator, bounded by timeout_s like every MPI wait). `all` receives
- * world_size * ASH_COLL_FP_WORDS words, rank r's tuple at all[r * ASH_COLL_FP_WORDS]. The caller
- * compares; the collectives attach no meaning to the words. World 1: all = fp. */
+ * on the private communicator, bounded by timeout_s like every MPI wait; no MPI world: an
+ * ncclAllGather, which needs a current CUDA context). `all` receives world_size *
+ * ASH_COLL_FP_WORDS words, rank r's tuple at all[r * ASH_COLL_FP_WORDS]. The caller compares; the
+ * collectives attach no meaning to the words. World 1: all = fp. */
 #define ASH_COLL_FP_WORDS 6
 ASH_COLL_API ash_coll_status_t ash_coll_fingerprint(ash_coll_t *c,
                                                     const unsigned long long fp[ASH_COLL_FP_WORDS],
@@ -208,6 +212,17 @@ ASH_COLL_API ash_coll_status_t ash_coll_fingerprint(ash_coll_t *c,
  * set a meeting up (said at open). One meeting per communicator. */
 ASH_COLL_API ash_coll_status_t ash_coll_arrive(ash_coll_t *c, double timeout_s,
                                                unsigned char *absent);
+/* Exit, after ash_coll_arrive: the same exchange of ASH_COLL_FP_WORDS words per rank (the
+ * parameter digest, the job summary), named by `what` ("the parameter digest"). MPI: as
+ * ash_coll_fingerprint. No MPI world: over the exit meeting's TCP connections, without CUDA
+ * (the program may have destroyed its context): each rank sends its words and `what`'s hash,
+ * rank 0 gathers them and sends every rank the whole array, every wait bounded like the meeting
+ * (rank 0: timeout_s; the others: timeout_s + 5 s; <= 0: none). A rank gone or in another
+ * exchange (`what` differs) fails it on every rank at once (EPEER; rank 0 names the rank), and
+ * later exchanges answer ESTATE, as they do where the ranks did not meet over TCP. */
+ASH_COLL_API ash_coll_status_t ash_coll_exit_gather(ash_coll_t *c, const char *what,
+                                                    const unsigned long long fp[ASH_COLL_FP_WORDS],
+                                                    unsigned long long *all);
 /* Abort the communicator without waiting for peers (ncclCommAbort on nccl; mpi: nothing to
  * release safely, the caller exits). Later calls answer ESTATE. Safe from another thread while
  * a collective is stuck (the watchdog); the communicator is not freed (ash_coll_close still is

@@ -52,8 +52,16 @@ typedef struct ash_coll_meet_card {
 void ash_coll__meet_listen(ash_coll_t *c, const char *comm_id, ash_coll_meet_card_t *card);
 /* every rank, with rank 0's card: keep where to meet (a bad card: no meeting, rank 0's closed) */
 void ash_coll__meet_join(ash_coll_t *c, const char *comm_id, const ash_coll_meet_card_t *card);
-/* ash_coll_arrive without MPI: OK, or ETIMEDOUT with absent[] filled; no meeting: OK */
+/* ash_coll_arrive without MPI: OK, or ETIMEDOUT with absent[] filled; no meeting: OK. When
+ * every rank came, the connections stay open for the exchanges below. */
 ash_coll_status_t ash_coll__meet_arrive(ash_coll_t *c, double timeout_s, unsigned char *absent);
+/* After the meeting: every rank's `count` words into `all` (world * count, rank order) over the
+ * meeting's connections, bounded like the meeting; `what` names the exchange (every rank must be
+ * in the same one). ESTATE when the ranks did not meet over TCP; EPEER / ETIMEDOUT when a rank
+ * left, was in another exchange or was late (the star is closed: later exchanges ESTATE). */
+ash_coll_status_t ash_coll__meet_allgather(ash_coll_t *c, const char *what,
+                                           const unsigned long long *words, size_t count,
+                                           unsigned long long *all);
 void ash_coll__meet_close(ash_coll_t *c);
 
 /* explicit "unsupported" slots for backends that lack an operation */

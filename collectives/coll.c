@@ -508,6 +508,19 @@ ash_coll_status_t ash_coll_fingerprint(ash_coll_t *c,
     return ash_coll__mpi_wait(c, &req, "MPI_Iallgather(fingerprint)");
 }
 
+ash_coll_status_t ash_coll_exit_gather(ash_coll_t *c, const char *what,
+                                       const unsigned long long fp[ASH_COLL_FP_WORDS],
+                                       unsigned long long *all)
+{
+    if (!c || !what || !fp || !all)
+        return ASH_COLL_EINVAL;
+    if (c->broken)
+        return ASH_COLL_ESTATE;
+    if (c->no_mpi) /* over the exit meeting's TCP: CUDA may be gone (coll_meet.c) */
+        return ash_coll__meet_allgather(c, what, fp, ASH_COLL_FP_WORDS, all);
+    return ash_coll_fingerprint(c, fp, all);
+}
+
 #define ASH_COLL_ARRIVE_TAG 0x4173 /* "As": the exit meeting's messages, apart from all else */
 
 ash_coll_status_t ash_coll_arrive(ash_coll_t *c, double timeout_s, unsigned char *absent)

@@ -8,11 +8,16 @@
  * every rank arrived, or (timeout_s after its own arrival) which ranks did not. A waiting rank
  * that has had no "here" within its own timeout_s names rank 0; one that has waits up to
  * timeout_s + ASH_COLL_MEET_GRACE_S more for the verdict; rank 0 gone (refused, closed) is named
- * at once. Invariant: every wait is a poll bounded by the deadline (timeout_s <= 0: none, as
- * with MPI); sockets are nonblocking, close-on-exec, written with MSG_NOSIGNAL; a stranger or a
- * dead peer on the port costs a closed socket, never a wait; a child the rank forked never
- * meets (it would take the rank's place). Threading: the opening thread, then
- * the exit sequence. Callers: coll_nccl.c (listen, join), coll.c (arrive, close).
+ * at once. When every rank came, the connections stay open for the exchanges after the meeting
+ * (ash_coll__meet_allgather: the parameter digest, the job summary): each rank sends its words
+ * with the exchange's name hashed, rank 0 gathers them and sends every rank the whole array,
+ * under the same bounds; any failure (a rank gone, late, or in another exchange) closes the
+ * star, so that the others fail at once instead of waiting. Invariant: every wait is
+ * a poll bounded by the deadline (timeout_s <= 0: none, as with MPI; a dead peer's socket still
+ * ends a wait at once); sockets are nonblocking, close-on-exec, written with MSG_NOSIGNAL; a
+ * stranger or a dead peer on the port costs a closed socket, never a wait; a child the rank forked
+ * never meets (it would take the rank's place). Threading: the opening thread, then the exit
+ * sequence. Callers: coll_nccl.c (listen, join), coll.c (arrive, allgather, close).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,12 +46,25 @@ typedef struct ash_coll_meet_hello {
     uint64_t token;
 } ash_coll_meet_hello_t;
 
+/* after the meeting, ahead of a peer's words (rank = the peer) and of rank 0's answer (rank =
+ * world, count words of each rank follow); what = a hash of the exchange's name; network byte
+ * order */
+#define ASH_COLL_MEET_WORDS_MAGIC 0x41535731u /* "ASW1" */
+typedef struct ash_coll_meet_words {
+    uint32_t magic, what, seq, count, rank, pad;
+} ash_coll_meet_words_t;
+
 struct ash_coll_meet {
-    int listen_fd;                 /* rank 0: the listening socket */
+    int listen_fd;                 /* rank 0 until the meeting: the listening socket */
     struct sockaddr_storage addr;  /* the others: rank 0's address and port */
     socklen_t addrlen;
     uint64_t token;
     pid_t pid;                     /* the rank's process: a forked child at exit takes no part */
+    int met;                       /* every rank came: the sockets below carry the exchanges */
+    int *conn;                     /* met, rank 0: each peer's socket (conn[0] unused) */
+    int fd;                        /* met, a peer: its socket to rank 0 */
+    double timeout_s;              /* the meeting's bound, also each exchange's */
+    uint32_t seq;                  /* exchanges so far (every rank makes the same ones) */
 };
 
 static double ash_coll__meet_now(void)
@@ -134,13 +152,15 @@ void ash_coll__meet_listen(ash_coll_t *c, const char *comm_id, ash_coll_meet_car
     if (fd < 0 || getsockname(fd, (struct sockaddr *)&sa, &len) != 0 || !(m = calloc(1, sizeof *m))) {
         ash_coll__log(c, ASH_COLL_LOG_WARN, "collectives: no meeting at exit for the ranks: cannot "
                       "listen at the host of NCCL_COMM_ID \"%.200s\" (%s); a rank that stalls at "
-                      "the end goes unnoticed", comm_id ? comm_id : "", strerror(errno));
+                      "the end goes unnoticed, and neither the parameter digest nor the job "
+                      "summary is exchanged", comm_id ? comm_id : "", strerror(errno));
         if (fd >= 0)
             close(fd);
         freeaddrinfo(res);
         return;
     }
     m->listen_fd = fd;
+    m->fd = -1;
     m->pid = getpid();
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
@@ -178,6 +198,7 @@ void ash_coll__meet_join(ash_coll_t *c, const char *comm_id, const ash_coll_meet
         return;
     }
     m->listen_fd = -1;
+    m->fd = -1;
     m->pid = getpid();
     memcpy(&m->addr, ai->ai_addr, ai->ai_addrlen);
     m->addrlen = ai->ai_addrlen;
@@ -189,11 +210,18 @@ void ash_coll__meet_join(ash_coll_t *c, const char *comm_id, const ash_coll_meet
 
 void ash_coll__meet_close(ash_coll_t *c)
 {
-    if (!c->meet)
+    ash_coll_meet_t *m = c->meet;
+    if (!m)
         return;
-    if (c->meet->listen_fd >= 0)
-        close(c->meet->listen_fd);
-    free(c->meet);
+    if (m->listen_fd >= 0)
+        close(m->listen_fd);
+    for (int r = 1; m->conn && r < c->world; r++)
+        if (m->conn[r] >= 0)
+            close(m->conn[r]);
+    free(m->conn);
+    if (m->fd >= 0)
+        close(m->fd);
+    free(m);
     c->meet = NULL;
 }
 
@@ -291,6 +319,10 @@ static ash_coll_status_t ash_coll__meet_gather(ash_coll_t *c, double timeout_s, 
     for (int r = 0; r < n; r++)
         absent[r] = !arrived[r];
     st = left ? ASH_COLL_ETIMEDOUT : ASH_COLL_OK;
+    if (!left) { /* every rank came: the star carries the exchanges after the meeting */
+        m->conn = conn;
+        conn = NULL;
+    }
 out:
     for (int r = 0; conn && r < n; r++)
         if (conn[r] >= 0)
@@ -380,6 +412,8 @@ static ash_coll_status_t ash_coll__meet_report(ash_coll_t *c, double timeout_s, 
         memcpy(last, msg + 1, (size_t)n);
         if (msg[0] == ASH_COLL_MEET_ALL) {
             st = ASH_COLL_OK;
+            m->fd = fd; /* kept for the exchanges after the meeting */
+            fd = -1;
             goto out;
         }
         if (msg[0] == ASH_COLL_MEET_LATE) {
@@ -420,12 +454,165 @@ out:
 
 ash_coll_status_t ash_coll__meet_arrive(ash_coll_t *c, double timeout_s, unsigned char *absent)
 {
-    if (!c->meet || c->meet->pid != getpid())
-        return ASH_COLL_OK; /* no meeting was set up (warned at open), or a forked child exits */
-    ash_coll_status_t st = c->meet->listen_fd >= 0 ? ash_coll__meet_gather(c, timeout_s, absent)
-                                                   : ash_coll__meet_report(c, timeout_s, absent);
-    ash_coll__meet_close(c); /* one meeting per communicator */
+    ash_coll_meet_t *m = c->meet;
+    if (!m || m->pid != getpid() || m->met)
+        return ASH_COLL_OK; /* no meeting was set up (warned at open), a forked child exits, or
+                             * the ranks have met already (one meeting per communicator) */
+    m->timeout_s = timeout_s;
+    ash_coll_status_t st = m->listen_fd >= 0 ? ash_coll__meet_gather(c, timeout_s, absent)
+                                             : ash_coll__meet_report(c, timeout_s, absent);
+    if (m->listen_fd >= 0) {
+        close(m->listen_fd); /* nobody else is let in */
+        m->listen_fd = -1;
+    }
+    if (st == ASH_COLL_OK && (m->conn || m->fd >= 0))
+        m->met = 1;
+    else
+        ash_coll__meet_close(c);
     if (st == ASH_COLL_ETIMEDOUT)
         c->broken = 1;
+    return st;
+}
+
+/* LEN bytes to or from FD (out: send), each wait a poll bounded by DEADLINE; *why on failure */
+static ash_coll_status_t ash_coll__meet_io(int fd, void *buf, size_t len, int out, double deadline,
+                                           const char **why)
+{
+    for (size_t done = 0; done < len;) {
+        struct pollfd pf = {fd, out ? POLLOUT : POLLIN, 0};
+        int ms = ash_coll__meet_ms(deadline);
+        if (ms == 0) {
+            *why = out ? "it took no words in time" : "no words from it in time";
+            return ASH_COLL_ETIMEDOUT;
+        }
+        if (poll(&pf, 1, ms) <= 0)
+            continue; /* EINTR, or the deadline: checked above */
+        ssize_t k = out ? send(fd, (char *)buf + done, len - done, MSG_NOSIGNAL | MSG_DONTWAIT)
+                        : recv(fd, (char *)buf + done, len - done, MSG_DONTWAIT);
+        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+            continue;
+        if (k <= 0) {
+            *why = k == 0 || errno == ECONNRESET || errno == EPIPE ? "it closed the connection"
+                                                                   : strerror(errno);
+            return ASH_COLL_EPEER;
+        }
+        done += (size_t)k;
+    }
+    return ASH_COLL_OK;
+}
+
+static void ash_coll__meet_words_hton(uint64_t *dst, const unsigned long long *src, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        dst[i] = ash_coll__meet_u64_hton(src[i]);
+}
+
+static void ash_coll__meet_words_ntoh(unsigned long long *dst, const uint64_t *src, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        dst[i] = ash_coll__meet_u64_hton(src[i]); /* the swap is its own inverse */
+}
+
+/* FNV-1a of an exchange's name: the ranks check that they are in the same exchange */
+static uint32_t ash_coll__meet_what(const char *what)
+{
+    uint32_t h = 2166136261u;
+    for (const unsigned char *p = (const unsigned char *)what; *p; p++)
+        h = (h ^ *p) * 16777619u;
+    return h;
+}
+
+static ash_coll_meet_words_t ash_coll__meet_header(uint32_t what, uint32_t seq, size_t count, int rank)
+{
+    return (ash_coll_meet_words_t){htonl(ASH_COLL_MEET_WORDS_MAGIC), htonl(what), htonl(seq),
+                                   htonl((uint32_t)count), htonl((uint32_t)rank), 0};
+}
+
+/* NULL when H is the header expected, else what is wrong with it */
+static const char *ash_coll__meet_header_bad(const ash_coll_meet_words_t *h,
+                                             const ash_coll_meet_words_t *want)
+{
+    if (h->magic != want->magic || h->count != want->count || h->rank != want->rank)
+        return "it sent something other than words for an exchange";
+    if (h->what != want->what)
+        return "it is in another exchange (do the ranks run with one policy?)";
+    if (h->seq != want->seq)
+        return "it is at another exchange of the sequence";
+    return NULL;
+}
+
+ash_coll_status_t ash_coll__meet_allgather(ash_coll_t *c, const char *what,
+                                           const unsigned long long *words, size_t count,
+                                           unsigned long long *all)
+{
+    ash_coll_meet_t *m = c->meet;
+    int n = c->world, who = 0;
+    if (!m || !m->met || m->pid != getpid()) {
+        ash_coll__log(c, ASH_COLL_LOG_DEBUG, "collectives: no exchange after the exit meeting: "
+                      "the ranks did not meet over TCP");
+        return ASH_COLL_ESTATE;
+    }
+    if (count == 0 || count > 4096)
+        return ASH_COLL_EINVAL;
+    uint32_t seq = ++m->seq, hash = ash_coll__meet_what(what);
+    ash_coll_meet_words_t want;
+    double now = ash_coll__meet_now(), t = m->timeout_s;
+    /* rank 0 waits timeout_s for the slowest peer; a peer, as long again as rank 0 may wait */
+    double deadline = t > 0 ? now + t + (c->rank ? ASH_COLL_MEET_GRACE_S : 0) : 0;
+    size_t head = sizeof(ash_coll_meet_words_t), whole = (size_t)n * count * sizeof(uint64_t);
+    unsigned char *buf = malloc(head + whole);
+    ash_coll_meet_words_t *h = (ash_coll_meet_words_t *)buf;
+    uint64_t *wire = (uint64_t *)(buf + head);
+    const char *why = "";
+    ash_coll_status_t st = ASH_COLL_OK;
+
+    if (!buf)
+        return ASH_COLL_ENOMEM;
+    if (c->rank != 0) {
+        *h = ash_coll__meet_header(hash, seq, count, c->rank);
+        ash_coll__meet_words_hton(wire, words, count);
+        st = ash_coll__meet_io(m->fd, buf, head + count * sizeof(uint64_t), 1, deadline, &why);
+        if (st == ASH_COLL_OK)
+            st = ash_coll__meet_io(m->fd, buf, head, 0, deadline, &why);
+        want = ash_coll__meet_header(hash, seq, count, n);
+        if (st == ASH_COLL_OK && (why = ash_coll__meet_header_bad(h, &want)) != NULL)
+            st = ASH_COLL_EPEER;
+        if (st == ASH_COLL_OK)
+            st = ash_coll__meet_io(m->fd, wire, whole, 0, deadline, &why);
+        if (st == ASH_COLL_OK)
+            ash_coll__meet_words_ntoh(all, wire, (size_t)n * count);
+    } else {
+        memcpy(all, words, count * sizeof *all);
+        for (who = 1; who < n && st == ASH_COLL_OK; who++) {
+            uint64_t *slot = wire + (size_t)who * count;
+            st = ash_coll__meet_io(m->conn[who], h, head, 0, deadline, &why);
+            want = ash_coll__meet_header(hash, seq, count, who);
+            if (st == ASH_COLL_OK && (why = ash_coll__meet_header_bad(h, &want)) != NULL)
+                st = ASH_COLL_EPEER;
+            if (st == ASH_COLL_OK)
+                st = ash_coll__meet_io(m->conn[who], slot, count * sizeof(uint64_t), 0, deadline, &why);
+            if (st == ASH_COLL_OK)
+                ash_coll__meet_words_ntoh(all + (size_t)who * count, slot, count);
+        }
+        who--;
+        if (st == ASH_COLL_OK) {
+            *h = ash_coll__meet_header(hash, seq, count, n);
+            ash_coll__meet_words_hton(wire, all, (size_t)n * count);
+            /* every peer is reading: the answers go out at once (their own bound, not what the
+             * slowest peer's words left of timeout_s) */
+            double out = t > 0 ? ash_coll__meet_now() + ASH_COLL_MEET_GRACE_S : 0;
+            for (who = 1; who < n && st == ASH_COLL_OK; who++)
+                st = ash_coll__meet_io(m->conn[who], buf, head + whole, 1, out, &why);
+            who--;
+        }
+    }
+    free(buf);
+    if (st != ASH_COLL_OK) {
+        ash_coll__log(c, ASH_COLL_LOG_WARN, "collectives: exit meeting: exchanging %s failed at "
+                      "rank %d: %s%s", what, c->rank ? 0 : who, why,
+                      c->rank && st == ASH_COLL_EPEER ? " (it has ended, or another rank failed "
+                                                        "the exchange)" : "");
+        ash_coll__meet_close(c); /* the others see the star close: none waits for this rank */
+    }
     return st;
 }

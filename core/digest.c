@@ -2,11 +2,13 @@
  *
  * What it proves: every buffer a `parameters` rule broadcast holds the same bytes on every rank
  * when the program frees it (or at exit). What it cannot: buffers no parameters rule named
- * (without one there is no check), values the program copied elsewhere, or jobs whose ranks
- * meet without MPI (ACCELSHIM_RENDEZVOUS=nccl: the exchange would need a CUDA context the
- * program may have destroyed; an info line says so). Invariant: the exchange happens on every
- * rank or on none (it depends only on the policy and the world, which all ranks share).
- * Threading: a mutex guards the notes; compare runs once at exit. Callers: see ash_digest.h.
+ * (without one there is no check), or values the program copied elsewhere. Ranks without an MPI
+ * world (ACCELSHIM_RENDEZVOUS=nccl) exchange the digests over the exit meeting's TCP connections
+ * (collectives/coll_meet.c), without CUDA; the buffers are read before, as with MPI. Where those
+ * ranks could not meet over TCP (said at open) the exchange fails with a warning and nothing is
+ * compared. Invariant: the exchange happens on every rank or on none (it depends only on the
+ * policy and the world, which all ranks share). Threading: a mutex guards the notes; compare
+ * runs once at exit, after the ranks met (sync_fini). Callers: see ash_digest.h.
  */
 #include "ash_digest.h"
 
@@ -111,11 +113,6 @@ void ash_digest_compare(ash_coll_t *c)
     const ash_policy_t *p = ash_sync_policy();
     if (!c || w->size <= 1 || ash_policy_rule_count(p, ASH_POLICY_RULE_PARAMETER) == 0)
         return; /* no parameters rule: no check (the same on every rank) */
-    if (ash_coll_no_mpi(c)) {
-        ash_info("digest", "ranks without an MPI world (ACCELSHIM_RENDEZVOUS=nccl): the ranks' "
-                 "parameters are not compared at exit");
-        return;
-    }
     unsigned long long fp[ASH_COLL_FP_WORDS] = {0};
     XXH3_state_t st;
     XXH3_64bits_reset(&st);
@@ -141,7 +138,7 @@ void ash_digest_compare(ash_coll_t *c)
     unsigned long long *all = calloc((size_t)w->size, sizeof fp);
     if (!all)
         return;
-    ash_coll_status_t cst = ash_coll_fingerprint(c, fp, all);
+    ash_coll_status_t cst = ash_coll_exit_gather(c, "the parameter digest", fp, all);
     if (cst != ASH_COLL_OK) {
         ash_warn("digest", "exchanging the parameter digests failed (%s): parameters not compared",
                  ash_coll_status_text(cst));

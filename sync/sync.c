@@ -328,7 +328,8 @@ ash_sync_resolve_t ash_sync_resolve(const ash_kernel_info_t *k, const ash_policy
 }
 
 /* The job's figures for the observer that takes part (the report): one host allgather of its
- * words, before the communicator goes; bounded by the watchdog (sync_fini). */
+ * words, before the communicator goes (no MPI world: over the exit meeting's TCP, without CUDA);
+ * bounded by the watchdog (sync_fini). */
 static void sync_gather_job(void)
 {
     const ash_observer_t *o = ash_observe_job_owner();
@@ -336,17 +337,10 @@ static void sync_gather_job(void)
     unsigned long long mine[ASH_COLL_FP_WORDS] = {0};
     if (!o || n <= 1 || !o->job_words(mine))
         return;
-    if (ash_coll_no_mpi(S.coll)) {
-        /* no MPI world: figures could travel only through NCCL, on a CUDA context the program
-         * may have destroyed by now */
-        ash_info("report", "ranks without an MPI world (ACCELSHIM_RENDEZVOUS=nccl): no job summary; "
-                 "each rank's own report stands");
-        return;
-    }
     unsigned long long *all = calloc((size_t)n, sizeof mine);
     if (!all)
         return;
-    ash_coll_status_t st = ash_coll_fingerprint(S.coll, mine, all);
+    ash_coll_status_t st = ash_coll_exit_gather(S.coll, "the job summary", mine, all);
     if (st != ASH_COLL_OK)
         ash_warn("report", "gathering the ranks' figures failed (%s): no job summary",
                  ash_coll_status_text(st));

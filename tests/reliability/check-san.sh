@@ -42,5 +42,6 @@ tests+=(tests/equivalence/test_equivalence_mpi.sh tests/equivalence/test_overlap
         tests/reliability/test_fingerprint.sh tests/reliability/test_checkpoint.sh
         tests/reliability/test_env_garbage.sh build/tests/reliability/test_file_create
         tests/reliability/test_unsynced.sh tests/reliability/test_param_digest.sh
-        tests/reliability/test_torchrun_env.sh tests/reliability/test_watchdog.sh)
+        tests/reliability/test_torchrun_env.sh tests/reliability/test_exit_exchange.sh
+        tests/reliability/test_watchdog.sh)
 exec bash scripts/run-tests.sh "${tests[@]}"

@@ -18,6 +18,8 @@
 #   test_unsynced.sh     rules that never fired are named with the nearest kernel; 2 ranks that
 #                        synchronised nothing exit 7 unless sync is optional
 #   test_param_digest.sh ranks that end with different parameters: rank 1 named, exit 8
+#   test_exit_exchange.sh  ... also for ranks without MPI (over the TCP exit meeting), and rank 0's
+#                        job summary line; ranks in different exchanges at exit are let go at once
 #   test_torchrun_env.sh torchrun's variables by hand on 2 processes = 1 rank; conflicts refused
 #   build/tests/reliability/test_file_create  ash_file_create (O_NOFOLLOW|O_EXCL) and secure_getenv
 REL_DIR := $(BUILD)/tests/reliability
@@ -38,6 +40,7 @@ TESTS += tests/reliability/test_fingerprint.sh \
          tests/reliability/test_options_garbage.sh \
          tests/reliability/test_unsynced.sh \
          tests/reliability/test_param_digest.sh \
+         tests/reliability/test_exit_exchange.sh \
          tests/reliability/test_torchrun_env.sh
 TESTS += $(REL_DIR)/test_file_create tests/reliability/test_secure_env.sh
 ALL += $(REL_DIR)/test_file_create $(REL_DIR)/fortify_open $(REL_DIR)/overflow_app \

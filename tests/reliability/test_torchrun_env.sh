@@ -3,7 +3,8 @@
 # LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT; no mpirun) form one synchronised job: the shim's
 # ranks meet through NCCL (hostnccl here) at MASTER_ADDR:MASTER_PORT+1, leaving MASTER_PORT to
 # torchrun's store (held open by a stand-in listener during the run), and 2 ranks with batch 2
-# each end bit-identical and equal to 1 rank with batch 4.
+# each end bit-identical and equal to 1 rank with batch 4; rank 0 prints the job line (the
+# ranks' figures exchanged at exit without MPI or CUDA).
 #   control:  the same 2 processes with no policy (sync optional): the ranks differ, and the
 #             comparison says so (it can fail).
 #   refused:  torchrun and Open MPI disagreeing on the rank, and RANK without WORLD_SIZE: exit 2,
@@ -48,6 +49,9 @@ grep -q "world size 2 (WORLD_SIZE)" "$RL_TMP/sync-1.out" || fail "rank 1 did not
 grep -q "meet through NCCL at 127.0.0.1:$((PORT + 1))" "$RL_TMP/sync-0.out" \
     || { t_show "$RL_TMP/sync-0.out"; fail "the ranks did not meet at MASTER_PORT + 1"; }
 grep -q "collectives backend: nccl" "$RL_TMP/sync-0.out" || fail "not the nccl backend"
+# no MPI world: the figures of rank 0's job line travel over the exit meeting's TCP connections
+grep -q "INFO report: job: 2 rank(s); slowest rank [01]" "$RL_TMP/sync-0.out" \
+    || { t_show "$RL_TMP/sync-0.out"; fail "rank 0 printed no job line"; }
 LD_LIBRARY_PATH=$T_HOSTCUDA_DIR HOSTCUDA_KERNEL_LIBS=$RL_KLIBS "$RL_MLP" --steps 6 --batch 4 \
     --save "$RL_TMP/ref.bin" >/dev/null 2>&1 || fail "the 1-rank reference run failed"
 t_equiv "$RL_TMP/eq" --ref "$RL_TMP/ref.bin" "$RL_TMP/sync-0.bin" "$RL_TMP/sync-1.bin" \
