@@ -346,14 +346,15 @@ report() {
       best_t=$t; best="$r $h $code ${sig:-}"
     fi
   done
-  # A crash is a cause, and a peer's failed collective right after it is its effect (nccl: the
-  # survivor sees the closed connection and may end first): a rank that died of a crash signal
-  # within 2 s of the earliest failure is the one reported.
+  # A crash or a kill is a cause, and a peer's failed collective right after it is its effect (nccl:
+  # the survivor sees the closed connection and may end first): a rank that died of a crash signal,
+  # or of SIGKILL (from outside: the launcher's own teardown sends SIGTERM first and SIGKILL only
+  # after its grace), within 2 s of the earliest failure is the one reported.
   if [ -n "$best" ] && [ -z "$(cut -d' ' -f4 <<<"$best")" ]; then
     for f in "$P_RUN_DIR"/rank-*.fail; do
       [ -f "$f" ] || continue
       read -r t r h code sig <"$f" || continue
-      case ${sig:-} in SIGSEGV|SIGBUS|SIGFPE|SIGILL|SIGABRT) ;; *) continue ;; esac
+      case ${sig:-} in SIGSEGV|SIGBUS|SIGFPE|SIGILL|SIGABRT|SIGKILL) ;; *) continue ;; esac
       if awk -v a="$t" -v b="$best_t" 'BEGIN { exit !(a - b < 2) }'; then best="$r $h $code $sig"; break; fi
     done
   fi

@@ -10,7 +10,8 @@
 # (--stall-rank) under the shim, on mpirun and the launcher's own engine, and at exit. Also: the lines a rank printed before a stall or a fatal
 # error reach the launcher's output — line-buffered by default, and with --no-line-buffered
 # through the shim's stdio flush before it ends the process (a rank ended by SIGTERM in the
-# teardown, which no flush reaches, loses them: the control).
+# teardown, which no flush reaches, loses them: the control). And: a rank killed from outside
+# (SIGKILL) is the root cause even when the peer whose collective then failed is recorded first.
 
 # shellcheck disable=SC2016  # literal $ in single quotes is on purpose
 load helpers
@@ -188,5 +189,24 @@ stall() {
     in_block "rank 1 failed first: exit code 5"
     contains "[rank 1] step 2 loss"
     lacks "[rank 1] step 3 loss"
+  done
+}
+
+# killed DELAY: rank 1 is killed (SIGKILL, from outside the launcher) and rank 0 fails with exit 2
+# (as a survivor's failed collective does) DELAY seconds after the kill — 0: at the same moment,
+# so their records come in either order
+killed() {
+  run "$A" --no-preload --launcher local -n 2 -- bash -c '
+    if [ {rank} = 0 ]; then sleep 0.3; sleep '"$1"'; echo "rank 0: collective failed"; exit 2; fi
+    sleep 0.3; kill -KILL $$
+    sleep 100 # '"$MARK"
+}
+
+@test "a rank killed from outside is the root cause, not the peer whose collective then failed" {
+  local i
+  for i in 1 2 3; do   # the two records come in either order
+    killed 0
+    [ "$status" -eq 137 ] || { echo "try $i: status $status, want 137"; show; return 1; }
+    in_block "rank 1 failed first: signal SIGKILL"
   done
 }
