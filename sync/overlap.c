@@ -39,16 +39,27 @@ typedef struct {
     size_t n, cap;
 } spans_t;
 
+/* The one growth rule of this file's arrays: *V holds at least NEED elements of SIZE bytes
+ * (capacity doubled from FIRST); -1 when memory runs out (*V unchanged). */
+static int grow(void *v, size_t *cap, size_t need, size_t size, size_t first)
+{
+    if (need <= *cap)
+        return 0;
+    size_t c = *cap ? *cap : first;
+    while (c < need)
+        c *= 2;
+    void *p = realloc(*(void **)v, c * size);
+    if (!p)
+        return -1;
+    *(void **)v = p;
+    *cap = c;
+    return 0;
+}
+
 static int spans_push(spans_t *s, CUdeviceptr lo, CUdeviceptr hi)
 {
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 16;
-        ash_span_t *v = realloc(s->v, cap * sizeof *v);
-        if (!v)
-            return -1;
-        s->v = v;
-        s->cap = cap;
-    }
+    if (grow(&s->v, &s->cap, s->n + 1, sizeof *s->v, 16) != 0)
+        return -1;
     s->v[s->n++] = (ash_span_t){lo, hi};
     return 0;
 }
@@ -404,14 +415,8 @@ static void offer(ov_rule_t *o, const ash_kernel_info_t *k, CUstream s, CUdevice
         o->early_bytes += o->scratch.v[i].hi - o->scratch.v[i].lo;
     }
     if (o->r->fuse) { /* a bucket: one collective when it is full */
-        if (o->nbev == o->cbev) {
-            size_t cap = o->cbev ? o->cbev * 2 : 8;
-            CUevent *v = realloc(o->bev, cap * sizeof *v);
-            if (!v)
-                ash_fatal(ASH_EXIT_CONFIG, "overlap: out of memory");
-            o->bev = v;
-            o->cbev = cap;
-        }
+        if (grow(&o->bev, &o->cbev, o->nbev + 1, sizeof *o->bev, 8) != 0)
+            ash_fatal(ASH_EXIT_CONFIG, "overlap: out of memory");
         o->bev[o->nbev++] = ev;
         for (size_t i = 0; i < o->scratch.n; i++) {
             /* adjacent regions merge, so a bucket of neighbours is one contiguous span */
@@ -426,16 +431,15 @@ static void offer(ov_rule_t *o, const ash_kernel_info_t *k, CUstream s, CUdevice
     for (size_t i = 0; i < o->scratch.n; i++) { /* one collective per region */
         job_t *j = calloc(1, sizeof *j);
         ash_span_t *sp = malloc(sizeof *sp);
-        CUevent *evs = malloc(sizeof *evs);
-        if (!j || !sp || !evs)
+        CUevent *evs = i == 0 ? malloc(sizeof *evs) : NULL;
+        if (!j || !sp || (i == 0 && !evs))
             ash_fatal(ASH_EXIT_CONFIG, "overlap: out of memory");
         *sp = o->scratch.v[i];
         /* the first job waits for the event; the rest follow it on the worker's stream */
-        evs[0] = ev;
+        if (evs)
+            evs[0] = ev;
         *j = (job_t){.o = o, .k = k, .spans = sp, .n = 1, .bytes = sp->hi - sp->lo,
-                     .ev = evs, .nev = i == 0};
-        if (i)
-            free(evs), j->ev = NULL;
+                     .ev = evs, .nev = evs != NULL};
         enqueue(j);
     }
 }
@@ -476,24 +480,9 @@ static void step_begin(ov_rule_t *o)
 
 static int trace_add(trace_t *t, const void *handle, const CUdeviceptr *p, size_t n)
 {
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 64;
-        touch_t *v = realloc(t->t, cap * sizeof *v);
-        if (!v)
-            return -1;
-        t->t = v;
-        t->cap = cap;
-    }
-    if (t->np + n > t->pcap) {
-        size_t cap = t->pcap ? t->pcap : 256;
-        while (cap < t->np + n)
-            cap *= 2;
-        CUdeviceptr *v = realloc(t->ptrs, cap * sizeof *v);
-        if (!v)
-            return -1;
-        t->ptrs = v;
-        t->pcap = cap;
-    }
+    if (grow(&t->t, &t->cap, t->n + 1, sizeof *t->t, 64) != 0 ||
+        grow(&t->ptrs, &t->pcap, t->np + n, sizeof *t->ptrs, 256) != 0)
+        return -1;
     memcpy(t->ptrs + t->np, p, n * sizeof *p);
     t->t[t->n++] = (touch_t){handle, t->np, n};
     t->np += n;
