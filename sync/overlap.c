@@ -882,8 +882,8 @@ void ash_overlap_fini(void)
     }
     for (size_t i = 0; i < O.nrules; i++) {
         ov_rule_t *o = &O.rules[i];
-        if (!o->r)
-            continue;
+        if (!o->r || (!o->early_regions && !o->sync_bytes))
+            continue; /* its sync point never came */
         ash_info("report", "overlap: gradients[%u] (at: \"%s\"): %llu region(s), %llu bytes reduced "
                  "early in %llu step(s); %llu bytes at the sync points%s", o->r->index, o->r->at,
                  o->early_regions, o->early_bytes, o->steps, o->sync_bytes,
