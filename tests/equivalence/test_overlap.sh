@@ -15,6 +15,12 @@
 #   layers-bucket  fuse: true with a 16 KiB bucket and ready points on layers 5, 3 and 2 of 6
 #                  (8 KiB each): layers 5 and 3 fill a bucket (not adjacent: packed into one
 #                  buffer), layer 2 waits in the next one until the sync point
+#   layers-vary    overlap: auto, and every 5th step launches differently (tests/trainers/layers
+#                  --vary-every 5): skip (a learned launch missing) and swap (two launches in the
+#                  other order) fall back with ONE warning per rank, bit-identical to overlap off;
+#                  extra (one more launch into a region already reduced) is ordered after that
+#                  reduction and the region reduced again: within rtol 1e-5 (the average taken
+#                  twice rounds differently), with both warnings
 # Negative control: --accum 2 with a ready point after EVERY layer_backward (before the second
 # pass, which still adds to the region) must give a different result, showing the comparison
 # and the early reduction are real. TAP output.
@@ -96,7 +102,7 @@ early() {
     return 0
 }
 
-echo "1..$(( ${#backends[@]} * (2 * 2 * 3 + 2 * 2 + 1) ))"
+echo "1..$(( ${#backends[@]} * (2 * 2 * 3 + 2 * 2 + 3 + 1) ))"
 for be in "${backends[@]}"; do
     for np in 2 4; do
         for wire in same bf16; do
@@ -146,6 +152,32 @@ for be in "${backends[@]}"; do
             [ $rc -eq 0 ] || eq_show "$d/on.0.log"
             tap_case $rc "$desc"
         done
+    done
+    # learned ready points whose pattern changes: fall back, never a wrong result
+    for v in skip swap extra; do
+        d=$T/$be-vary-$v; mkdir -p "$d"
+        desc="$be N=2 layers-vary $v: overlap: auto falls back with one warning"
+        args=(--layers 4 --size 4096 --steps 10 --work 20 --vary-every 5 --vary "$v")
+        if ! OVERLAP=off run layers 2 "$be" "$T/layers-auto.yaml" "$d/off" "${args[@]}" ||
+           ! run layers 2 "$be" "$T/layers-auto.yaml" "$d/on" "${args[@]}"; then
+            echo "# ranks failed:"; eq_show "$d"/*.0.log; tap_case 1 "$desc"; continue
+        fi
+        rc=0
+        if [ "$v" = extra ]; then
+            for r in 0 1; do
+                out=$("$EQ_CMP" --ref "$d/off.0" --rtol 1e-5 --atol 1e-6 "$d/on.$r") || { echo "# rank $r: $out"; rc=1; }
+            done
+            grep -q 'reduced again at the sync point' "$d/on.0.log" || { echo "# no warning about the region reduced again"; rc=1; }
+        else
+            same "$d" 2 "$d/off.0" || rc=1
+        fi
+        for r in 0 1; do
+            c=$(grep -c 'learned ready points off for this rule' "$d/on.$r.log")
+            [ "$c" -eq 1 ] || { echo "# rank $r: $c fallback warning(s), want 1"; rc=1; }
+        done
+        grep -q 'fell back' "$d/on.0.log" || { echo "# the report does not say it fell back"; rc=1; }
+        [ $rc -eq 0 ] || eq_show "$d/on.0.log"
+        tap_case $rc "$desc"
     done
     # negative control: ready points before the last writer (--accum 2, ready after every pass)
     d=$T/$be-control; mkdir -p "$d"

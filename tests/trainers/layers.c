@@ -27,6 +27,9 @@ typedef struct layers_opts {
     float lr;
     uint64_t seed;
     int forward;
+    long long vary_every;  /* --vary-every K: steps K-1, 2K-1, ... change their launch pattern */
+    int vary;              /* --vary: 0 skip (layer 0's backward left out), 1 swap (layers 1 and 2
+                            * in the other order), 2 extra (one more backward of the last layer) */
     const char *dump;
 } layers_opts_t;
 
@@ -45,6 +48,11 @@ static const char layers_usage[] =
     "  --device-us U          before each layer_backward, a layer_busy launch that keeps the\n"
     "                         stream busy U microseconds without host work (a GPU kernel's time;\n"
     "                         on hostcuda a sleep on the stream's worker; default 0: none)\n"
+    "  --vary-every K         every K-th step (steps K-1, 2K-1, ...) launches its backward\n"
+    "                         differently (--vary), the same on every rank (default 0: never)\n"
+    "  --vary skip|swap|extra skip: layer 0's backward is left out; swap: layers 1 and 2 run in\n"
+    "                         the other order (same result); extra: the last layer's backward runs\n"
+    "                         once more at the end of the pass (its gradient doubles) (default skip)\n"
     "  --accum A              backward passes per step (gradient accumulation; default 1); pass a\n"
     "                         of step t reads global samples [(t*A + a)*C*B, (t*A + a + 1)*C*B),\n"
     "                         rank R the slice [.. + R*B, .. + (R+1)*B) (C = --shard-count)\n"
@@ -86,7 +94,7 @@ static long long layers_parse_int(const char *opt, const char *s, long long lo, 
 static void layers_parse_opts(int argc, char **argv, layers_opts_t *o)
 {
     enum { O_LAYERS = 0x100, O_SIZE, O_STEPS, O_BATCH, O_WORK, O_ACCUM, O_FORWARD, O_LR, O_SEED,
-           O_RANK, O_COUNT, O_DUMP, O_HELP, O_DEVICE_US };
+           O_RANK, O_COUNT, O_DUMP, O_HELP, O_DEVICE_US, O_VARY_EVERY, O_VARY };
     static const struct option longopts[] = {
         {"layers", required_argument, NULL, O_LAYERS},
         {"size", required_argument, NULL, O_SIZE},
@@ -94,6 +102,8 @@ static void layers_parse_opts(int argc, char **argv, layers_opts_t *o)
         {"batch", required_argument, NULL, O_BATCH},
         {"work", required_argument, NULL, O_WORK},
         {"device-us", required_argument, NULL, O_DEVICE_US},
+        {"vary-every", required_argument, NULL, O_VARY_EVERY},
+        {"vary", required_argument, NULL, O_VARY},
         {"accum", required_argument, NULL, O_ACCUM},
         {"forward", required_argument, NULL, O_FORWARD},
         {"lr", required_argument, NULL, O_LR},
@@ -118,6 +128,13 @@ static void layers_parse_opts(int argc, char **argv, layers_opts_t *o)
         case O_BATCH: o->batch = layers_parse_int("--batch", optarg, 1, 1 << 20); break;
         case O_WORK: o->work = layers_parse_int("--work", optarg, 0, 1 << 30); break;
         case O_DEVICE_US: o->device_us = layers_parse_int("--device-us", optarg, 0, 10000000); break;
+        case O_VARY_EVERY: o->vary_every = layers_parse_int("--vary-every", optarg, 0, 1 << 30); break;
+        case O_VARY:
+            if (!strcmp(optarg, "skip")) o->vary = 0;
+            else if (!strcmp(optarg, "swap")) o->vary = 1;
+            else if (!strcmp(optarg, "extra")) o->vary = 2;
+            else layers_usage_error("--vary: invalid value '%s' (skip, swap or extra)", optarg);
+            break;
         case O_ACCUM: o->accum = layers_parse_int("--accum", optarg, 1, 1 << 16); break;
         case O_SEED: o->seed = (uint64_t)layers_parse_int("--seed", optarg, 0, INT64_MAX); break;
         case O_RANK: o->shard_rank = layers_parse_int("--shard-rank", optarg, 0, 1 << 20); break;
@@ -251,7 +268,13 @@ int main(int argc, char **argv)
             }
         for (long long pass = 0; pass < o.accum; pass++) {
             long long first = ((step * o.accum + pass) * o.shard_count + o.shard_rank) * o.batch;
-            for (long long l = L - 1; l >= 0; l--) {
+            int vary = o.vary_every > 0 && (step + 1) % o.vary_every == 0 ? o.vary : -1;
+            for (long long i = 0; i < L + (vary == 2); i++) {
+                long long l = i < L ? L - 1 - i : L - 1; /* vary extra: the last layer again */
+                if (vary == 0 && l == 0)
+                    continue;
+                if (vary == 1 && L >= 3 && (l == 1 || l == 2))
+                    l = 3 - l;
                 CUdeviceptr g = d_grads + (CUdeviceptr)(l * N) * sizeof(float);
                 CUdeviceptr p = d_params + (CUdeviceptr)(l * N) * sizeof(float);
                 unsigned long long seed = layers_mix64(o.seed * 0x9e3779b97f4a7c15ull + (uint64_t)l + 1);
