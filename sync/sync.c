@@ -187,32 +187,39 @@ ash_status_t ash_sync_init(void)
     return ASH_OK;
 }
 
-/* A rule's argument must be a pointer (8 bytes) and its count argument an integer (4 or 8). */
-static void check_rule_against_kernel(const ash_policy_rule_t *r, const ash_kernel_info_t *k)
+/* A rule's argument must be a pointer (8 bytes) and its count argument an integer (4 or 8); RP:
+ * the same for a ready point's buffer (named in the messages), NULL for the rule's own. */
+static void check_rule_against_kernel(const ash_policy_rule_t *r, const ash_kernel_info_t *k,
+                                      const ash_policy_ready_t *rp)
 {
     const char *list = r->kind == ASH_POLICY_RULE_GRADIENT ? "gradients" : "parameters";
+    const ash_policy_buffer_t *b = rp ? &rp->buffer : &r->buffer;
+    char who[160];
+    unsigned line = rp ? rp->line : r->line, col = rp ? rp->col : r->col;
+    if (rp)
+        snprintf(who, sizeof who, "%s[%u].ready[%u] (after: \"%s\")", list, r->index, rp->index, rp->after);
+    else
+        snprintf(who, sizeof who, "%s[%u] (at: \"%s\")", list, r->index, r->at);
     if (k->nparams < 0)
         return; /* the driver cannot say; the launch's own arguments are trusted as written */
-    unsigned need = r->buffer.arg;
-    if (r->buffer.kind == ASH_POLICY_BUFFER_COUNT_ARG && r->buffer.count_arg > need)
-        need = r->buffer.count_arg;
+    unsigned need = b->arg;
+    if (b->kind == ASH_POLICY_BUFFER_COUNT_ARG && b->count_arg > need)
+        need = b->count_arg;
     if ((int)need >= k->nparams) {
-        ash_fatal(ASH_EXIT_CONFIG, "%s:%u:%u: %s[%u] (at: \"%s\") names argument %u, but kernel %s has %d parameter(s)",
-                 ash_policy_source(S.policy), r->line, r->col, list, r->index, r->at, need,
-                 k->demangled, k->nparams);
+        ash_fatal(ASH_EXIT_CONFIG, "%s:%u:%u: %s names argument %u, but kernel %s has %d parameter(s)",
+                  ash_policy_source(S.policy), line, col, who, need, k->demangled, k->nparams);
     }
-    if (k->param_sizes[r->buffer.arg] != 8) {
-        ash_fatal(ASH_EXIT_CONFIG, "%s:%u:%u: %s[%u] (at: \"%s\"): argument %u of kernel %s is %u bytes, not a pointer",
-                 ash_policy_source(S.policy), r->line, r->col, list, r->index, r->at,
-                 r->buffer.arg, k->demangled, k->param_sizes[r->buffer.arg]);
+    if (k->param_sizes[b->arg] != 8) {
+        ash_fatal(ASH_EXIT_CONFIG, "%s:%u:%u: %s: argument %u of kernel %s is %u bytes, not a pointer",
+                  ash_policy_source(S.policy), line, col, who, b->arg, k->demangled,
+                  k->param_sizes[b->arg]);
     }
-    if (r->buffer.kind == ASH_POLICY_BUFFER_COUNT_ARG) {
-        uint32_t sz = k->param_sizes[r->buffer.count_arg];
+    if (b->kind == ASH_POLICY_BUFFER_COUNT_ARG) {
+        uint32_t sz = k->param_sizes[b->count_arg];
         if (sz != 4 && sz != 8) {
-            ash_fatal(ASH_EXIT_CONFIG, "%s:%u:%u: %s[%u] (at: \"%s\"): count argument %u of kernel %s is %u bytes, "
-                     "not an integer",
-                     ash_policy_source(S.policy), r->line, r->col, list, r->index, r->at,
-                     r->buffer.count_arg, k->demangled, sz);
+            ash_fatal(ASH_EXIT_CONFIG, "%s:%u:%u: %s: count argument %u of kernel %s is %u bytes, "
+                      "not an integer",
+                      ash_policy_source(S.policy), line, col, who, b->count_arg, k->demangled, sz);
         }
     }
 }
@@ -240,7 +247,7 @@ static const void *sync_match(const ash_kernel_info_t *k)
         return NULL;
     }
     for (size_t i = 0; i < n; i++) {
-        check_rule_against_kernel(found[i], k);
+        check_rule_against_kernel(found[i], k, NULL);
         plan->rule[i] = found[i];
         ash_info("sync", "kernel %s: sync point for %s[%u] (at: \"%s\")", k->demangled,
                  found[i]->kind == ASH_POLICY_RULE_GRADIENT ? "gradients" : "parameters",
@@ -250,11 +257,8 @@ static const void *sync_match(const ash_kernel_info_t *k)
     plan->nready = ash_policy_match_ready(S.policy, k->name, k->demangled, plan->ready, nready);
     for (size_t i = 0; i < plan->nready; i++) {
         const ash_policy_ready_t *rp = plan->ready[i].ready;
-        if (rp->has_buffer) { /* its buffer form against the kernel, as a rule's */
-            ash_policy_rule_t view = *plan->ready[i].rule;
-            view.buffer = rp->buffer;
-            check_rule_against_kernel(&view, k);
-        }
+        if (rp->has_buffer) /* its buffer form against the kernel, as a rule's */
+            check_rule_against_kernel(plan->ready[i].rule, k, rp);
         ash_info("sync", "kernel %s: ready point gradients[%u].ready[%u] (after: \"%s\")",
                  k->demangled, plan->ready[i].rule->index, rp->index, rp->after);
     }

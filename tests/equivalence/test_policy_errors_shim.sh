@@ -3,7 +3,8 @@
 # first CUDA call: exit status 2, "file:line:col: message" on stderr, and NOT ONE training step.
 # Every malformed policy of tests/policy/bad/expected.txt (the CLI's table) is run through the
 # preloaded shim with the bundled trainer; plus policies that are valid YAML but wrong for the
-# kernel they name (an argument past the kernel's parameters, a non-pointer buffer argument),
+# kernel they name (an argument past the kernel's parameters, a non-pointer buffer argument, the
+# same in a ready point's buffer),
 # which only the shim can see. Control: a valid policy runs all steps with exit 0.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -25,7 +26,7 @@ case_result() {   # case_result OK DESC
 }
 table=$top/tests/policy/bad/expected.txt
 rows=$(grep -cv '^#' "$table")
-echo "1..$((rows + 3))"
+echo "1..$((rows + 4))"
 while IFS=$'\t' read -r file pos want; do
     case $file in '#'*|'') continue ;; esac
     path=$top/tests/policy/bad/$file
@@ -65,6 +66,24 @@ ok=0; [ "$rc" -eq 2 ] || ok=1
 grep -q "notptr.yaml:3:5: .*argument 2 of kernel grad_norm_squared is 4 bytes, not a pointer" "$tmp/err" || ok=1
 [ $ok -eq 0 ] || sed 's/^/# /' "$tmp/err" | head -5
 case_result $ok "a non-pointer buffer argument stops the program (exit 2)"
+
+# a ready point's buffer is checked against ITS kernel the same way, and named as the ready point
+cat >"$tmp/readyarg.yaml" <<'Y'
+version: 1
+gradients:
+  - at: "grad_norm_squared"
+    buffer: { arg: 1, count_arg: 2 }
+    dtype: f32
+    ready:
+      - after: "linear_backward_weight"
+        buffer: { arg: 9, count: 4 }
+Y
+run "$tmp/readyarg.yaml"
+ok=0; [ "$rc" -eq 2 ] || ok=1
+grep -q "readyarg.yaml:7:9: gradients\[0\].ready\[0\] (after: \"linear_backward_weight\") names argument 9, but kernel linear_backward_weight has 7 parameter" "$tmp/err" || ok=1
+! grep -q '^step 1 ' "$tmp/out" || ok=1
+[ $ok -eq 0 ] || sed 's/^/# /' "$tmp/err" | head -5
+case_result $ok "a ready point's argument past its kernel's parameters stops the program (exit 2, the entry's line:col)"
 
 # control: the same program with a valid policy trains all its steps
 run "$top/examples/mlp-clip.yaml"
