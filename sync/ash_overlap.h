@@ -38,7 +38,9 @@ void ash_overlap_init(const ash_policy_t *p);
 /* Overlap is off for good (one line, the reason): world 1, observers that read buffers before
  * their collective (record, nan_check), an MPI without thread support. */
 void ash_overlap_disable(const char *why);
-/* 1 when rule r overlaps (policy and options say so, not disabled, not fallen back). */
+/* 1 when rule r overlaps (policy and options say so, not disabled): its sync points go through
+ * ash_overlap_sync — also after its learned ready points fell back, so that regions sent early in
+ * that step are not reduced again. */
 int ash_overlap_on(const ash_policy_rule_t *r);
 /* 1 when the matcher must see every kernel (a rule with overlap: auto, overlap on). */
 int ash_overlap_observes_all(void);

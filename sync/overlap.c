@@ -184,13 +184,18 @@ static struct {
     size_t pack_bytes;
 } O = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
 
-static ov_rule_t *ov_of(const ash_policy_rule_t *r)
+/* Rule r's state when it overlaps; ANY: also after its learned ready points fell back (its sync
+ * points still take only what no ready point covered: a fallback in the middle of a step must
+ * not reduce the regions already sent a second time). */
+static ov_rule_t *ov_state(const ash_policy_rule_t *r, int any)
 {
     if (!O.enabled || !r || r->kind != ASH_POLICY_RULE_GRADIENT || r->index >= O.nrules)
         return NULL;
     ov_rule_t *o = &O.rules[r->index];
-    return o->r && !o->off ? o : NULL;
+    return o->r && (any || !o->off) ? o : NULL;
 }
+
+static ov_rule_t *ov_of(const ash_policy_rule_t *r) { return ov_state(r, 0); }
 
 void ash_overlap_init(const ash_policy_t *p)
 {
@@ -233,7 +238,7 @@ void ash_overlap_disable(const char *why)
     O.observe_all = 0;
 }
 
-int ash_overlap_on(const ash_policy_rule_t *r) { return ov_of(r) != NULL; }
+int ash_overlap_on(const ash_policy_rule_t *r) { return ov_state(r, 1) != NULL; }
 
 int ash_overlap_observes_all(void) { return O.enabled && O.observe_all; }
 
@@ -816,7 +821,7 @@ size_t ash_overlap_sync(const ash_policy_rule_t *r, CUstream s, CUdeviceptr ptr,
                         const ash_span_t **pieces)
 {
     (void)s;
-    ov_rule_t *o = ov_of(r);
+    ov_rule_t *o = ov_state(r, 1);
     static ash_span_t whole;
     whole = (ash_span_t){ptr, ptr + bytes};
     *pieces = &whole;

@@ -20,7 +20,9 @@
 #                  other order) fall back with ONE warning per rank, bit-identical to overlap off;
 #                  extra (one more launch into a region already reduced) is ordered after that
 #                  reduction and the region reduced again: within rtol 1e-5 (the average taken
-#                  twice rounds differently), with both warnings
+#                  twice rounds differently), with both warnings; and swap again with reduce: sum
+#                  on 4 ranks: a fallback in the middle of a step must not reduce the regions
+#                  already sent a second time (a sum would double them)
 # Negative control: --accum 2 with a ready point after EVERY layer_backward (before the second
 # pass, which still adds to the region) must give a different result, showing the comparison
 # and the early reduction are real. TAP output.
@@ -102,7 +104,7 @@ early() {
     return 0
 }
 
-echo "1..$(( ${#backends[@]} * (2 * 2 * 3 + 2 * 2 + 3 + 1) ))"
+echo "1..$(( ${#backends[@]} * (2 * 2 * 3 + 2 * 2 + 4 + 1) ))"
 for be in "${backends[@]}"; do
     for np in 2 4; do
         for wire in same bf16; do
@@ -179,6 +181,20 @@ for be in "${backends[@]}"; do
         [ $rc -eq 0 ] || eq_show "$d/on.0.log"
         tap_case $rc "$desc"
     done
+    d=$T/$be-vary-sum; mkdir -p "$d"
+    sed 's/^    overlap: auto$/    reduce: sum\n    overlap: auto/' "$T/layers-auto.yaml" >"$d/policy.yaml"
+    desc="$be N=4 layers-vary swap, reduce: sum: the fallback mid-step reduces no region twice"
+    args=(--layers 4 --size 4096 --steps 10 --work 20 --vary-every 5 --vary swap)
+    if ! OVERLAP=off run layers 4 "$be" "$d/policy.yaml" "$d/off" "${args[@]}" ||
+       ! run layers 4 "$be" "$d/policy.yaml" "$d/on" "${args[@]}"; then
+        echo "# ranks failed:"; eq_show "$d"/*.0.log; tap_case 1 "$desc"
+    else
+        rc=0
+        same "$d" 4 "$d/off.0" || rc=1
+        grep -q 'fell back' "$d/on.0.log" || { echo "# the report does not say it fell back"; rc=1; }
+        [ $rc -eq 0 ] || eq_show "$d/on.0.log"
+        tap_case $rc "$desc"
+    fi
     # negative control: ready points before the last writer (--accum 2, ready after every pass)
     d=$T/$be-control; mkdir -p "$d"
     desc="$be N=2 control: a ready point before the region's last writer gives a different result"
