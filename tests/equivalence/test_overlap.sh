@@ -20,9 +20,10 @@
 #                  other order) fall back with ONE warning per rank, bit-identical to overlap off;
 #                  extra (one more launch into a region already reduced) is ordered after that
 #                  reduction and the region reduced again: within rtol 1e-5 (the average taken
-#                  twice rounds differently), with both warnings; and swap again with reduce: sum
-#                  on 4 ranks: a fallback in the middle of a step must not reduce the regions
-#                  already sent a second time (a sum would double them)
+#                  twice rounds differently), with both warnings; and swap again on 4 ranks: a
+#                  fallback in the middle of a step must not reduce the regions already sent a
+#                  second time — checked by the exit report: bytes reduced early + bytes at the
+#                  sync points = steps x buffer, every byte once a step
 # Negative control: --accum 2 with a ready point after EVERY layer_backward (before the second
 # pass, which still adds to the region) must give a different result, showing the comparison
 # and the early reduction are real. TAP output.
@@ -95,6 +96,16 @@ same() {
     done
     return $ok
 }
+# once DIR BYTES: rank 0's report counts every byte of the buffer reduced exactly once a step:
+# early + at the sync points = BYTES (steps x buffer bytes)
+once() {
+    local line e y
+    line=$(grep -h 'report: overlap:' "$1/on.0.log" | head -1)
+    e=$(sed -n 's/.* \([0-9]*\) bytes reduced early.*/\1/p' <<<"$line")
+    y=$(sed -n 's/.* \([0-9]*\) bytes at the sync points.*/\1/p' <<<"$line")
+    [ -n "$e" ] && [ -n "$y" ] && [ $((e + y)) -eq "$2" ] && return 0
+    echo "# bytes reduced: ${e:-?} early + ${y:-?} at the sync points, want $2 in all: $line"; return 1
+}
 # early DIR: rank 0's exit report says regions were reduced early (the overlap really happened)
 early() {
     local line
@@ -123,6 +134,7 @@ for be in "${backends[@]}"; do
                 rc=0
                 same "$d" "$np" "$d/off.0" || rc=1
                 early "$d" || rc=1
+                [ "$prog" = layers ] && { once "$d" $((6 * 4 * 4096 * 4)) || rc=1; }
                 [ $rc -eq 0 ] || eq_show "$d/on.0.log"
                 tap_case $rc "$desc"
             done
@@ -172,6 +184,7 @@ for be in "${backends[@]}"; do
             grep -q 'reduced again at the sync point' "$d/on.0.log" || { echo "# no warning about the region reduced again"; rc=1; }
         else
             same "$d" 2 "$d/off.0" || rc=1
+            once "$d" $((10 * 4 * 4096 * 4)) || rc=1
         fi
         for r in 0 1; do
             c=$(grep -c 'learned ready points off for this rule' "$d/on.$r.log")
@@ -181,9 +194,9 @@ for be in "${backends[@]}"; do
         [ $rc -eq 0 ] || eq_show "$d/on.0.log"
         tap_case $rc "$desc"
     done
-    d=$T/$be-vary-sum; mkdir -p "$d"
-    sed 's/^    overlap: auto$/    reduce: sum\n    overlap: auto/' "$T/layers-auto.yaml" >"$d/policy.yaml"
-    desc="$be N=4 layers-vary swap, reduce: sum: the fallback mid-step reduces no region twice"
+    d=$T/$be-vary-4; mkdir -p "$d"
+    cp "$T/layers-auto.yaml" "$d/policy.yaml"
+    desc="$be N=4 layers-vary swap: the fallback mid-step reduces no region twice"
     args=(--layers 4 --size 4096 --steps 10 --work 20 --vary-every 5 --vary swap)
     if ! OVERLAP=off run layers 4 "$be" "$d/policy.yaml" "$d/off" "${args[@]}" ||
        ! run layers 4 "$be" "$d/policy.yaml" "$d/on" "${args[@]}"; then
@@ -191,6 +204,7 @@ for be in "${backends[@]}"; do
     else
         rc=0
         same "$d" 4 "$d/off.0" || rc=1
+        once "$d" $((10 * 4 * 4096 * 4)) || rc=1
         grep -q 'fell back' "$d/on.0.log" || { echo "# the report does not say it fell back"; rc=1; }
         [ $rc -eq 0 ] || eq_show "$d/on.0.log"
         tap_case $rc "$desc"
