@@ -699,6 +699,13 @@ static ash_policy_result_t parse_rule(diag_t *d, const node_t *n, ash_policy_rul
         r = ash_policy__fail(d, seen[R_OVERLAP]->line, seen[R_OVERLAP]->col,
                              "'overlap' conflicts with 'ready' in %s: explicit ready points, or "
                              "overlap: auto (learned ones), not both", where);
+    if (r == ASH_POLICY_OK && kind == ASH_POLICY_RULE_GRADIENT &&
+        rule->overlap == ASH_POLICY_OVERLAP_AUTO && rule->reduce == ASH_POLICY_REDUCE_SUM)
+        r = ash_policy__fail(d, seen[R_OVERLAP]->line, seen[R_OVERLAP]->col,
+                             "'overlap: auto' needs reduce: mean in %s: a launch that writes a "
+                             "region after its early all-reduce is repaired by reducing the region "
+                             "again, which only a mean allows (with reduce: sum, name the ready "
+                             "points with 'ready')", where);
     if (r == ASH_POLICY_OK && kind == ASH_POLICY_RULE_GRADIENT && seen[R_BUCKET_CAP] &&
         (!rule->fuse || rule->overlap == ASH_POLICY_OVERLAP_NONE))
         r = ash_policy__fail(d, seen[R_BUCKET_CAP]->line, seen[R_BUCKET_CAP]->col,

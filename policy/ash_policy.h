@@ -45,7 +45,8 @@
  *                                 buffer (as resolved at its previous sync point)
  *       overlap: none | auto = none   (added in 1.x) auto: learned ready points (the shim
  *             watches which launches take pointers into the buffer during the first steps);
- *             excludes `ready`
+ *             excludes `ready`; needs reduce: mean (a region written after its early
+ *             all-reduce is reduced again, which only a mean allows)
  *       bucket_cap_bytes: 1..2^62 = 26214400   needs fuse: true and ready or overlap: auto; ready
  *             regions are gathered into buckets of at most this size (one collective each)
  *   parameters:  [rule...] = []     broadcast from rank 0 before the matching launch
