@@ -7,9 +7,10 @@
 #   - "N malformed policies tested" = tests/policy/bad/*.yaml (each has a line in expected.txt,
 #     checked by tests/policy/policy_cli.bats)
 #   - "tests/equivalence/, N cases" = the equivalence suite's plan times its backends
-#   - README.md, docs/*.md, examples/ and the folders' README.md files mention no sessions, leads, commit
-#     ids, .notes/ paths, "git commit" instructions or a design outside the repository;
-#     a negative control shows the checker finds such text.
+#   - README.md, docs/*.md, examples/ and the folders' README.md files speak of the product for
+#     its users and maintainers, not of how the tree was worked on (the patterns below: work
+#     logs, revision ids, private note folders, version-control steps, designs kept outside the
+#     repository); a negative control shows the checker finds such text.
 set -u
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
