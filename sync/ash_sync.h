@@ -70,6 +70,13 @@ typedef enum {
 ash_sync_resolve_t ash_sync_resolve(const ash_kernel_info_t *k, const ash_policy_rule_t *r,
                                     void **params, void **extra, CUdeviceptr *ptr, size_t *count,
                                     long long *bad_count);
+/* The same for any buffer form (a ready point's, read from its own launch) and element type. */
+ash_sync_resolve_t ash_sync_resolve_buffer(const ash_kernel_info_t *k, const ash_policy_buffer_t *b,
+                                           ash_policy_dtype_t dtype, void **params, void **extra,
+                                           CUdeviceptr *ptr, size_t *count, long long *bad_count);
+/* Where argument I of a launch lies (kernelParams, or the packed `extra` buffer, where SIZE bytes
+ * must fit); NULL when it cannot be read. */
+const void *ash_sync_arg(const ash_kernel_info_t *k, void **params, void **extra, unsigned i, size_t size);
 
 /* The engine's one all-reduce issuer for gradient rule r (sequence number, fingerprint,
  * watchdog, observers; a failure ends the job). Called at sync points and by the overlap worker,

@@ -449,10 +449,10 @@ static void offer(ov_rule_t *o, const ash_kernel_info_t *k, CUstream s, CUdevice
     }
 }
 
-void ash_overlap_quiesce(CUstream s)
+/* Flush the open buckets and wait until the worker has issued everything; 1 when anything was
+ * handed to it since the last wait. */
+static int worker_wait(void)
 {
-    if (!O.enabled && !O.started)
-        return;
     for (size_t i = 0; i < O.nrules; i++)
         if (O.rules[i].r)
             bucket_flush(&O.rules[i]);
@@ -462,7 +462,14 @@ void ash_overlap_quiesce(CUstream s)
         pthread_cond_wait(&O.cv, &O.mu);
     O.dirty = 0;
     pthread_mutex_unlock(&O.mu);
-    if (dirty && ASH_CU(cuStreamWaitEvent(s, O.done, 0)) != CUDA_SUCCESS)
+    return dirty;
+}
+
+void ash_overlap_quiesce(CUstream s)
+{
+    if (!O.enabled && !O.started)
+        return;
+    if (worker_wait() && ASH_CU(cuStreamWaitEvent(s, O.done, 0)) != CUDA_SUCCESS)
         ASH_CU(cuStreamSynchronize(O.comm)); /* order by waiting on the host instead */
 }
 
@@ -508,23 +515,11 @@ static long scan_params(const ash_kernel_info_t *k, void **params, void **extra,
 {
     if (k->nparams < 0)
         return -1;
-    const char *buf = NULL;
-    size_t buflen = 0;
-    if (!params) {
-        for (void **e = extra; e && *e != CU_LAUNCH_PARAM_END; e += 2) {
-            if (e[0] == CU_LAUNCH_PARAM_BUFFER_POINTER)
-                buf = e[1];
-            else if (e[0] == CU_LAUNCH_PARAM_BUFFER_SIZE)
-                buflen = *(size_t *)e[1];
-        }
-        if (!buf && k->nparams > 0)
-            return -1;
-    }
     size_t n = 0;
     for (int i = 0; i < k->nparams; i++) {
         uint32_t sz = k->param_sizes[i];
-        const char *p = params ? (const char *)params[i] : buf + k->param_offsets[i];
-        if (!params && k->param_offsets[i] + sz > buflen)
+        const char *p = ash_sync_arg(k, params, extra, (unsigned)i, sz);
+        if (!p)
             return -1;
         for (uint32_t off = 0; off + 8 <= sz; off += 8) {
             CUdeviceptr v;
@@ -681,10 +676,9 @@ static void ready_region(ov_rule_t *o, const ash_policy_ready_t *rp, const ash_k
 {
     CUdeviceptr lo;
     size_t count;
-    if (rp->has_buffer) {
-        ash_policy_rule_t view = *o->r; /* the ready entry's buffer form, the rule's dtype */
-        view.buffer = rp->buffer;
-        if (ash_sync_resolve(k, &view, params, extra, &lo, &count, NULL) != ASH_SYNC_RESOLVED) {
+    if (rp->has_buffer) { /* the ready entry's buffer form, the rule's element type */
+        if (ash_sync_resolve_buffer(k, &rp->buffer, o->r->dtype, params, extra, &lo, &count, NULL) !=
+            ASH_SYNC_RESOLVED) {
             ASH_WARN_CAPPED("overlap", "gradients[%u].ready[%u] (after: \"%s\"): region cannot be "
                             "resolved from %s's arguments: it waits for the sync point",
                             o->r->index, rp->index, rp->after, k->demangled);
@@ -863,14 +857,7 @@ void ash_overlap_drain(void)
 {
     if (O.started <= 0)
         return;
-    for (size_t i = 0; i < O.nrules; i++)
-        if (O.rules[i].r)
-            bucket_flush(&O.rules[i]);
-    pthread_mutex_lock(&O.mu);
-    while (O.head || O.busy)
-        pthread_cond_wait(&O.cv, &O.mu);
-    O.dirty = 0;
-    pthread_mutex_unlock(&O.mu);
+    worker_wait();
     ASH_CU(cuStreamSynchronize(O.comm));
 }
 

@@ -269,49 +269,54 @@ ash_kernel_match_fn ash_sync_matcher(void) { return S.policy ? sync_match : NULL
 
 const ash_policy_t *ash_sync_policy(void) { return S.policy; } /* ash_sync.h */
 
-/* The value of argument I of a launch, from kernelParams or from the packed `extra` buffer. */
+/* Where argument I of a launch lies: kernelParams[I], or its place in the packed `extra` buffer
+ * (SIZE bytes must fit there); NULL when it cannot be read. The one reader of a launch's
+ * arguments (the resolver below, the overlap's pointer scan). */
+const void *ash_sync_arg(const ash_kernel_info_t *k, void **params, void **extra, unsigned i, size_t size)
+{
+    if (params)
+        return params[i];
+    if (!extra || k->nparams <= 0 || (int)i >= k->nparams)
+        return NULL;
+    const char *buf = NULL;
+    size_t buflen = 0;
+    for (void **e = extra; *e != CU_LAUNCH_PARAM_END; e += 2) {
+        if (e[0] == CU_LAUNCH_PARAM_BUFFER_POINTER)
+            buf = e[1];
+        else if (e[0] == CU_LAUNCH_PARAM_BUFFER_SIZE)
+            buflen = *(size_t *)e[1];
+    }
+    return buf && k->param_offsets[i] + size <= buflen ? buf + k->param_offsets[i] : NULL;
+}
+
 static int arg_bytes(const ash_kernel_info_t *k, void **params, void **extra, unsigned i,
                      size_t size, void *out)
 {
-    if (params) {
-        memcpy(out, params[i], size);
-        return 0;
-    }
-    if (extra && k->nparams > 0 && (int)i < k->nparams) {
-        void *buf = NULL;
-        size_t buflen = 0;
-        for (void **e = extra; *e != CU_LAUNCH_PARAM_END; e += 2) {
-            if (e[0] == CU_LAUNCH_PARAM_BUFFER_POINTER)
-                buf = e[1];
-            else if (e[0] == CU_LAUNCH_PARAM_BUFFER_SIZE)
-                buflen = *(size_t *)e[1];
-        }
-        if (buf && k->param_offsets[i] + size <= buflen) {
-            memcpy(out, (char *)buf + k->param_offsets[i], size);
-            return 0;
-        }
-    }
-    return -1;
+    const void *p = ash_sync_arg(k, params, extra, i, size);
+    if (!p)
+        return -1;
+    memcpy(out, p, size);
+    return 0;
 }
 
-ash_sync_resolve_t ash_sync_resolve(const ash_kernel_info_t *k, const ash_policy_rule_t *r,
-                                    void **params, void **extra, CUdeviceptr *ptr, size_t *count,
-                                    long long *bad_count)
+ash_sync_resolve_t ash_sync_resolve_buffer(const ash_kernel_info_t *k, const ash_policy_buffer_t *b,
+                                           ash_policy_dtype_t dtype, void **params, void **extra,
+                                           CUdeviceptr *ptr, size_t *count, long long *bad_count)
 {
-    size_t esize = r->dtype == ASH_POLICY_DTYPE_F32 ? 4 : 2;
-    if (arg_bytes(k, params, extra, r->buffer.arg, sizeof *ptr, ptr) != 0)
+    size_t esize = dtype == ASH_POLICY_DTYPE_F32 ? 4 : 2;
+    if (arg_bytes(k, params, extra, b->arg, sizeof *ptr, ptr) != 0)
         return ASH_SYNC_NO_ARGS;
-    if (r->buffer.kind == ASH_POLICY_BUFFER_COUNT) {
-        *count = r->buffer.count;
-    } else if (r->buffer.kind == ASH_POLICY_BUFFER_COUNT_ARG) {
-        unsigned sz = k->nparams > 0 ? k->param_sizes[r->buffer.count_arg] : 4;
+    if (b->kind == ASH_POLICY_BUFFER_COUNT) {
+        *count = b->count;
+    } else if (b->kind == ASH_POLICY_BUFFER_COUNT_ARG) {
+        unsigned sz = k->nparams > 0 ? k->param_sizes[b->count_arg] : 4;
         int64_t v = 0;
         if (sz == 8) {
-            if (arg_bytes(k, params, extra, r->buffer.count_arg, 8, &v) != 0)
+            if (arg_bytes(k, params, extra, b->count_arg, 8, &v) != 0)
                 return ASH_SYNC_NO_ARGS;
         } else {
             int32_t v32;
-            if (arg_bytes(k, params, extra, r->buffer.count_arg, 4, &v32) != 0)
+            if (arg_bytes(k, params, extra, b->count_arg, 4, &v32) != 0)
                 return ASH_SYNC_NO_ARGS;
             v = v32;
         }
@@ -329,6 +334,13 @@ ash_sync_resolve_t ash_sync_resolve(const ash_kernel_info_t *k, const ash_policy
         *count = e.size / esize;
     }
     return ASH_SYNC_RESOLVED;
+}
+
+ash_sync_resolve_t ash_sync_resolve(const ash_kernel_info_t *k, const ash_policy_rule_t *r,
+                                    void **params, void **extra, CUdeviceptr *ptr, size_t *count,
+                                    long long *bad_count)
+{
+    return ash_sync_resolve_buffer(k, &r->buffer, r->dtype, params, extra, ptr, count, bad_count);
 }
 
 /* The job's figures for the observer that takes part (the report): one host allgather of its
