@@ -66,3 +66,26 @@ SH
 }
 
 rl_show() { sed 's/^/  | /' "$RL_TMP/out" | tail -n "${1:-40}"; }
+
+# rl_params_only_policy FILE: a policy with only a parameters rule (a broadcast at the first
+# forward kernel) and sync: optional — ranks that train apart but start alike, for the digest
+rl_params_only_policy() {
+    cat >"$1" <<'P'
+version: 1
+sync: optional
+parameters:
+  - at: "linear_forward*"
+    buffer: { arg: 1, region: allocation }
+    dtype: f32
+    broadcast: once
+P
+}
+
+# rl_digest_mismatch_named LABEL: the last launch's output has the digest's error on both ranks
+# (rank 0 names rank 1 as the first differing rank; rank 1 says its own parameters differ)
+rl_digest_mismatch_named() {
+    grep -q 'rank 0\] ERROR digest: ranks ended with different parameters: rank 1 differs from rank 0' "$RL_TMP/out" \
+        || { rl_show; fail "$1: rank 0 did not name rank 1 as the first differing rank"; }
+    grep -q 'rank 1\] ERROR digest: ranks ended with different parameters: this rank' "$RL_TMP/out" \
+        || { rl_show; fail "$1: rank 1 did not say its own parameters differ"; }
+}

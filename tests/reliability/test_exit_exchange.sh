@@ -44,22 +44,11 @@ grep -qE 'not compared|no job summary|exchange [0-9]+ after the exit meeting' "$
 echo "ok: control (no MPI; initialised differently, broadcast + gradient sync) -> parameters agree, rank 0's job line, exit 0"
 grep -E 'rank 0\] INFO (digest|report: job)' "$RL_TMP/out" | sed 's/^/  | /'
 
-cat >"$RL_TMP/params-only.yaml" <<'P'
-version: 1
-sync: optional
-parameters:
-  - at: "linear_forward*"
-    buffer: { arg: 1, region: allocation }
-    dtype: f32
-    broadcast: once
-P
+rl_params_only_policy "$RL_TMP/params-only.yaml"
 rl_launch 120 "${nompi[@]}" --policy "$RL_TMP/params-only.yaml" -- "${mlp[@]}"
 [ "$RL_RC" -eq 8 ] || { rl_show; fail "ranks trained apart (no MPI): exit $RL_RC, expected 8"; }
 not_mpi mismatch
-grep -q 'rank 0\] ERROR digest: ranks ended with different parameters: rank 1 differs from rank 0' "$RL_TMP/out" \
-    || { rl_show; fail "mismatch: rank 0 did not name rank 1 as the first differing rank"; }
-grep -q 'rank 1\] ERROR digest: ranks ended with different parameters: this rank' "$RL_TMP/out" \
-    || { rl_show; fail "mismatch: rank 1 did not say its own parameters differ"; }
+rl_digest_mismatch_named mismatch
 echo "ok: ranks trained apart (no MPI) -> 'ranks ended with different parameters', rank 1 named, exit 8"
 grep -E 'ERROR digest' "$RL_TMP/out" | sed 's/^/  | /'
 
