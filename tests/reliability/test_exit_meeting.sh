@@ -50,20 +50,19 @@ echo "control: exit ${rc[0]} ${rc[1]} ${rc[2]}"
 ! grep -q "did not reach the end" "$RL_TMP"/m[012] || { show; fail "control: a rank was named missing"; }
 echo "ok: control: the three ranks met at exit, every machine exits 0"
 
-machines 2
-echo "rank 2 stalls: machines 0, 1 exit ${rc[0]} ${rc[1]}"
-for m in 0 1; do
-    [ "${rc[m]}" = 4 ] || { show; fail "rank 2 stalls: machine $m exit ${rc[m]}, expected 4 (124: hung)"; }
-    names "$m" 2 || { show; fail "rank 2 stalls: rank $m did not name rank 2"; }
-done
+# stalled S OTHERS...: with rank S stalled at exit, every other machine exits 4 naming rank S
+stalled() {
+    local s=$1 m; shift
+    machines "$s"
+    echo "rank $s stalls: machines $* exit$(for m in "$@"; do printf ' %s' "${rc[m]}"; done)"
+    for m in "$@"; do
+        [ "${rc[m]}" = 4 ] || { show; fail "rank $s stalls: machine $m exit ${rc[m]}, expected 4 (124: hung)"; }
+        names "$m" "$s" || { show; fail "rank $s stalls: rank $m did not name rank $s"; }
+    done
+}
+stalled 2 0 1
 echo "ok: rank 2 stalls: rank 0 and rank 1 (by rank 0's verdict) name rank 2, exit 4"
-
-machines 0
-echo "rank 0 stalls: machines 1, 2 exit ${rc[1]} ${rc[2]}"
-for m in 1 2; do
-    [ "${rc[m]}" = 4 ] || { show; fail "rank 0 stalls: machine $m exit ${rc[m]}, expected 4 (124: hung)"; }
-    names "$m" 0 || { show; fail "rank 0 stalls: rank $m did not name rank 0"; }
-done
+stalled 0 1 2
 echo "ok: rank 0 stalls: ranks 1 and 2 name rank 0, exit 4"
 
 machines 2 kill
