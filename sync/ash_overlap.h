@@ -67,7 +67,7 @@ void ash_overlap_library_write(const ash_kernel_info_t *site, CUstream s, CUdevi
 void ash_overlap_quiesce(CUstream s);
 /* Rule r's sync point over [ptr, ptr + bytes): the parts no ready point covered this step, in
  * address order (*pieces stays valid until the next call); call after ash_overlap_quiesce. */
-size_t ash_overlap_sync(const ash_policy_rule_t *r, CUstream s, CUdeviceptr ptr, size_t bytes,
+size_t ash_overlap_sync(const ash_policy_rule_t *r, CUdeviceptr ptr, size_t bytes,
                         const ash_span_t **pieces);
 /* 1 once the communication thread runs. */
 int ash_overlap_active(void);

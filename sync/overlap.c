@@ -811,10 +811,9 @@ void ash_overlap_library_write(const ash_kernel_info_t *site, CUstream s, CUdevi
     }
 }
 
-size_t ash_overlap_sync(const ash_policy_rule_t *r, CUstream s, CUdeviceptr ptr, size_t bytes,
+size_t ash_overlap_sync(const ash_policy_rule_t *r, CUdeviceptr ptr, size_t bytes,
                         const ash_span_t **pieces)
 {
-    (void)s;
     ov_rule_t *o = ov_state(r, 1);
     static ash_span_t whole;
     whole = (ash_span_t){ptr, ptr + bytes};

@@ -794,7 +794,7 @@ ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **p
         /* collective */
         if (grad && ash_overlap_on(r)) { /* only what no ready point covered this step */
             const ash_span_t *pc;
-            size_t np = ash_overlap_sync(r, s, e.ptr, e.count * esize, &pc);
+            size_t np = ash_overlap_sync(r, e.ptr, e.count * esize, &pc);
             for (size_t p = 0; p < np; p++)
                 ash_sync_issue_allreduce(k, r, s, pc[p].lo, (size_t)(pc[p].hi - pc[p].lo) / esize, 1, what);
             ash_observe_after_buffer(&e);
