@@ -69,7 +69,7 @@ $(BUILD)/%.host.o: %.cu include/ash_kernel.h | $(DEPS_STAMP)
 	$(CC) -x c $(CFLAGS) -fvisibility=default -Iinclude -c -o $@ $<
 
 include libaccelshim.mk
--include $(sort $(wildcard */*.mk tests/*/*.mk))
+-include $(sort $(wildcard */*.mk shim/*/*.mk tests/*/*.mk))
 
 all: $(ALL)
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # check_collectives.sh — what ACCELSHIM_CHECK_COLLECTIVES=1 (a fingerprint exchange before every
-# collective, sync/sync.c) costs: 2 ranks of the bundled trainer (sgd, --update fused, policy
+# collective, shim/sync/sync.c) costs: 2 ranks of the bundled trainer (sgd, --update fused, policy
 # tests/equivalence/policies/sgd-fused.yaml: one all-reduce a step) on hostcuda, without and with
 # the check, same run, alternating, median of ROUNDS. Figures from rank 0: wall time and
 # collectives (JSON exit report, ACCELSHIM_REPORT), the shim's own mean time per fingerprint

@@ -9,7 +9,7 @@
  * Invariant: depends on nothing of accelshim's; CUDA is reached only through the driver table the
  * caller fills with the REAL driver's entry points (never the shim's hooks). All ranks end with
  * bit-identical results. Threading: one ash_coll_t is used by one thread at a time (the caller
- * serialises); MPI is initialised with MPI_THREAD_MULTIPLE requested. Callers: sync/sync, tests.
+ * serialises); MPI is initialised with MPI_THREAD_MULTIPLE requested. Callers: shim/sync/sync, tests.
  */
 #ifndef ASH_COLL_H
 #define ASH_COLL_H

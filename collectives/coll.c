@@ -7,7 +7,7 @@
  * process that initialised it. Backend choice is collective: "auto"/"nccl" either succeed on
  * every rank or every rank falls back to "mpi" (the nccl backend agrees over MPI first).
  * Threading: open/close from one thread; the process-wide MPI bookkeeping is mutex-guarded.
- * Callers: the shim (sync/sync), tests/collectives.
+ * Callers: the shim (shim/sync/sync), tests/collectives.
  */
 #include <errno.h>
 #include <pthread.h>

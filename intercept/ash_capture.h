@@ -8,7 +8,7 @@
  * yet (once it was, replaying the kernel skips nothing). Because the stop comes at capture, no
  * graph the job goes on to launch holds a launch that needed a collective.
  * Threading: any thread; the real cuStreamIsCapturing is resolved once.
- * Caller: sync/sync.c ash_launch_prepare, per rule, just before its collective (one rank: for
+ * Caller: shim/sync/sync.c ash_launch_prepare, per rule, just before its collective (one rank: for
  * gradient rules, so a one-rank rehearsal stops where N ranks would).
  */
 #ifndef ASH_CAPTURE_H

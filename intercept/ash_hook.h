@@ -101,7 +101,7 @@ void *ash_hook_real_dlsym(void *handle, const char *name);
 void *ash_hook_driver_proc(const char *name, int cuda_version);
 /* The real driver's exported symbol NAME (exact name, real dlsym); NULL when absent. Init only. */
 void *ash_hook_driver_export(const char *name);
-/* Fill the shim's one real-driver table (core/ash_driver.h) from the real driver's exports
+/* Fill the shim's one real-driver table (shim/core/ash_driver.h) from the real driver's exports
  * (intercept/coll_driver.c). Init only. */
 void ash_hook_give_sync_driver(void);
 

@@ -1,4 +1,4 @@
-/* coll_driver.c — where intercept/ fills the shim's one real-driver table (core/ash_driver.h).
+/* coll_driver.c — where intercept/ fills the shim's one real-driver table (shim/core/ash_driver.h).
  *
  * The table (typed function pointers, ASH_COLL_DRIVER_ENTRIES) is filled by name through the
  * real driver's own export table (exact names, real dlsym) — never our hooks, so the shim's own

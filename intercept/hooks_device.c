@@ -1,5 +1,5 @@
 /* hooks_device.c — device remap: the program sees ONE device, ordinal 0, which is this rank's
- * physical device (core/world.c: ACCELSHIM_DEVICES list[local_rank % len], default all visible;
+ * physical device (shim/core/world.c: ACCELSHIM_DEVICES list[local_rank % len], default all visible;
  * the identity when the driver sees one device, e.g. CUDA_VISIBLE_DEVICES set per rank).
  *
  * cuDeviceGetCount -> 1 (0 if the driver sees none; the driver's error unchanged);

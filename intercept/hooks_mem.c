@@ -1,5 +1,5 @@
 /* hooks_mem.c — allocation hooks: every successful allocation is recorded in the allocation
- * table (core/alloc.c) with its size, physical device and kind; every free removes it BEFORE the
+ * table (shim/core/alloc.c) with its size, physical device and kind; every free removes it BEFORE the
  * real free (and puts it back if the free fails), as ash_alloc.h requires. Stream-ordered frees
  * are removed when enqueued. VMM: each cuMemMap is one allocation (its mapped extent); cuMemUnmap
  * and cuMemAddressFree remove the mappings in their range; cuMemCreate, cuMemSetAccess and

@@ -61,7 +61,7 @@
  *             JSON of sync points, casts and collectives; {rank} is replaced by the rank
  *     nan_check: true|false = false     stop the job when a synced buffer holds NaN/Inf
  *                                       (before the collective: the rank and step it appeared)
- *   precision:                      fp32 GEMMs in cuBLAS / cuBLASLt (precision/cublas.c)
+ *   precision:                      fp32 GEMMs in cuBLAS / cuBLASLt (shim/precision/cublas.c)
  *     matmul: default | tf32 | bf16 | f16 = default
  *             default: untouched; otherwise every fp32 GEMM runs with the FAST compute type
  *             (CUBLAS_COMPUTE_32F_FAST_TF32 / _FAST_16BF / _FAST_16F: inputs rounded, fp32 sums)

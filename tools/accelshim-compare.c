@@ -4,7 +4,7 @@
  * A and B: a record file, or a directory of them (accelerate-run --record DIR writes
  * DIR/rank-R.jsonl). Prints `same` (exit 0) or the first divergence (exit 1): rule, seq, line
  * kind, rank, which statistic, both values. Unreadable input: a message on stderr, exit 2.
- * Record format (JSON Lines, one object per line, observe/record.c): a "header" line
+ * Record format (JSON Lines, one object per line, shim/observe/record.c): a "header" line
  * {format:"accelshim-record", version:1, rank, world_size, every}; per recorded sync point and
  * buffer a "pre" line (this rank's values, before the collective) and a "post" line (after it:
  * the reduced values, identical on every rank; a 1-rank record has them too); "exit" lines (the

@@ -2,7 +2,7 @@
 # test_claims.sh — property: what the README counts is what the tree holds, computed here, and
 # the documentation speaks of the product only.
 #   - "N Driver API entry points" = the ASH_HOOK rows of intercept/hooks.def
-#   - "the N cuBLAS/cuBLASLt hooks" = the rows of precision/cublas_hooks.def = the cublas*
+#   - "the N cuBLAS/cuBLASLt hooks" = the rows of shim/precision/cublas_hooks.def = the cublas*
 #     symbols libaccelshim.so exports (when built)
 #   - "N malformed policies tested" = tests/policy/bad/*.yaml (each has a line in expected.txt,
 #     checked by tests/policy/policy_cli.bats)
@@ -28,7 +28,7 @@ hooks=$(grep -c '^ASH_HOOK(' intercept/hooks.def)
 claim "$(grep -o '[0-9]* Driver API entry points' "$readme" | head -1 | cut -d' ' -f1)" \
       "Driver API entry points hooked" "$hooks"
 
-cublas=$(grep -c '^ASH_CUBLAS_HOOK(' precision/cublas_hooks.def)
+cublas=$(grep -c '^ASH_CUBLAS_HOOK(' shim/precision/cublas_hooks.def)
 claim "$(grep -o 'the [0-9]*[[:space:]]*cuBLAS/cuBLASLt hooks' "$readme" | head -1 | awk '{print $2}')" \
       "cuBLAS/cuBLASLt hooks" "$cublas"
 if [ -f "$T_SHIM" ] && command -v nm >/dev/null; then

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_fused.sh [BACKEND...] — fused reduction (`fuse: true`, sync/fuse.c) on the bundled trainer
+# test_fused.sh [BACKEND...] — fused reduction (`fuse: true`, shim/sync/fuse.c) on the bundled trainer
 # with --optimizer adam --update per-tensor (four update launches per step).
 # Properties, for N = 2 and 4 ranks: (1) fused and per-launch reduction give bit-identical
 # parameters (wire same; bf16 wire too, except mpi with N > 2: within the bf16 bound, as Open MPI

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_overlap.sh [BACKEND...] — overlap of gradient all-reduces with the backward pass
-# (gradients[].ready and overlap: auto; sync/overlap.c, docs/overlap.md).
+# (gradients[].ready and overlap: auto; shim/sync/overlap.c, docs/overlap.md).
 # Property: a job with ready points ends with parameters BIT-IDENTICAL to the same job with
 # ACCELSHIM_OVERLAP=off (every region reduced at the sync point), on every rank, and the regions
 # really went early (the exit report counts them). Cases, for N = 2 and 4 ranks, wire same and

@@ -38,7 +38,7 @@ $(GPUT_DIR)/trace/libcuda.so.1: tests/gpu/trace_gpa.c | $(DEPS_STAMP)
 # that lacks one (cuCtxCreate_v4 ...) still loads the program.
 $(GPUT_DIR)/gpu_routing: tests/gpu/gpu_routing.c tests/intercept/itest.h intercept/hooks.def | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Iintercept -Icore -Isync -Itests/intercept $(CFLAGS) $(PTHREAD) -o $@ $< \
+	$(CC) $(CPPFLAGS) -Iintercept -Ishim/core -Ishim/sync -Itests/intercept $(CFLAGS) $(PTHREAD) -o $@ $< \
 	    -Wl,--no-as-needed -L$(CUDA_HOME)/lib64/stubs -lcuda -Wl,--as-needed -ldl
 
 # rt_mlp's host logic on a host-only runtime: built when nvcc can build rt_mlp

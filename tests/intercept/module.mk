@@ -1,7 +1,7 @@
 # tests/intercept/module.mk — tests of the intercept layer and the shim core (all on hostcuda;
 # each skips with 77 while hostcuda or the trainer is not built).
 ITEST_DIR      := $(BUILD)/tests/intercept
-ITEST_CPPFLAGS := $(CPPFLAGS) -Iintercept -Icore -Isync -Itests/intercept
+ITEST_CPPFLAGS := $(CPPFLAGS) -Iintercept -Ishim/core -Ishim/sync -Itests/intercept
 ITEST_HDRS     := tests/intercept/itest.h tests/intercept/itrain.h intercept/hooks.def
 # DT_NEEDED libcuda.so.1 (stubs at link time; hostcuda or the real driver at run time)
 ITEST_LIBCUDA  := -Wl,--no-as-needed -L$(CUDA_HOME)/lib64/stubs -lcuda -Wl,--as-needed

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Property: libaccelshim.so exports only cu[A-Z]* hooks, the cuBLAS hooks of
-# precision/cublas_hooks.def (exact names), dlsym and accelshim_* (version script
+# shim/precision/cublas_hooks.def (exact names), dlsym and accelshim_* (version script
 # intercept/exports.map + -fvisibility=hidden), every hook named in intercept/hooks.def and
 # cublas_hooks.def is exported, the library does not link libcuda (the driver is dlopen'ed by name) and never calls
 # the public dlsym (only the real one, from dlvsym).
@@ -10,8 +10,8 @@ SHIM=$ROOT/build/libaccelshim.so
 [ -f "$SHIM" ] || { echo "SKIP: $SHIM not built"; exit 77; }
 command -v nm >/dev/null || { echo "SKIP: nm missing"; exit 77; }
 syms=$(nm -D --defined-only "$SHIM" | awk '{print $3}' | sed 's/@.*//' | sort -u)
-cublas_want=$(sed -n 's/^ASH_CUBLAS_HOOK([A-Z]*, *\([A-Za-z0-9_]*\)).*/\1/p' "$ROOT/precision/cublas_hooks.def" | sort -u)
-[ -n "$cublas_want" ] || { echo "FAIL: no ASH_CUBLAS_HOOK rows found in precision/cublas_hooks.def"; exit 1; }
+cublas_want=$(sed -n 's/^ASH_CUBLAS_HOOK([A-Z]*, *\([A-Za-z0-9_]*\)).*/\1/p' "$ROOT/shim/precision/cublas_hooks.def" | sort -u)
+[ -n "$cublas_want" ] || { echo "FAIL: no ASH_CUBLAS_HOOK rows found in shim/precision/cublas_hooks.def"; exit 1; }
 bad=$(echo "$syms" | grep -Ev '^(cu[A-Z][A-Za-z0-9_]*|dlsym|accelshim_[A-Za-z0-9_]+)$' | grep -vxF "$cublas_want")
 if [ -n "$bad" ]; then
     echo "FAIL: exported beyond cu[A-Z]*, the cuBLAS hooks, dlsym, accelshim_*:"; echo "$bad"; exit 1

@@ -4,7 +4,7 @@
 RECORD_TEST_KERNELS := $(BUILD)/tests/record/test_inspect_kernels
 ALL += $(RECORD_TEST_KERNELS)
 
-$(RECORD_TEST_KERNELS): tests/record/test_inspect_kernels.c $(BUILD)/sync/inspect_kernels.host.o | $(DEPS_STAMP)
+$(RECORD_TEST_KERNELS): tests/record/test_inspect_kernels.c $(BUILD)/shim/sync/inspect_kernels.host.o | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Iinclude -o $@ $^
 

@@ -1,4 +1,4 @@
-/* test_inspect_kernels.c — the NaN/Inf scan kernels (sync/inspect_kernels.cu, host build) count
+/* test_inspect_kernels.c — the NaN/Inf scan kernels (shim/sync/inspect_kernels.cu, host build) count
  * exactly: for f32, f16 and bf16 bit patterns (quiet and signalling NaN, +-Inf, the largest finite
  * values, subnormals, zeros), for element counts that are not multiples of the block or the grid
  * (1, 255, 257, 65537, ...), and for grids of 1..256 blocks, pass 1 + fold give the reference

@@ -47,11 +47,11 @@ ALL += $(REL_DIR)/test_file_create $(REL_DIR)/fortify_open $(REL_DIR)/overflow_a
        $(REL_DIR)/options_table $(REL_DIR)/save_app $(REL_DIR)/recover_app
 
 # the options table, printed for test_options_garbage.sh (links the table itself)
-$(REL_DIR)/options_table: tests/reliability/options_table.c core/options.c core/log.c core/fatal.c \
-    core/ash_options.h | $(DEPS_STAMP)
+$(REL_DIR)/options_table: tests/reliability/options_table.c shim/core/options.c shim/core/log.c shim/core/fatal.c \
+    shim/core/ash_options.h | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Icore $(CFLAGS) $(PTHREAD) -o $@ tests/reliability/options_table.c \
-	    core/options.c core/log.c core/fatal.c
+	$(CC) $(CPPFLAGS) -Ishim/core $(CFLAGS) $(PTHREAD) -o $@ tests/reliability/options_table.c \
+	    shim/core/options.c shim/core/log.c shim/core/fatal.c
 
 # a stack overflow in a second thread (test_crash.sh); links the driver stub, runs on hostcuda
 $(REL_DIR)/overflow_app: tests/reliability/overflow_app.c | $(DEPS_STAMP)
@@ -74,11 +74,11 @@ $(REL_DIR)/fortify_open: tests/reliability/fortify_open.c | $(DEPS_STAMP)
 	$(CC) $(CFLAGS) -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=2 -o $@ $<
 
 # links the shim's own objects (file, options, log, fatal) directly: their symbols are hidden in the .so
-$(REL_DIR)/test_file_create: tests/reliability/test_file_create.c core/file.c core/options.c \
-    core/log.c core/fatal.c core/ash_file.h core/ash_options.h | $(DEPS_STAMP)
+$(REL_DIR)/test_file_create: tests/reliability/test_file_create.c shim/core/file.c shim/core/options.c \
+    shim/core/log.c shim/core/fatal.c shim/core/ash_file.h shim/core/ash_options.h | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Icore $(CFLAGS) $(PTHREAD) -o $@ tests/reliability/test_file_create.c \
-	    core/file.c core/options.c core/log.c core/fatal.c -lcmocka
+	$(CC) $(CPPFLAGS) -Ishim/core $(CFLAGS) $(PTHREAD) -o $@ tests/reliability/test_file_create.c \
+	    shim/core/file.c shim/core/options.c shim/core/log.c shim/core/fatal.c -lcmocka
 
 # ASan/UBSan: never instrument the dlsym door (a sanitizer runtime resolves through it first)
 ifneq ($(SAN),)

@@ -1,4 +1,4 @@
-/* options_table.c — prints the shim's options table (core/ash_options.h) for
+/* options_table.c — prints the shim's options table (shim/core/ash_options.h) for
  * test_options_garbage.sh, one option per line, so that the test covers every option of the
  * table, a new one included, without a list of its own: NAME<TAB>TYPE<TAB>VALID<TAB>GARBAGE...
  * VALID: a value the table accepts (the default, else one derived from the type; "-" for STR

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Property: every option of the shim's options table (core/ash_options.h, printed by
+# Property: every option of the shim's options table (shim/core/ash_options.h, printed by
 # build/tests/reliability/options_table, so an option added to the table is covered with no
 # change here), set to a value that does not parse or is out of range, stops the program before
 # its first training step: exit 2 and exactly ONE accelshim line, "accelshim: NAME=VALUE:

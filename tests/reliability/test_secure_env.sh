@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Property: the shim reads its environment with secure_getenv only. (1) No getenv call exists in
-# the shim's sources (core, sync, observe, precision, intercept, collectives, io); options.c's one
+# the shim's sources (shim/ and its parts, intercept, collectives); options.c's one
 # getter is secure_getenv. (2) A
 # set-uid copy of a program using the options table (euid != ruid: AT_SECURE) sees defaults
 # only, while the same program run normally sees ACCELSHIM_POLICY. (2) needs root (to make a
@@ -9,11 +9,11 @@
 prog=$RL_BUILD/tests/reliability/test_file_create
 need "$prog"
 
-hits=$(grep -rnE '(^|[^_a-z])getenv *\(' "$RL_TOP"/core "$RL_TOP"/sync "$RL_TOP"/observe "$RL_TOP"/precision "$RL_TOP"/intercept "$RL_TOP"/collectives "$RL_TOP"/io --include='*.c' --include='*.h' || true)
+hits=$(grep -rnE '(^|[^_a-z])getenv *\(' "$RL_TOP"/shim "$RL_TOP"/intercept "$RL_TOP"/collectives --include='*.c' --include='*.h' || true)
 [ -z "$hits" ] || fail "getenv (not secure_getenv) used: $hits"
-n=$(grep -c 'secure_getenv(' "$RL_TOP/core/options.c")
-[ "$n" -eq 1 ] || fail "core/options.c: expected one secure_getenv call, found $n"
-echo "ok: secure_getenv in core/options.c is the only environment getter"
+n=$(grep -c 'secure_getenv(' "$RL_TOP/shim/core/options.c")
+[ "$n" -eq 1 ] || fail "shim/core/options.c: expected one secure_getenv call, found $n"
+echo "ok: secure_getenv in shim/core/options.c is the only environment getter"
 
 normal=$(ACCELSHIM_POLICY=/x.yaml "$prog" --print-policy)
 [ "$normal" = "ACCELSHIM_POLICY seen by the shim: /x.yaml" ] || fail "normal run: $normal"

@@ -1,4 +1,4 @@
-/* test_fuse_unit.c — the fused-reduction state machine (sync/fuse.c) on its own, with the
+/* test_fuse_unit.c — the fused-reduction state machine (shim/sync/fuse.c) on its own, with the
  * collectives replaced by a recorder: which collectives run (pointer, count,
  * fused buffers) and which launches are skipped, for launch patterns a trainer may produce.
  * Properties: (1) step 0 is learned per launch, then ONE collective per step over the span and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_report.sh — the exit report of observe/report.c, on 2 ranks of the bundled trainer (mpi).
+# test_report.sh — the exit report of shim/observe/report.c, on 2 ranks of the bundled trainer (mpi).
 # Properties: (1) ACCELSHIM_REPORT=PATH ({rank}) writes JSON that parses, and its counts are
 # what the trainer did: sgd --update fused + a parameters rule at linear_forward: gradients
 # hits = allreduces = steps, parameters hits = 2 x steps (two forward launches a step) and ONE

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_trace.sh — the timeline (observe/trace.c) through accelerate-run --trace on 2 ranks (--cpu).
+# test_trace.sh — the timeline (shim/observe/trace.c) through accelerate-run --trace on 2 ranks (--cpu).
 # Properties: (1) the merged DIR/trace.json parses, has one track per rank (pid 0 and 1, each
 # named by a process_name event) and exactly one complete ("X") collective event per collective
 # each rank's JSON report counts, each with its bytes; (2) --trace-launches adds one complete

@@ -1,4 +1,4 @@
-/* test_alloc.c — properties of the allocation table (core/alloc.c):
+/* test_alloc.c — properties of the allocation table (shim/core/alloc.c):
  *  1. it works from its static state with no init call;
  *  2. find answers "which allocation contains ptr" exactly at base, base+size-1 and not at base+size;
  *  3. size 0, devices outside 0..63, wrapping ranges are rejected; unknown bases are a status;

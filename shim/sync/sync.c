@@ -830,7 +830,7 @@ void ash_launch_done(const ash_kernel_info_t *k, CUstream s, void **params, void
     pthread_mutex_unlock(&S.lock);
 }
 
-/* cuBLAS (precision/cublas.c): a GEMM writing from OUT on stream s (see ash_sync.h). */
+/* cuBLAS (shim/precision/cublas.c): a GEMM writing from OUT on stream s (see ash_sync.h). */
 int ash_sync_watches_writes(void) { return ash_overlap_observes_all(); }
 
 void ash_sync_library_write(const ash_kernel_info_t *site, CUstream s, CUdeviceptr out, int seen, int before)

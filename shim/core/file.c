@@ -65,7 +65,7 @@ int ash_path_for_rank(const char *tmpl, int rank, char *out, size_t cap)
     return 0;
 }
 
-/* Through ash_file_create (core/file.c): O_CREAT|O_EXCL|O_NOFOLLOW, so a symlink (or anything
+/* Through ash_file_create (shim/core/file.c): O_CREAT|O_EXCL|O_NOFOLLOW, so a symlink (or anything
  * else) already at the path makes the open fail instead of writing elsewhere or truncating. */
 int ash_open_output(const char *path)
 {

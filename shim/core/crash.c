@@ -10,7 +10,7 @@
  * thread gets its own (mmap'ed, unmapped at its exit) the first time it creates or retains a
  * context or reaches a sync point (ash_crash_thread: off the launch fast path). A thread that does
  * neither runs the handler on its own stack (a stack overflow there is not reported). Callers:
- * shim.c (init), sync.c (after MPI initialised; each sync point), intercept/hooks_device.c.
+ * lifecycle.c (init), sync.c (after MPI initialised; each sync point), intercept/hooks_device.c.
  */
 #include "ash_crash.h"
 

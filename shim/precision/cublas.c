@@ -248,7 +248,7 @@ static void ash_cublas_ex_leave(const char *api, int ta, int tb, long long m, lo
 
 /* ---- cuBLAS ---- */
 
-/* ---- overlap: auto (sync/overlap.c) sees where each GEMM writes: its output pointer, on its
+/* ---- overlap: auto (shim/sync/overlap.c) sees where each GEMM writes: its output pointer, on its
  * stream, before the call is issued and after (a batched GEMM's outputs are in device memory:
  * not seen) ---- */
 

@@ -1,4 +1,4 @@
-/* cublas.h — private to precision/cublas*.c: the fp32-GEMM downcast policy (issue 10).
+/* cublas.h — private to shim/precision/cublas*.c: the fp32-GEMM downcast policy (issue 10).
  *
  * Owns: which compute type an fp32 GEMM runs with (precision.matmul in the policy, overridden by
  * ACCELSHIM_MATMUL), the matmul_exclude check on the caller's stack (cublas_unwind.c, libunwind

@@ -6,7 +6,7 @@
  * without a policy) ends with ASH_EXIT_UNSYNCED unless sync is optional (policy `sync:
  * optional` or ACCELSHIM_SYNC=optional). The verdict also applies the parameter digest's
  * (shim/digest.c). Threading: seen/fire from any thread (a mutex; atomics); init and the exit
- * handler run once. Callers: shim.c (init), sync.c (matcher, prepare, fatal path).
+ * handler run once. Callers: lifecycle.c (init), sync.c (matcher, prepare, fatal path).
  */
 #ifndef ASH_UNFIRED_H
 #define ASH_UNFIRED_H

@@ -1,7 +1,7 @@
 /* inspect_ptx.S — embeds build/shim/inspect_kernels.ptx (nvcc output) in libaccelshim.so.
  *
  * Defines ash_inspect_ptx[] (NUL-terminated PTX text for the real cuModuleLoadData), hidden so
- * the shim never exports it. ASH_INSPECT_PTX_FILE is set by sync/inspect.mk. Read-only data only.
+ * the shim never exports it. ASH_INSPECT_PTX_FILE is set by libaccelshim.mk. Read-only data only.
  */
 #ifndef ASH_INSPECT_PTX_FILE
 #error "ASH_INSPECT_PTX_FILE must name the PTX file to embed"

@@ -6,7 +6,7 @@
  * atexit handler is registered at init, before the other exit handlers (report, record, the
  * communicator's close), so it runs after them; on a failure it flushes stdio and _exits.
  * Threading: seen/fire may run on any thread (a mutex for the name list, atomics for the bits).
- * Callers: shim.c (init), sync.c (matcher: seen; prepare: fire; fatal: fatal). See ash_unfired.h.
+ * Callers: lifecycle.c (init), sync.c (matcher: seen; prepare: fire; fatal: fatal). See ash_unfired.h.
  */
 #include "ash_unfired.h"
 

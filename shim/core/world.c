@@ -4,7 +4,7 @@
  * (no getenv), which has validated every variable (garbage stopped the program at init, exit 2);
  * with torchrun's variables it exports NCCL_COMM_ID (setenv, during init) for the NCCL bootstrap.
  * Threading: init inside pthread_once; the device choice under a mutex, then cached.
- * Callers: shim.c (init), intercept/hooks_device.c (cuDeviceGet / cuDeviceGetCount).
+ * Callers: lifecycle.c (init), intercept/hooks_device.c (cuDeviceGet / cuDeviceGetCount).
  */
 #include "ash_world.h"
 

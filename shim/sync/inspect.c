@@ -1,12 +1,12 @@
-/* inspect.c — the NaN/Inf sentinel's scan: the shim's own kernels (sync/inspect_kernels.cu, PTX
- * embedded by sync/inspect_ptx.S) run next to the data, on the launch's stream.
+/* inspect.c — the NaN/Inf sentinel's scan: the shim's own kernels (shim/sync/inspect_kernels.cu, PTX
+ * embedded by shim/sync/inspect_ptx.S) run next to the data, on the launch's stream.
  *
  * Per CUDA context (up to INSPECT_MAX_CTX): the module, its two functions, a device scratch for
  * the per-thread partial counts and a pinned host buffer for the folded ones, created on first
  * use through the REAL driver (never the hooks: the shim's own work stays invisible to the policy
  * and the allocation table). One scan = count kernel + fold kernel + one 4 KiB copy + a stream
  * synchronise (the answer is needed on the host before the collective).
- * Threading: not thread-safe; observe/record.c calls it under its mutex. Callers: observe/record.c,
+ * Threading: not thread-safe; shim/observe/record.c calls it under its mutex. Callers: shim/observe/record.c,
  * bench/nan_check.sh (through the shim).
  */
 #include "ash_inspect.h"
@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 
-extern const char ash_inspect_ptx[]; /* sync/inspect_ptx.S */
+extern const char ash_inspect_ptx[]; /* shim/sync/inspect_ptx.S */
 
 #define INSPECT_MAX_CTX 8
 #define INSPECT_BLOCK 256u     /* threads per block, pass 1 */

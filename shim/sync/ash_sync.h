@@ -43,7 +43,7 @@ ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **p
  * prepare): the launch's ready points start their regions' all-reduces (overlap). */
 void ash_launch_done(const ash_kernel_info_t *k, CUstream s, void **params, void **extra);
 
-/* Library calls that write device memory (cuBLAS GEMMs: precision/cublas.c) while learned ready
+/* Library calls that write device memory (cuBLAS GEMMs: shim/precision/cublas.c) while learned ready
  * points watch (watches_writes() == 1): SITE names the call (handle = a unique address), OUT is
  * where its output starts (seen = 0: not visible, e.g. a batched GEMM), reported before the call
  * is issued (before = 1) and after it returned (0). */

@@ -4,7 +4,7 @@
  * written from it); each keeps its value for good. A fatal error prints ONE line,
  * "accelshim: <message>", with one write(2), then ends the process with its status.
  * When _exit is required (ash_fatal_now) rather than exit (ash_fatal):
- *   ash_fatal     runs the lifecycle's exit sequence (core/shim.c): for errors found at init or
+ *   ash_fatal     runs the lifecycle's exit sequence (shim/lifecycle.c): for errors found at init or
  *                 on the thread that owns the sync point, holding no lock an exit step takes;
  *                 the sequence sees ash_fatal_code() != 0 and skips every step that talks to
  *                 peers or waits on them (closing the communicator, gathering the job's figures).

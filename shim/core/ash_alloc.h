@@ -6,7 +6,7 @@
  * Threading: every function is safe from any thread at any time, including before any init (the
  * table is static, lock statically initialised), but not from a signal handler (it takes a lock);
  * lookups take a read lock and never allocate.
- * Callers: intercept/ alloc and free hooks (insert/remove), sync/sync (find, for
+ * Callers: intercept/ alloc and free hooks (insert/remove), shim/sync/sync (find, for
  * `region: allocation`), the exit report (stats, snapshot), tests (reset, check).
  */
 #ifndef ASH_ALLOC_H
@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* core/ash_status.h did not exist when this module was written, so the table has its own status.
+/* shim/core/ash_status.h did not exist when this module was written, so the table has its own status.
  * The first four values equal ASH_OK, ASH_ERR_INVALID, ASH_ERR_NOT_FOUND, ASH_ERR_NOMEM of the
  * planned ash_status_t, so a caller may map them one to one; ASH_ALLOC_ERR_OVERLAP has no twin. */
 typedef enum {

@@ -1,4 +1,4 @@
-/* shim.c — lifecycle (lazy init, the ordered exit sequence) and the accelshim_* public API.
+/* lifecycle.c — lifecycle (lazy init, the ordered exit sequence) and the accelshim_* public API.
  *
  * Invariant: no ELF constructor; ash_shim_init runs once, from intercept/'s lazy init. The exit
  * sequence (ash_shim.h: steps in a fixed order) is the only atexit handler the shim registers;

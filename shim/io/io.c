@@ -11,7 +11,7 @@
  * read ONCE when the library is loaded (its one constructor), with raw syscalls and
  * ash_policy_parse (no interposed call, so no recursion); editing or deleting it later changes
  * nothing. A write to NAME.SUFFIX or NAME~ counts as a write to NAME (a temporary saved next to
- * its output). The environment is read through the shim's options table (core/options.c linked in:
+ * its output). The environment is read through the shim's options table (shim/core/options.c linked in:
  * secure_getenv, so set-uid programs get no redirection; no getenv here). A separate library so that libaccelshim.so's exports stay cu*, dlsym and accelshim_*. Writing
  * intent: open flags O_WRONLY/O_RDWR/O_CREAT/O_TRUNC, creat, an fopen mode with w, a or +. O_EXCL
  * is dropped when redirecting (/dev/null exists). Threading: init at load (pthread_once), then

@@ -6,8 +6,8 @@
  * observer never issues work of its own on the engine's behalf (it may read a buffer it was
  * shown, through the real-driver table). An observer is one file with one ash_observer_t (ops
  * filled with designated initialisers; a NULL op = not interested) and one line in the registry
- * (observe/observers.c); events reach the observers in registry order. The engine calls the
- * ash_observe_* dispatchers (sync/events.c) and nothing else of an observer; intercept/ reports
+ * (shim/observe/observers.c); events reach the observers in registry order. The engine calls the
+ * ash_observe_* dispatchers (shim/sync/events.c) and nothing else of an observer; intercept/ reports
  * the launches it sees the same way (ash_observe_launch, ash_observe_copy).
  * Threading: every event but init and the exit steps comes with the engine's lock held, on the
  * launching thread (one at a time); init during shim init; the exit ops from the exit sequence.
@@ -78,10 +78,10 @@ typedef struct ash_observer {
     void (*exit)(void);
 } ash_observer_t;
 
-/* The registry (observe/observers.c), NULL-terminated. */
+/* The registry (shim/observe/observers.c), NULL-terminated. */
 extern const ash_observer_t *const ash_observers[];
 
-/* ---- the engine's side (sync/events.c) ---- */
+/* ---- the engine's side (shim/sync/events.c) ---- */
 void ash_observe_init(void); /* every observer's init; registers the exit ops with the lifecycle */
 int ash_observe_wants_buffers(void);
 void ash_observe_sync_point(const ash_sync_event_t *e);
