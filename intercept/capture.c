@@ -5,6 +5,8 @@
  * stop with. An error from the query (CUDA_ERROR_STREAM_CAPTURE_IMPLICIT: the legacy stream while
  * another stream captures globally — the launch itself then fails, loudly) -> no stop here.
  * Threading: the resolution under pthread_once; the message in a thread-local buffer.
+ * Must not: call a hook or change the launch (it asks the real driver and hands back a message);
+ * stop the program itself (the sync engine stops with that message); decide policy.
  */
 #include "ash_capture.h"
 

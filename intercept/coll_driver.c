@@ -5,6 +5,9 @@
  * copies and kernels are invisible to the policy and the allocation table — and published with
  * ash_driver_set for everyone who calls the real driver on the shim's behalf (the sync engine,
  * the collectives, timing, fusion, recording, the NaN scan, the watchdog). Runs once, in init.
+ * Must not: fill the table from our hooks or through the public dlsym (real exports only, so the
+ * shim's own work stays invisible); write the table after init; call the collectives' operations
+ * (it only fills their driver table).
  */
 #include "ash_hook.h"
 #include "ash_log.h"

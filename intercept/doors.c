@@ -12,6 +12,9 @@
  * real dlsym would see the shim as caller): see ash_dlsym_next for the method and its limits.
  * Threading: any thread; a thread-local depth makes nested resolver calls (from init, or from
  * the driver's own resolver) pass straight through.
+ * Must not: call the public dlsym from inside the shim; route a dlsym name not matching cu[A-Z]*;
+ * answer or wrap cuGetExportTable (handed back untouched); change the real resolver's CUresult,
+ * symbolStatus or dlerror; decide policy or talk to other ranks.
  */
 #include "ash_hook.h"
 

@@ -7,6 +7,9 @@
  * one real-dlsym per hooked name into its typed slot, then two sorted arrays (real address ->
  * hook, hook address -> hook) searched with bsearch by the doors. Invariant: the tables are
  * immutable once ash_hook_ready is set. Threading: see ash_hook.h.
+ * Must not: run from an ELF constructor; link libcuda (dlopen only); write a slot or a map after
+ * ash_hook_ready is set; call through a NULL slot (its hook answers CUDA_ERROR_NOT_SUPPORTED);
+ * decide policy.
  */
 #include "ash_hook.h"
 

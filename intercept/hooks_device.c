@@ -11,6 +11,8 @@
  * with a (capped) warning, a handle of no device silently (the driver's error follows). Handles handed back (cuCtxGetDevice, unhooked: the driver's own answer;
  * cuDeviceGetByPCIBusId) are the one cuDeviceGet(0) gives, so cudart's handle table agrees.
  * Threading: the physical handle is computed once (world.c's mutex) and cached in an atomic.
+ * Must not: show the program any device but ordinal 0; hand back a handle other than the one
+ * cuDeviceGet(0) gives; talk to other ranks (the rank's device comes from shim/core/world.c).
  */
 #include "ash_crash.h"
 #include "ash_hook.h"

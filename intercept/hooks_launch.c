@@ -7,6 +7,8 @@
  * launch, a matched rule) goes through ash_launch_slow, which inits, learns, and calls the sync
  * engine's ash_launch_prepare when rules != NULL, and ash_launch_done after a successful real
  * launch (ready points: overlap). The application gets the driver's CUresult.
+ * Must not: lock, allocate or log on the fast path; decide a sync point itself (ash_launch_prepare
+ * does); launch on another stream or skip the real launch; change the CUresult the driver gave.
  */
 #include "ash_hook.h"
 #include "ash_kernels.h"

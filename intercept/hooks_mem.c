@@ -6,6 +6,8 @@
  * cuMemGetAllocationGranularity get the literal device 0 mapped to the rank's device. The device
  * recorded is the current context's (real cuCtxGetDevice, resolved once), else the rank's
  * remapped device. The application always gets the driver's CUresult.
+ * Must not: call the real free before the allocation left the table (it is put back if the free
+ * fails); record a failed allocation; change the CUresult the driver gave; talk to other ranks.
  */
 #include "ash_alloc.h"
 #include "ash_digest.h"

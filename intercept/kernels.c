@@ -8,6 +8,9 @@
  * unknown (nparams -1); the demangled name from __cxa_demangle in libstdc++.so.6, dlopen'ed on the
  * first C++ name (absent: demangled = mangled); the rules from the sync engine's matcher. At debug
  * level each learned kernel is logged once: "kernel NAME (DEMANGLED) params=[8,8,4]".
+ * Must not: match policy rules itself (it asks the sync engine's matcher, once per kernel); change
+ * an ash_kernel_info_t once published; link libstdc++ (dlopen'ed on the first C++ name); call the
+ * driver's name and parameter queries through our hooks.
  */
 #include "ash_kernels.h"
 
