@@ -4,6 +4,9 @@
  * sequence (ash_shim.h: steps in a fixed order) is the only atexit handler the shim registers;
  * it runs once however many times it is registered. Threading: init in pthread_once; steps are
  * added during init or by the sync thread (under the engine's lock); the API is thread-safe.
+ * Must not: run from an ELF constructor or do CUDA work of its own; register an atexit handler
+ * other than the exit sequence; run an exit step twice; know CUDA symbol names (that is
+ * intercept/).
  */
 #include "ash_shim.h"
 

@@ -8,6 +8,8 @@
  * only candidate container. Threading: one static writer-preferring rwlock (frees are not starved
  * by a stream of lookups); lookups take it shared and never allocate; nodes are malloc'ed before
  * the write lock and freed after it. No constructors: everything is statically initialised.
+ * Must not: allocate or free under the write lock; allocate on a lookup; call the driver; include
+ * anything of shim/ above shim/core/.
  */
 #include "ash_alloc.h"
 

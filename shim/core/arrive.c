@@ -5,6 +5,8 @@
  * as unknown). Invariant: a rank whose record is missing or unreadable is never called "arrived".
  * Threading: mark from the (serialised) launching thread; report once, from the firing thread.
  * Callers: sync_watch.c (begin -> mark, fire -> report).
+ * Must not: call a rank "arrived" whose record is missing or unreadable; wait for another rank;
+ * talk to other ranks except through the records in DIR; include anything above shim/core/.
  */
 #include "ash_arrive.h"
 

@@ -11,6 +11,9 @@
  * context or reaches a sync point (ash_crash_thread: off the launch fast path). A thread that does
  * neither runs the handler on its own stack (a stack overflow there is not reported). Callers:
  * lifecycle.c (init), sync.c (after MPI initialised; each sync point), intercept/hooks_device.c.
+ * Must not: call stdio or malloc in the handler; change what the signal does to the process (the
+ * program's own handler runs first; then the default action); report a fault the program's handler
+ * repaired; include anything above shim/core/.
  */
 #include "ash_crash.h"
 

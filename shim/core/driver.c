@@ -3,6 +3,8 @@
  * Invariant: filled once by intercept/ during init (ash_driver_set), before any sync point, and
  * never written again. Threading: read-only after init. Callers: every module that calls the
  * real driver on its own behalf, through ASH_CU.
+ * Must not: hold our hooks (only the real driver's entry points); be written after init; issue
+ * device work of its own.
  */
 #include "ash_driver.h"
 

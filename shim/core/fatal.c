@@ -3,7 +3,10 @@
  * Invariant: one line per fatal error, formatted on the stack and written with one write(2);
  * the first fatal error wins (a second caller, e.g. the watchdog racing the sync thread, waits
  * for the first one's exit). Threading: any thread. Callers: every module that can stop the job.
- * Kept apart from the lifecycle (shim.c) so that libaccelshim-io.so can link it with the options.
+ * Kept apart from the lifecycle (shim/lifecycle.c) so that libaccelshim-io.so can link it with the options.
+ * Must not: allocate or use stdio's buffers for the line (formatted on the stack, one write(2));
+ * return; let a second fatal error overwrite the first one's status; depend on anything of the shim
+ * but ash_fatal.h (libaccelshim-io.so links it).
  */
 #include "ash_fatal.h"
 

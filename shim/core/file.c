@@ -3,6 +3,8 @@
  * Invariant: no existing file is opened, truncated or followed. errno is preserved for the
  * application (the result carries the error). Threading: any thread. Callers: the writers of the
  * shim's output files (trace, exit report), which share the path template and JSON escaping too.
+ * Must not: open, truncate or follow an existing file (symlinks included); change the errno the
+ * application sees.
  */
 #include "ash_file.h"
 

@@ -4,6 +4,8 @@
  * stack buffer is truncated and ends with "...". Threading: the level and rank are atomics; the
  * recursion guard is thread-local (initial-exec TLS: no allocation on first touch).
  * Callers: every module of the shim and intercept/.
+ * Must not: allocate, take a lock or call stdio's writers; write more than one write(2) per line;
+ * call anything above shim/core/.
  */
 #include "ash_log.h"
 

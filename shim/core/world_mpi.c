@@ -13,6 +13,9 @@
  * Invariant: the marker is created with O_EXCL|O_NOFOLLOW (ash_file_create), never followed.
  * Threading: ash_world_mpi_taken runs inside world.c's pthread_once; ash_world_mpi_mark under
  * the sync engine's lock. Callers: world.c (init), sync.c (before the collectives open).
+ * Must not: call or initialise MPI (it reads Open MPI's environment and session folder only);
+ * follow a symlink (markers are read O_NOFOLLOW and created O_EXCL|O_NOFOLLOW); change anything
+ * outside Open MPI.
  */
 #include "ash_world.h"
 

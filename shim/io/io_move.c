@@ -6,6 +6,8 @@
  * for real) is removed, as the rename would have removed it. Removing a matched name goes
  * nowhere too (rank 0's output stays). Rank 0, and names that match nothing, get the real call. Names are matched as given (a dirfd's folder is not prepended), as the opens are.
  * Threading: any thread; no state of its own. Callers: the program, through the dynamic linker.
+ * Must not: keep state of its own; move, link or remove anything for rank 0 or for names that match
+ * nothing (they get the real call); be part of libaccelshim.so.
  */
 #include <dlfcn.h>
 #include <errno.h>

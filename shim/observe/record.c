@@ -10,6 +10,9 @@
  * otherwise. Invariant: a line is complete or absent (one write(2) each), so a killed run leaves
  * a readable record. Threading: one mutex serialises everything here (the engine may already
  * hold its own lock: always engine lock first). Callers: the engine's events (ash_observer.h).
+ * Must not: issue a collective or any work on the engine's behalf (it reads buffers through the
+ * real driver); take the engine's lock while holding its own; overwrite a file that is not an
+ * accelshim record; write a line with more than one write(2).
  */
 #include "ash_record.h"
 #include "ash_sync.h"

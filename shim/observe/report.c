@@ -11,6 +11,9 @@
  * the ones still pending at close are left alone, as the application may have destroyed its
  * context, and count with their host time). Output files are created new (O_EXCL|O_NOFOLLOW).
  * Threading: see ash_report.h.
+ * Must not: make a blocking CUDA call (events polled with cuEventQuery); issue a collective (the
+ * engine gathers the job words it hands over); open an existing output file (created
+ * O_EXCL|O_NOFOLLOW).
  */
 #include "ash_report.h"
 #include "ash_sync.h"

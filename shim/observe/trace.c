@@ -10,6 +10,8 @@
  * Threading: one mutex around the buffer; timestamps are CLOCK_MONOTONIC shifted by a fixed
  * offset to the epoch (ranks on one host share the clock). Callers: the sync engine's events
  * (ash_trace_observer), intercept/ (launches, copies), report.c (clock, JSON escaping).
+ * Must not: allocate beyond its one 64 KiB buffer; open an existing file (created
+ * O_EXCL|O_NOFOLLOW); issue work or call the engine (it is told of events).
  */
 #include "ash_trace.h"
 #include "ash_world.h"

@@ -16,6 +16,9 @@
  * cu[A-Z]* only): a program that dlopen's cuBLAS and resolves it by handle is not downcast.
  * Threading: init once; counters atomic; the desc table and the shape log under mutexes. A
  * thread-local depth passes nested calls (cuBLAS calling cublasLtMatmul itself) straight through.
+ * Must not: change the application's cuBLAS objects (a cuBLASLt desc gets a private twin); downcast
+ * a GEMM that is not fp32, an Sgemm on a CUBLAS_PEDANTIC_MATH handle, or one under an excluded
+ * caller; issue a collective or decide a sync point (it only tells the engine of a library write).
  */
 #include "ash_hook.h"
 #include "cublas.h"

@@ -6,6 +6,9 @@
  * never interpose on the application's C++ exception handling, and a process without exclusions
  * never loads it. Cost: one unw_backtrace (return addresses) per GEMM; the names are resolved
  * once per distinct chain of return addresses (hash cache, mutex). Threading: any thread.
+ * Must not: link libunwind or load it RTLD_GLOBAL (its _Unwind_* would interpose on the
+ * application's exceptions); load it in a process without exclusions; match frames inside
+ * libaccelshim.so.
  */
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>

@@ -9,6 +9,8 @@
  * compared. Invariant: the exchange happens on every rank or on none (it depends only on the
  * policy and the world, which all ranks share). Threading: a mutex guards the notes; compare
  * runs once at exit, after the ranks met (sync_fini). Callers: see ash_digest.h.
+ * Must not: exchange digests on some ranks only, or before the ranks met at exit (sync_fini);
+ * compare buffers no parameters rule named; use CUDA in the exchange (the buffers are read before).
  */
 #include "ash_digest.h"
 

@@ -4,6 +4,8 @@
  * Invariant: the only way the engine (and intercept/, for the launches it sees) reaches an
  * observer. Threading: as the events (the engine's lock for sync-point events; launches and
  * copies from any thread; init once; exit ops from the exit sequence).
+ * Must not: reach an observer any other way than its registered ops, in registry order; issue work;
+ * decide anything about a sync point.
  */
 #include "ash_observer.h"
 

@@ -11,6 +11,9 @@
  * launch's stream, so ordering is the application's own. This module decides and stages; the
  * engine issues the collective. Threading: every function runs with the sync engine's lock held
  * (or at init/close).
+ * Must not: issue a collective (it decides and stages; sync.c issues); allocate through our hooks
+ * (the fusion buffer comes from the real cuMemAlloc_v2); copy on another stream than the launch's;
+ * run without the sync engine's lock (except at init and close).
  */
 #include "ash_fuse.h"
 

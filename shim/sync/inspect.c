@@ -6,8 +6,12 @@
  * use through the REAL driver (never the hooks: the shim's own work stays invisible to the policy
  * and the allocation table). One scan = count kernel + fold kernel + one 4 KiB copy + a stream
  * synchronise (the answer is needed on the host before the collective).
- * Threading: not thread-safe; shim/observe/record.c calls it under its mutex. Callers: shim/observe/record.c,
- * bench/nan_check.sh (through the shim).
+ * Threading: not thread-safe; sync.c calls it with the engine's lock held. Callers:
+ * shim/sync/sync.c (the check step of a sync point, debug.nan_check), bench/nan_check.sh (through
+ * the shim).
+ * Must not: use our hooks (the real driver only: its kernels, scratch and copies stay invisible to
+ * the policy and the allocation table); run on another stream than the launch's; be called by two
+ * threads at once.
  */
 #include "ash_inspect.h"
 

@@ -15,6 +15,9 @@
  * 8-byte word of every parameter is looked at), L_CHECK records the next step and compares, L_USE
  * offers regions after their last writer and checks each launch against the record.
  * Threading: see ash_overlap.h; the queue, the event pool and `busy` under O.mu.
+ * Must not: issue a collective itself (the worker has the engine issue it:
+ * ash_sync_issue_allreduce); hand the worker a region outside the previous step's hull; allocate
+ * through our hooks; touch its queue, event pool or `busy` without O.mu.
  */
 #include "ash_overlap.h"
 

@@ -9,6 +9,8 @@
  * the thread watches, so the wait is bounded) — never a collective left unwatched. Fire runs
  * once (atomic flag); a second firer waits for the first one's _exit. Threading: W.lock guards
  * all state; no collective runs under it and end() never sleeps holding it. Callers: sync.c.
+ * Must not: run a collective under W.lock or sleep holding it; leave a collective it was given a
+ * stream for unwatched; fire twice (a second firer waits for the first one's _exit).
  */
 #include "ash_sync_watch.h"
 

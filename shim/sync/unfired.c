@@ -2,11 +2,16 @@
  * a multi-rank job that synchronised nothing fails instead of exiting 0.
  *
  * Invariant: the verdict only adds a failure to a process that is ending normally (exit() or a
- * return from main): a fatal path of the shim (ash_unfired_fatal) keeps its own status. Its
- * atexit handler is registered at init, before the other exit handlers (report, record, the
- * communicator's close), so it runs after them; on a failure it flushes stdio and _exits.
+ * return from main): a fatal path of the shim (ash_unfired_fatal) keeps its own status. It is
+ * the exit sequence's verdict step (ASH_EXIT_STEP_VERDICT, registered at init), the last one, so
+ * it runs after the record, the communicator's close and the report; on a failure it flushes
+ * stdio and _exits.
  * Threading: seen/fire may run on any thread (a mutex for the name list, atomics for the bits).
  * Callers: lifecycle.c (init), sync.c (matcher: seen; prepare: fire; fatal: fatal). See ash_unfired.h.
+ * Must not: change the status of a fatal exit (ash_unfired_fatal keeps it); fail a process that is
+ * not ending normally; skip flushing stdio before its _exit; fail a single-rank job, or an
+ * unsynchronised one where sync is optional (policy, ACCELSHIM_SYNC or accelerate-run
+ * --sync-optional).
  */
 #include "ash_unfired.h"
 
