@@ -8,6 +8,10 @@
  * every rank or every rank falls back to "mpi" (the nccl backend agrees over MPI first).
  * Threading: open/close from one thread; the process-wide MPI bookkeeping is mutex-guarded.
  * Callers: the shim (shim/sync/sync), tests/collectives.
+ * Must not: touch MPI unless world_size > 1 and the ranks are one MPI world; call MPI_Init_thread
+ * when the program initialised MPI, or MPI_Finalize for an MPI it did not initialise; leave ranks
+ * on different backends; call our hooks (only the driver table the caller filled); know kernels or
+ * policy rules.
  */
 #include <errno.h>
 #include <pthread.h>

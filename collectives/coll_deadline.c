@@ -6,6 +6,8 @@
  * Invariant: with timeout_s <= 0, or if the thread cannot start, nothing is guarded (the call
  * blocks as before). Threading: start and stop from the opening thread; the guard owns nothing
  * else. Callers: coll_nccl.c (the communicator's init).
+ * Must not: guard anything with timeout_s <= 0 or when its thread could not start; own anything but
+ * the guard thread; name a missing rank (a waiting rank cannot know it).
  */
 #include <errno.h>
 #include <pthread.h>

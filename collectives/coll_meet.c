@@ -18,6 +18,8 @@
  * stranger or a dead peer on the port costs a closed socket, never a wait; a child the rank forked
  * never meets (it would take the rank's place). Threading: the opening thread, then the exit
  * sequence. Callers: coll_nccl.c (listen, join), coll.c (arrive, allgather, close).
+ * Must not: use CUDA or NCCL; wait without a deadline (except timeout_s <= 0, as with MPI); block
+ * on a socket; let a child the rank forked meet in the rank's place.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -14,6 +14,9 @@
  * §4.9.5 onward, user-defined ops included), and our 16-bit ops are exactly commutative (f32 add
  * of two values, one rounding), so every rank ends with the same bits. Threading: one caller at
  * a time per communicator. Callers: coll.c through ash_coll_mpi_ops.
+ * Must not: wait for the last HtoD (the app's next launch on the stream is ordered after it); touch
+ * a pinned slot before the event that guards it completed; call CUDA except through the caller's
+ * driver table; use MPI_COMM_WORLD (it works on the private communicator).
  */
 #include <stdint.h>
 #include <stdlib.h>

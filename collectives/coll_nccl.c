@@ -10,6 +10,9 @@
  * step), so "auto" never leaves ranks on different backends. Scratch reuse on another stream
  * waits (cuStreamWaitEvent) for its last use. The library stays loaded after fini (NCCL may
  * keep threads). Threading: one caller at a time per communicator. Callers: coll.c.
+ * Must not: synchronise the host with the app's stream; link libnccl (dlopen'ed on first use);
+ * succeed on some ranks and fail on others; reuse the scratch on another stream before its last use
+ * completed; unload libnccl after fini.
  */
 #include <dlfcn.h>
 #include <stdio.h>

@@ -10,6 +10,8 @@
  * already in the process (a program linked with it) is the one found and promoted to global.
  * Also the collectives' dlsym (libc's, never the shim's public hook), used for NCCL too.
  * Threading: a mutex makes the first load single; the outcome (and its reason) is kept.
+ * Must not: link libmpi (dlopen'ed, RTLD_GLOBAL, on first use); be reached by a job that uses no
+ * MPI; call the shim's public dlsym hook.
  */
 #include <dlfcn.h>
 #include <pthread.h>

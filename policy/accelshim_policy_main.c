@@ -4,6 +4,8 @@
  *   accelshim-policy match FILE NAME [DEMANGLED]   list the rules that fire for a kernel name
  * Exit: 0 valid (match: at least one rule), 2 invalid policy ("FILE:LINE:COL: message" on
  * stderr) or unreadable file, 3 match found no rule, 1 usage error. Single-threaded.
+ * Must not: touch CUDA; accept a policy the library would refuse (it uses the public API of
+ * ash_policy.h and nothing else).
  */
 #include "ash_policy.h"
 

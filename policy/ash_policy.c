@@ -5,6 +5,8 @@
  * once, in ash_policy.h. The first error wins: a missing or unsupported 'version' first, then
  * document order, except that a mapping's key errors (unknown, duplicate) come before its value
  * errors. No global state; callers: shim/, the CLI, tests.
+ * Must not: keep global state; touch CUDA or anything of accelshim outside policy/; report more
+ * than the first error; hand out a policy that is incomplete or can change before ash_policy_free.
  */
 #include "ash_policy_int.h"
 

@@ -3,6 +3,7 @@
  *
  * Everything here reads a const policy only, allocates nothing on the match paths, and is safe
  * to call from any thread. Callers: shim/ (per kernel name, per opened path), the CLI, tests.
+ * Must not: change a policy; allocate on the match paths; touch CUDA.
  */
 #include "ash_policy_int.h"
 

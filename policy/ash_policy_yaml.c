@@ -4,6 +4,9 @@
  * (anchors, aliases, tags, a second document, nesting deeper than ASH_POLICY__MAX_DEPTH), and
  * the diagnostic formatter. Builds iteratively with an explicit stack, so hostile input cannot
  * exhaust the C stack. No global state; callers: ash_policy.c.
+ * Must not: recurse on the input (an explicit stack); keep global state; accept anchors, aliases,
+ * tags, a second document or nesting deeper than ASH_POLICY__MAX_DEPTH; know the schema
+ * (ash_policy.c does).
  */
 #include "ash_policy_int.h"
 

@@ -18,6 +18,8 @@
  * exactly. With --rtol/--atol: count, dtype, nan, inf exactly; |a - b| <= atol + rtol * scale
  * where scale is the buffer's magnitude: abs_sum for sum and abs_sum, max(l2) for l2,
  * max(|min|, |max|) over both sides for min and max. Parsing: jansson.
+ * Must not: need CUDA or the shim; compare "pre" lines of records of different world sizes; call a
+ * divergence "same"; pass on unreadable input (exit 2).
  */
 #include <dirent.h>
 #include <errno.h>

@@ -13,6 +13,8 @@
  * 1 a mismatch, 2 usage or I/O error (a missing or unreadable file, a size not a multiple of 4).
  * Callers: tests/lib.sh (t_equiv, the equivalence suite), scripts/demo.sh, gpu-check, and
  * accelerate-run test (installed as PREFIX/bin/accelshim-equiv). No CUDA, libc + libm only.
+ * Must not: need CUDA or anything beyond libc and libm; call a mismatch equal; pass on a missing or
+ * unreadable file or a size not a multiple of 4 (exit 2).
  */
 #include <math.h>
 #include <stdio.h>
