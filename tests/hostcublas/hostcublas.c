@@ -10,6 +10,8 @@
  * Each GEMM is queued on the handle's stream (cuLaunchHostFunc) and runs in stream order.
  * Symbols carry the version node libcublas.so.13 (hostcublas.map), as the real library's do.
  * Test-only extra: hostcublas_gemm_calls(compute type) counts the GEMM calls that ran with it.
+ * Must not: use a GPU, the real cuBLAS or anything of accelshim; compute a GEMM it does not model
+ * (those answer CUBLAS_STATUS_NOT_SUPPORTED); run a GEMM outside its stream's order.
  */
 #include "hostcublas.h"
 

@@ -10,6 +10,8 @@
  *   sync memset: asynchronous unless the target is pinned or managed host memory; async memset: async.
  * Legacy 32-bit CUdeviceptr_v1 variants are exported but cannot address the 64-bit arenas.
  * Threading: pointer classification takes hc_mu itself; enqueue happens under hc_mu.
+ * Must not: wait where the real driver does not (a program that skips a synchronise must see stale
+ * data) or skip a wait the real driver makes; enqueue without hc_mu.
  */
 #include "hc_internal.h"
 

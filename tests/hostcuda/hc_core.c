@@ -5,6 +5,9 @@
  * instead of being dereferenced. Each host thread has its own context stack (TLS); entries may go
  * stale when another thread destroys the context, so every use re-validates them.
  * Threading: all state under hc_mu (hc_internal.h); the TLS stack needs no lock.
+ * Must not: dereference a handle that is not in the registry with its kind; free a handle's memory
+ * before it left the registry; trust a TLS context-stack entry without re-validating it; touch
+ * shared state without hc_mu.
  */
 #include "hc_internal.h"
 

@@ -3,6 +3,8 @@
  * One X-macro table gives each code its name and the driver's message; a code not in the table
  * answers CUDA_ERROR_INVALID_VALUE with *pStr = NULL, as the real driver does.
  * Threading: read-only data. Both functions work before cuInit.
+ * Must not: answer a code that is not in CUDA 13's cuda.h with a name or a message (INVALID_VALUE,
+ * *pStr = NULL); need cuInit.
  */
 #include "hc_internal.h"
 

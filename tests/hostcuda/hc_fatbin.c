@@ -10,6 +10,8 @@
  * libzstd.so.1 / liblz4.so.1 opened at run time (HOSTCUDA_ZSTD_LIB / HOSTCUDA_LZ4_LIB override the
  * names), and hands back NUL-terminated text. Every bound is checked against the header's size.
  * Threading: the libraries are opened once (pthread_once); otherwise no shared state.
+ * Must not: read past a bound the header gives; run or hand back a cubin (PTX only); link libzstd
+ * or liblz4 (opened at run time).
  */
 #include "hc_internal.h"
 

@@ -7,6 +7,8 @@
  *                             0x2000), with liblz4.so.1; exit 77 when liblz4 is absent
  * Exit 0 when the kernels computed the right values, 1 on wrong values, 2 when the load failed
  * (the CUresult is printed), 77 for a missing precondition.
+ * Must not: pass when a kernel computed a wrong value or the load failed; report a missing
+ * precondition as anything but 77.
  */
 #include <cuda.h>
 #include <dlfcn.h>

@@ -11,6 +11,8 @@
  * Not modelled: cross-stream capture (events joining other streams), capture invalidation by
  * synchronous calls, graph nodes built by hand, updates of instantiated graphs.
  * Threading: everything under hc_mu (hc_internal.h); payloads are freed outside it.
+ * Must not: run an op while its stream captures; change a captured op's payload (a replay only
+ * reads it); free payloads under hc_mu.
  */
 #include "hc_internal.h"
 

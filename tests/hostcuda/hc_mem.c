@@ -10,6 +10,9 @@
  * Fresh device allocations are filled with HC_POISON_BYTE unless HOSTCUDA_POISON=0 (a GPU gives
  * whatever was there; zeros would make a too-early read look plausible).
  * Threading: block lists and the host list under hc_mu; arena bases are immutable after cuInit.
+ * Must not: hand out the read-write view's addresses as CUdeviceptr; keep freed pages in the memfd;
+ * hand out fresh device memory zeroed (poisoned unless HOSTCUDA_POISON=0); touch the block lists or
+ * the host list without hc_mu.
  */
 #include "hc_internal.h"
 

@@ -10,6 +10,8 @@
  * Launches accept a CUfunction or a CUkernel (told apart by the handle registry / magic tag).
  * Invariant: a library's image is shared by the modules it creates (one per context, on demand).
  * Threading: handle tables under hc_mu; kernels run on the stream's worker without it.
+ * Must not: load a cubin; run a kernel without its host implementation (CUDA_ERROR_NOT_FOUND and
+ * one line on stderr); hold hc_mu while a kernel runs.
  */
 #include "hc_internal.h"
 #include "hc_ptx.h"

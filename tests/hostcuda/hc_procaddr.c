@@ -13,6 +13,8 @@
  * one at or below V. CU_GET_PROC_ADDRESS_DEFAULT behaves like LEGACY_STREAM (the per-thread choice
  * is made by cuda.h's inline wrapper at compile time), unless CUDA_API_PER_THREAD_DEFAULT_STREAM=1
  * is set in the environment. Works before cuInit. Threading: read-only table; atomic counters.
+ * Must not: answer a private export table (cuGetExportTable refuses every one); return a variant
+ * newer than the requested PFN version; need cuInit.
  */
 #include "hc_internal.h"
 

@@ -5,6 +5,8 @@
  * .u64/.s64/.f64/.b64 = 8, .u32/.s32/.f32/.b32 = 4, .u16/.s16/.f16/.b16 = 2, .u8/.s8/.b8 = 1,
  * times the array length for `name[N]`; each offset is aligned to `.align A` or the element size.
  * Threading: pure functions on private buffers.
+ * Must not: parse or check PTX beyond the entry and variable declarations it scans; keep shared
+ * state.
  */
 #include "hc_ptx.h"
 

@@ -4,6 +4,8 @@
  * program first synchronises the legacy stream (the fix). Exit 0 when every value read back is
  * the one uploaded, 1 when not (first values of both sides printed), 2 on a CUDA error.
  * test_hc_race.sh runs it under HOSTCUDA_JITTER: the race must show in every run.
+ * Must not: synchronise the legacy stream unless --sync is given (the race must stay in the
+ * program); pass when a value read back differs.
  */
 #include <cuda.h>
 #include <stdio.h>

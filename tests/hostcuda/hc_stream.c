@@ -11,6 +11,8 @@
  * taken when that op completed. Threading: everything under hc_mu; run() is called without it.
  * Workers start on a stream's first op and exit (freeing the stream) once it is destroyed and drained.
  * HOSTCUDA_JITTER=SEED makes workers delay ops by seeded random amounts (see jitter()).
+ * Must not: run an op before every mark it waits for is set; call an op's run() under hc_mu; free a
+ * stream before it is destroyed and drained.
  */
 #include "hc_internal.h"
 

@@ -9,6 +9,8 @@
  * cuMemSetAccess gave the device access; reserved-but-unmapped or unmapped ranges are not memory.
  * Granularity is 2 MiB; physical allocations are not counted in cuMemGetInfo.
  * Threading: one mutex (hc_vmm_mu) guards the lists; it is taken after hc_mu, never before.
+ * Must not: make the device view accessible to host code; resolve a mapped range before
+ * cuMemSetAccess, or an unmapped one at all; take hc_vmm_mu before hc_mu.
  */
 #include "hc_internal.h"
 

@@ -16,6 +16,9 @@
  * is opened only on the MPI path, through collectives/mpi_dl.c, so that case never maps it).
  * Also ncclAllGather (bytes). Env: HOSTNCCL_VERSION (default 22809) to exercise the caller's
  * pre-2.10 path (no ncclAvg).
+ * Must not: use a GPU or the real NCCL; reduce in an order that depends on arrival (rank order,
+ * identical on every rank); run an operation outside its stream's order or a communicator's issue
+ * order; open Open MPI on the NCCL_COMM_ID path.
  */
 #include <arpa/inet.h>
 #include <errno.h>
