@@ -1,5 +1,7 @@
 /* ash_coll.h — accelshim collectives: one ops table, a static registry of backends (mpi, nccl).
  *
+ * Folder collectives/ owns: ops table; `mpi` and `nccl` backends; downcast kernels
+ *
  * What: all-reduce / broadcast / barrier of device buffers across the ranks of a job, with an
  * optional downcast on the wire (fp32 -> bf16/fp16). Backends: "nccl" (libnccl.so.2, dlopen'ed,
  * unique id broadcast over MPI, or, without an MPI world (config no_mpi), computed by every rank

@@ -1,5 +1,8 @@
 /* ash_hook.h — private to intercept/: the hook table generated from hooks.def, lazy init, routing.
  *
+ * Folder intercept/ owns: the CUDA boundary: real driver, hook list, `dlsym`/`cuGetProcAddress`
+ * routing, kernel cache; fills the one real-driver table (`intercept/coll_driver.c`)
+ *
  * Owns: the typed real-pointer slots (ash_real.<exported name>, PFN types from cudaTypedefs.h),
  * the prototypes of every hook, the real -> hook map used by the resolver doors, and the lazy
  * init (pthread_once, from whichever door is used first; never an ELF constructor).

@@ -1,6 +1,8 @@
 /* ash_policy.h — public API of the policy module: a version-1 YAML policy (DESIGN.md §4) parsed
  * with libyaml into one validated, immutable ash_policy_t; kernel-name and output-path matching.
  *
+ * Folder policy/ owns: YAML policy (libyaml) -> one validated struct; `accelshim-policy check`
+ *
  * Invariant: an ash_policy_t handed out by ash_policy_load/parse is complete and valid (every
  * default filled in, every glob checked); nothing changes it until ash_policy_free, so the
  * pointers that accessors and ash_policy_match return stay valid until then.

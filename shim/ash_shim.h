@@ -1,5 +1,10 @@
 /* ash_shim.h — private to the shim: lifecycle.
  *
+ * Folder shim/ owns: what `libaccelshim.so` is made of besides the CUDA boundary, the policy and
+ * the collectives: the lifecycle (`shim/lifecycle.c`: start at the first CUDA call, the one ordered
+ * exit sequence) and its parts `core/`, `sync/`, `observe/`, `precision/`, beside them `io/` (a
+ * library of its own)
+ *
  * ash_shim_init runs once (pthread_once), called by intercept/'s lazy init from whichever door
  * is used first — never from an ELF constructor. It reads the options, discovers the world and
  * registers the exit sequence with atexit. The exit sequence is the ONE place that orders what

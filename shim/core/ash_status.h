@@ -1,5 +1,9 @@
 /* ash_status.h — private to the shim: the shim's own result codes.
  *
+ * Folder shim/core/ owns: the bottom layer every part uses: typed options table (`options.c`),
+ * world discovery, logging, crash reports, the one way to fail (`ash_fatal.h`: exit statuses), the
+ * real-driver table (`ash_driver.h`), the allocation table; calls nothing above it
+ *
  * ash_status_t is for the shim's internal results only; a hook always hands the application the
  * driver's CUresult unchanged. One X-macro list makes the enum and ash_status_name(). The first
  * four values equal ash_alloc_status_t's (OK, INVALID, NOT_FOUND, NOMEM) so that table's results

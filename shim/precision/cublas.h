@@ -1,5 +1,8 @@
 /* cublas.h — private to shim/precision/cublas*.c: the fp32-GEMM downcast policy (issue 10).
  *
+ * Folder shim/precision/ owns: the cuBLAS / cuBLASLt feature: fp32 GEMM compute type
+ * (`precision.matmul`), caller exclusion
+ *
  * Owns: which compute type an fp32 GEMM runs with (precision.matmul in the policy, overridden by
  * ACCELSHIM_MATMUL), the matmul_exclude check on the caller's stack (cublas_unwind.c, libunwind
  * dlopen'ed RTLD_LOCAL on first use), and the per-compute-type GEMM counts of the exit report.

@@ -1,5 +1,10 @@
 /* ash_sync.h — private to the shim: the sync engine's entry points as seen from intercept/.
  *
+ * Folder shim/sync/ owns: the sync engine: one pipeline per sync point (resolve -> check:
+ * fingerprint, NaN/Inf -> collective, issued here -> done), fused reduction, overlap, watchdog,
+ * NaN/Inf scan kernels, the end-of-job checks (unfired rules, parameter digest), the observer
+ * interface (`ash_observer.h`)
+ *
  * What intercept/kernels.c tells the engine about a kernel (ash_kernel_info_t: immutable once
  * published), the matcher it asks once per distinct kernel (ash_sync_matcher), and the single
  * hook point before a launch whose kernel matched a rule (ash_launch_prepare), plus the engine's
