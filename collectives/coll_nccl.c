@@ -10,9 +10,10 @@
  * step), so "auto" never leaves ranks on different backends. Scratch reuse on another stream
  * waits (cuStreamWaitEvent) for its last use. The library stays loaded after fini (NCCL may
  * keep threads). Threading: one caller at a time per communicator. Callers: coll.c.
- * Must not: synchronise the host with the app's stream; link libnccl (dlopen'ed on first use);
- * succeed on some ranks and fail on others; reuse the scratch on another stream before its last use
- * completed; unload libnccl after fini.
+ * Must not: wait on the host in an all-reduce or broadcast (they stay on the app's stream), except
+ * to free a scratch it outgrew or, with a driver table without events, to reuse one on another
+ * stream; link libnccl (dlopen'ed on first use); succeed on some ranks and fail on others; reuse
+ * the scratch on another stream before its last use completed; unload libnccl after fini.
  */
 #include <dlfcn.h>
 #include <stdio.h>

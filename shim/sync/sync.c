@@ -18,9 +18,10 @@
  * would wait for a peer, and every exit step is bounded by timeout_s too (sync_fini).
  * Threading: prepare may run on any thread; one mutex serialises collectives (ranks must issue
  * them in the same order anyway). Invariant: the real launch always follows, on the same stream.
- * Must not: issue a collective anywhere but here and on the launch's stream (overlap's worker asks
- * ash_sync_issue_allreduce); skip or reorder the real launch; reach an observer except through the
- * ash_observe_* dispatchers; communicate with world size 1.
+ * Must not: issue a collective anywhere but here (overlap's worker has it issued through
+ * ash_sync_issue_allreduce, on its own stream; every other one goes on the launch's stream); skip
+ * or reorder the real launch; reach an observer except through the ash_observe_* dispatchers;
+ * communicate with world size 1.
  */
 #include "ash_sync.h"
 

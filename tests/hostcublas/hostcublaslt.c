@@ -8,8 +8,9 @@
  * MatmulAlgoGetHeuristic (one algorithm, no workspace); cublasLtMatmul: D = alpha op(A) op(B) +
  * beta C with 32F layouts and a 32F compute type (rounding as hostcublas.h), queued on the stream.
  * Symbols carry the version node libcublasLt.so.13, as the real library's do.
- * Must not: use a GPU, the real cuBLASLt or anything of accelshim; accept a layout, attribute or
- * type it does not model; run a matmul outside its stream's order.
+ * Must not: use a GPU, the real cuBLASLt or anything of accelshim; run a matmul whose layouts,
+ * types or descriptor attributes it does not model (refused; only the preference attributes are
+ * accepted and ignored); run a matmul outside its stream's order.
  */
 #include "hostcublas.h"
 
