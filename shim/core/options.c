@@ -8,7 +8,7 @@
  * records what is invalid; ash_opt_init reports it (outside the once: the fatal exit may run
  * code that reads options). Threading: values are written only inside the once (and by
  * ash_opt_set_policy during init).
- * Must not: call getenv (secure_getenv only, here and nowhere else in accelshim); read the
+ * Must not: read the environment other than by secure_getenv (here and nowhere else in accelshim); read the
  * environment more than once per option; allocate; fall back silently from a value the user set (it
  * is reported, exit 2).
  */

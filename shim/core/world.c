@@ -5,7 +5,7 @@
  * with torchrun's variables it exports NCCL_COMM_ID (setenv, during init) for the NCCL bootstrap.
  * Threading: init inside pthread_once; the device choice under a mutex, then cached.
  * Callers: lifecycle.c (init), intercept/hooks_device.c (cuDeviceGet / cuDeviceGetCount).
- * Must not: call getenv (the options table only); talk to other ranks or initialise MPI (the world
+ * Must not: read the environment itself (only through the options table); talk to other ranks or initialise MPI (the world
  * comes from the launcher's environment); include anything above shim/core/.
  */
 #include "ash_world.h"

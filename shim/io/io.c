@@ -16,7 +16,7 @@
  * intent: open flags O_WRONLY/O_RDWR/O_CREAT/O_TRUNC, creat, an fopen mode with w, a or +. O_EXCL
  * is dropped when redirecting (/dev/null exists). Threading: init at load (pthread_once), then
  * read-only state.
- * Must not: call getenv (the options table only) or an interposed function during its init (raw
+ * Must not: read the environment itself (only through the options table) or an interposed function during its init (raw
  * syscalls, no recursion); redirect a read, rank 0's opens or a path that matches nothing; be part
  * of libaccelshim.so.
  */
