@@ -440,6 +440,7 @@ static ash_coll_status_t open_coll(void)
         /* ranks of the launcher's own engine (per-machine form) are no MPI world */
         .no_mpi = S.no_mpi,
         .nccl_comm_id = S.comm_id,
+        .job_id = ash_opt_str(ASH_OPT_JOB_ID),
     };
     ash_crash_mark(); /* crash reports: tell MPI's signal handlers from the program's */
     ash_world_mpi_mark(); /* one MPI world per rank: a later CUDA program runs alone (world_mpi.c) */

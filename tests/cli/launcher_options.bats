@@ -196,10 +196,10 @@ dry() { run "$A" --dry-run "$@"; }
 
 @test "the own engine with the shim: ranks meet through NCCL (per-machine form at the main address, else 127.0.0.1); --backend mpi is refused" {
   # the ranks are separate MPI singletons: with the shim they meet through NCCL_COMM_ID
-  dry -n 4 --num-machines 2 --machine-rank 1 --main-process-ip 10.1.2.3 --main-process-port 7000 -- prog
+  dry -n 4 --num-machines 2 --machine-rank 1 --main-process-ip 10.1.2.3 --main-process-port 7000 --job-id j7 -- prog
   status_is 0
   contains "--env ACCELSHIM_RENDEZVOUS=nccl --env NCCL_COMM_ID=10.1.2.3:7000"
-  dry -n 4 --num-machines 2 --machine-rank 0 --main-process-ip 10.1.2.3 -- prog
+  dry -n 4 --num-machines 2 --machine-rank 0 --main-process-ip 10.1.2.3 --job-id j7 -- prog
   contains "NCCL_COMM_ID=10.1.2.3:29500"   # no port given: the same default on every machine
   dry --launcher local -n 2 -- prog
   status_is 0
@@ -208,7 +208,7 @@ dry() { run "$A" --dry-run "$@"; }
   lacks NCCL_COMM_ID
   dry --launcher local -n 1 -- prog
   lacks NCCL_COMM_ID
-  for form in "-n 4 --num-machines 2 --machine-rank 0 --main-process-ip 127.0.0.1" "--launcher local -n 2"; do
+  for form in "-n 4 --num-machines 2 --machine-rank 0 --main-process-ip 127.0.0.1 --job-id j7" "--launcher local -n 2"; do
     # shellcheck disable=SC2086  # word splitting wanted
     run "$A" $form --backend mpi -- bash -c 'echo RANK-RAN'
     status_is 2
