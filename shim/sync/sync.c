@@ -432,7 +432,7 @@ void ash_sync_refuse_bounds(const ash_kernel_info_t *k, const ash_policy_rule_t 
                  (unsigned long long)(ptr - e.base) + (unsigned long long)count * esize);
     else
         snprintf(where, sizeof where, "has its pointer 0x%llx (argument %u) in no live allocation "
-                 "(lies in no live allocation the program made)", (unsigned long long)ptr, b->arg);
+                 "of the program's", (unsigned long long)ptr, b->arg);
     ash_fatal(ASH_EXIT_CONFIG, "%s:%u:%u: %s[%u] (at: \"%s\"): the buffer of %llu %s (%s) at %s %s; "
               "stopping the job before the collective writes where the buffer does not reach (exit 2)",
               ash_policy_source(S.policy), r->line, r->col, list, r->index, r->at,
@@ -840,6 +840,11 @@ ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **p
     if (ash_overlap_observes_all()) { /* learned ready points: every launch is looked at */
         pthread_mutex_lock(&S.lock);
         ash_overlap_before_launch(k, s, params, extra, plan->rule, plan->n);
+        pthread_mutex_unlock(&S.lock);
+    }
+    if (plan->nready) { /* a ready point about to fire twice in a step (overlap.c) */
+        pthread_mutex_lock(&S.lock);
+        ash_overlap_before_ready(k, s, params, extra, plan->ready, plan->nready);
         pthread_mutex_unlock(&S.lock);
     }
     if (plan->n == 0)

@@ -22,7 +22,7 @@ dry() { run "$A" --dry-run "$@"; }
   status_is 0
   for o in --num-processes --gpu-ids --cpu --policy --mixed-precision --hostfile --num-machines \
            --machine-rank --main-process-ip --main-process-port --launcher --ranks-filter --log-dir \
-           --tee --env --debug --timeout --dry-run --backend --mca --no-preload config env test; do
+           --job-id --tee --env --debug --timeout --dry-run --backend --mca --no-preload config env test; do
     contains "$o"
   done
 }
@@ -275,4 +275,33 @@ dry() { run "$A" --dry-run "$@"; }
   status_is 2
   run "$A" --no-preload --launcher pbs -- true
   status_is 2
+}
+
+@test "--job-id ID (or ACCELSHIM_JOB_ID, torchrun's --rdzv-id) reaches every rank; else a random one; the per-machine form needs one" {
+  dry --launcher local -n 2 --job-id run-7 -- prog
+  status_is 0
+  contains "--env ACCELSHIM_JOB_ID=run-7"
+  dry --launcher local -n 2 --rdzv-id run-8 -- prog
+  contains "--env ACCELSHIM_JOB_ID=run-8"
+  ACCELSHIM_JOB_ID=from-env dry -n 2 -- prog
+  contains "ACCELSHIM_JOB_ID=from-env"
+  # no id given: a random one (16 hex digits), a new one for every job
+  dry --launcher local -n 2 -- prog
+  [[ $output =~ ACCELSHIM_JOB_ID=([0-9a-f]{16}) ]] || { echo "no random job id"; show; false; }
+  first=${BASH_REMATCH[1]}
+  dry --launcher local -n 2 -- prog
+  [[ $output =~ ACCELSHIM_JOB_ID=([0-9a-f]{16}) ]] && [ "${BASH_REMATCH[1]}" != "$first" ] \
+    || { echo "the same random id twice: $first"; show; false; }
+  dry --launcher local -n 2 --job-id 'a b' -- prog
+  status_is 2
+  contains "--job-id: 'a b' is not 1-64 characters"
+  ACCELSHIM_JOB_ID='x;y' dry -n 2 -- prog
+  status_is 2
+  contains "job id 'x;y'"
+  # the per-machine form with the shim: the id must come from the user (the same on every machine)
+  env -u ACCELSHIM_JOB_ID "$A" --dry-run -n 4 --num-machines 2 --machine-rank 0 --main-process-ip 10.1.2.3 -- prog >out 2>&1 && false
+  grep -q -- "the per-machine form needs a job id" out || { cat out; false; }
+  dry -n 4 --num-machines 2 --machine-rank 0 --main-process-ip 10.1.2.3 --job-id j1 -- prog
+  status_is 0
+  contains "--env ACCELSHIM_JOB_ID=j1"
 }

@@ -39,7 +39,7 @@ job() {
 refused() {
     local b=$1 p=$2 re line; shift 2
     job "$b" "$p"
-    line=$(grep -m1 'runs past\|lies in no live allocation\|not an integer' "$RL_TMP/out")
+    line=$(grep -m1 'runs past\|in no live allocation\|not an integer' "$RL_TMP/out")
     [ "$RL_RC" = 2 ] || { rl_show 15; fail "$b, $p: exit $RL_RC, expected 2"; }
     for re in "$@"; do
         grep -Eq -- "$re" <<<"$line" || { rl_show 15; fail "$b, $p: the line does not match /$re/: '$line'"; }
