@@ -3,7 +3,9 @@
  *
  * At open (coll_nccl.c, while the program's CUDA context is alive) rank 0 listens on an ephemeral
  * port of the NCCL_COMM_ID host's address, and one ncclBroadcast gives every rank that port and a
- * token (the card). At exit (ash_coll_arrive) every other rank connects and says token + rank.
+ * token (the card; 8 bytes of getrandom, handed out only after the ranks checked each other's job
+ * id, coll_nccl.c). At exit (ash_coll_arrive) every other rank connects and says token + rank +
+ * the job id's hash.
  * Rank 0, once at its own exit, answers each with "here" and then all of them with its verdict:
  * every rank arrived, or (timeout_s after its own arrival) which ranks did not. A waiting rank
  * that has had no "here" within its own timeout_s names rank 0; one that has waits up to
@@ -15,8 +17,10 @@
  * star, so that the others fail at once instead of waiting. Invariant: every wait is
  * a poll bounded by the deadline (timeout_s <= 0: none, as with MPI; a dead peer's socket still
  * ends a wait at once); sockets are nonblocking, close-on-exec, written with MSG_NOSIGNAL; a
- * stranger or a dead peer on the port costs a closed socket, never a wait; a child the rank forked
- * never meets (it would take the rank's place). Threading: the opening thread, then the exit
+ * stranger or a dead peer on the port costs a closed socket, never a wait nor a rank's place
+ * (each accepted socket is heard at once and has ASH_COLL_MEET_HELLO_S to say its hello; at most
+ * world + 16 wait, a new one evicts the oldest; a rank evicted before "here" connects again,
+ * within its own deadline); a child the rank forked never meets (it would take the rank's place). Threading: the opening thread, then the exit
  * sequence. Callers: coll_nccl.c (listen, join), coll.c (arrive, allgather, close).
  */
 #include <errno.h>
@@ -299,7 +303,7 @@ static void ash_coll__meet_hear(const ash_coll_t *c, ash_coll_meet_gathering_t *
  * one still silent takes a free slot, else the oldest pending socket's. */
 static void ash_coll__meet_accept(const ash_coll_t *c, ash_coll_meet_gathering_t *g)
 {
-    for (;;) {
+    for (int taken = 0; taken < 256; taken++) { /* a flood cannot keep rank 0 from its deadline */
         int fd = accept4(c->meet->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
         if (fd < 0)
             return;

@@ -224,10 +224,11 @@ static ash_coll_status_t ash_coll__nccl_job_check(ash_coll_t *c, ash_coll_nccl_t
     }
     if (other >= 0) {
         ash_coll_job_card_t *o = &cards[other];
-        char theirs[96];
+        char theirs[128];
         o->id[sizeof o->id - 1] = 0;
         if (o->magic != ASH_COLL_JOB_MAGIC)
-            snprintf(theirs, sizeof theirs, "(unknown: it sent no job card)");
+            snprintf(theirs, sizeof theirs, "(unknown: it sent no job card; its rendezvous "
+                     "broke, or it runs no accelshim)");
         else
             snprintf(theirs, sizeof theirs, "\"%s\" of %u ranks", o->id[0] ? o->id : "(none)", o->world);
         ash_coll__log(c, ASH_COLL_LOG_ERROR, "collectives: rendezvous at NCCL_COMM_ID %.100s: rank %d "

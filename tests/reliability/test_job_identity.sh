@@ -13,8 +13,9 @@
 #   no job id:      the per-machine form without --job-id / ACCELSHIM_JOB_ID is refused before
 #                   any rank starts (exit 2, naming --job-id).
 #   issue's loop:   two --launcher local jobs on one port, rank 0 late: each job exits 0 with
-#                   its two ranks' checksums equal, or exits 2 with the line naming both jobs;
-#                   never exit 0 with different checksums. Control: one job alone, exit 0, equal.
+#                   its two ranks' checksums equal, or exits 2 with the line naming both jobs
+#                   (or 4: a rank found no peer in time, said so); never exit 0 with different
+#                   checksums. Control: one job alone, exit 0, equal.
 . "$(dirname "$0")/lib.sh"
 need "$RL_MLP" "$RL_SHIM" "$RL_BUILD/tests/hostnccl/libnccl.so.2" "$RL_LAUNCHER"
 
@@ -91,14 +92,16 @@ local_job() {
           >"$RL_TMP/L-$s" 2>&1
       echo $? >"$RL_TMP/L-$s.rc" ) &
 }
-# verdict S: "ok" (exit 0, equal checksums), "refused" (exit 2, naming line) or what went wrong
+# verdict S: "ok" (exit 0, equal checksums), "refused" (exit 2, naming line), "unpaired" (exit 4:
+# its ranks found no peer at the port within the timeout, said so) or what went wrong
 verdict() {
     local s=$1 rc c0 c1
     rc=$(rc_of "L-$s")
     c0=$(sed -n 's/^\[rank 0\] checksum //p' "$RL_TMP/L-$s")
     c1=$(sed -n 's/^\[rank 1\] checksum //p' "$RL_TMP/L-$s")
     if [ "$rc" = 0 ] && [ -n "$c0" ] && [ "$c0" = "$c1" ]; then echo ok
-    elif [ "$rc" = 2 ] && grep -q 'belongs to job ".*not to this job' "$RL_TMP/L-$s"; then echo refused
+    elif [ "$rc" = 2 ] && grep -q 'belongs to job .*, not to this job "' "$RL_TMP/L-$s"; then echo refused
+    elif [ "$rc" = 4 ] && grep -q 'rendezvous.*did not all arrive' "$RL_TMP/L-$s"; then echo unpaired
     else echo "exit $rc, checksums rank 0 '$c0' rank 1 '$c1'"
     fi
 }
@@ -106,7 +109,7 @@ port=$((20000 + RANDOM % 20000))
 local_job 1 "$port"; wait_rc L-1 || fail "control: the job alone did not end"
 [ "$(verdict 1)" = ok ] || { show L-1; fail "control: one job alone: $(verdict 1), expected exit 0 with equal checksums"; }
 echo "ok: control: one job alone on the port trains (exit 0, equal checksums)"
-refused=0
+refused=0 unpaired=0
 for i in 1 2 3; do
     port=$((20000 + RANDOM % 20000))
     rm -f "$RL_TMP"/L-[12]*
@@ -115,8 +118,8 @@ for i in 1 2 3; do
     v1=$(verdict 1) v2=$(verdict 2)
     echo "loop $i: job 1: $v1; job 2: $v2"
     for v in "$v1" "$v2"; do
-        case $v in ok) ;; refused) refused=$((refused + 1)) ;;
+        case $v in ok) ;; refused) refused=$((refused + 1)) ;; unpaired) unpaired=$((unpaired + 1)) ;;
             *) show L-1 L-2; fail "loop $i: a job ended '$v': neither its own ranks nor the naming line" ;; esac
     done
 done
-echo "ok: two jobs on one port: each trains with its own ranks or stops naming both ($refused refusals in 6 jobs)"
+echo "ok: two jobs on one port: each trains with its own ranks or stops naming both ($refused refusals, $unpaired left without a peer (exit 4), in 6 jobs)"
