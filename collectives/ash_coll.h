@@ -39,7 +39,8 @@ extern "C" {
     X(ASH_COLL_EUNAVAILABLE, "backend not available (library missing or failed to initialise)") \
     X(ASH_COLL_ETIMEDOUT, "collective timed out")                                               \
     X(ASH_COLL_ESTATE, "communicator unusable after an earlier failure")                        \
-    X(ASH_COLL_EPEER, "a peer rank left the exchange or answered out of turn")
+    X(ASH_COLL_EPEER, "a peer rank left the exchange or answered out of turn")                  \
+    X(ASH_COLL_EJOB, "a rank of another job met this one (refused)")
 
 typedef enum ash_coll_status {
 #define ASH_COLL__ENUM(sym, text) sym,
@@ -133,6 +134,10 @@ typedef struct ash_coll_config {
     const char *nccl_comm_id;            /* no_mpi: the NCCL_COMM_ID value the caller read (NCCL
                                           * reads it itself; required, so that no rank makes a
                                           * random id of its own and waits forever) */
+    const char *job_id;                  /* no_mpi: this job's identity (ACCELSHIM_JOB_ID; NULL or
+                                          * "": none). The ranks swap it right after the
+                                          * rendezvous; a rank whose id differs is refused before
+                                          * any data (ASH_COLL_EJOB, one line naming both jobs) */
 } ash_coll_config_t;
 
 typedef struct ash_coll ash_coll_t;

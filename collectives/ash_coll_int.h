@@ -29,6 +29,8 @@ struct ash_coll {
     int have_comm_id;       /* no_mpi: the caller saw NCCL_COMM_ID set */
     int broken;             /* a collective failed mid-way: later calls answer ESTATE */
     ash_coll_meet_t *meet;  /* no_mpi: the exit meeting (coll_meet.c); NULL when there is none */
+    char job_id[65];        /* no_mpi: this job's identity ("" none), checked at the rendezvous */
+    uint64_t job_hash;      /* FNV-1a of the whole job id (0x0 never: an unset id hashes too) */
     char why[384];          /* why the last backend init failed (for the fallback warning) */
     void *impl;             /* backend state */
 };
@@ -46,7 +48,7 @@ ash_coll_status_t ash_coll__nccl_allgather_host(ash_coll_t *c, const void *send,
 typedef struct ash_coll_meet_card {
     uint32_t magic, port;   /* rank 0's listening port (host order) */
     uint32_t index, pad;    /* which of NCCL_COMM_ID's host addresses it is bound to */
-    uint64_t token;         /* said back by each rank at exit: strangers are refused */
+    uint64_t token;         /* said back by each rank at exit (getrandom): strangers are refused */
 } ash_coll_meet_card_t;
 /* rank 0: listen on an ephemeral port of NCCL_COMM_ID's host; card->port 0 when it cannot */
 void ash_coll__meet_listen(ash_coll_t *c, const char *comm_id, ash_coll_meet_card_t *card);

@@ -391,6 +391,10 @@ ash_coll_status_t ash_coll_open(const char *backend, const ash_coll_config_t *cf
     c->comm = ASH_COLL_NO_COMM;
     c->no_mpi = cfg->no_mpi && cfg->world_size > 1;
     c->have_comm_id = cfg->nccl_comm_id && *cfg->nccl_comm_id;
+    snprintf(c->job_id, sizeof c->job_id, "%s", cfg->job_id ? cfg->job_id : "");
+    c->job_hash = 0xcbf29ce484222325ull; /* FNV-1a of the whole id (longer ones are cut for show) */
+    for (const char *p = cfg->job_id; p && *p; p++)
+        c->job_hash = (c->job_hash ^ (unsigned char)*p) * 0x100000001b3ull;
 
     if (c->no_mpi) {
         if (!strcmp(backend, "mpi")) {
@@ -404,6 +408,8 @@ ash_coll_status_t ash_coll_open(const char *backend, const ash_coll_config_t *cf
         st = c->ops->init(c, cfg);
         if (st == ASH_COLL_OK)
             goto out;
+        if (st == ASH_COLL_EJOB) /* said already, naming both jobs */
+            goto fail;
         ash_coll__log(c, ASH_COLL_LOG_ERROR, "collectives: NCCL backend unavailable (%s), and without "
                       "an MPI world there is no fallback", c->why[0] ? c->why : ash_coll_status_text(st));
         c->impl = NULL;

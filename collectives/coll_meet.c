@@ -3,7 +3,9 @@
  *
  * At open (coll_nccl.c, while the program's CUDA context is alive) rank 0 listens on an ephemeral
  * port of the NCCL_COMM_ID host's address, and one ncclBroadcast gives every rank that port and a
- * token (the card). At exit (ash_coll_arrive) every other rank connects and says token + rank.
+ * token (the card; 8 bytes of getrandom, handed out only after the ranks checked each other's job
+ * id, coll_nccl.c). At exit (ash_coll_arrive) every other rank connects and says token + rank +
+ * the job id's hash.
  * Rank 0, once at its own exit, answers each with "here" and then all of them with its verdict:
  * every rank arrived, or (timeout_s after its own arrival) which ranks did not. A waiting rank
  * that has had no "here" within its own timeout_s names rank 0; one that has waits up to
@@ -15,8 +17,10 @@
  * star, so that the others fail at once instead of waiting. Invariant: every wait is
  * a poll bounded by the deadline (timeout_s <= 0: none, as with MPI; a dead peer's socket still
  * ends a wait at once); sockets are nonblocking, close-on-exec, written with MSG_NOSIGNAL; a
- * stranger or a dead peer on the port costs a closed socket, never a wait; a child the rank forked
- * never meets (it would take the rank's place). Threading: the opening thread, then the exit
+ * stranger or a dead peer on the port costs a closed socket, never a wait nor a rank's place
+ * (each accepted socket is heard at once and has ASH_COLL_MEET_HELLO_S to say its hello; at most
+ * world + 16 wait, a new one evicts the oldest; a rank evicted before "here" connects again,
+ * within its own deadline); a child the rank forked never meets (it would take the rank's place). Threading: the opening thread, then the exit
  * sequence. Callers: coll_nccl.c (listen, join), coll.c (arrive, allgather, close).
  * Must not: use CUDA or NCCL; wait without a deadline (except timeout_s <= 0, as with MPI); block
  * on a socket; let a child the rank forked meet in the rank's place.
@@ -31,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,6 +43,9 @@
 #include "ash_coll_int.h"
 
 #define ASH_COLL_MEET_GRACE_S 5.0 /* past rank 0's own deadline, for its verdict to travel */
+#define ASH_COLL_MEET_HELLO_S 2.0 /* an accepted socket's time to say its hello (a rank's is sent
+                                   * as it connects): a silent one is a stranger */
+#define ASH_COLL_MEET_RETRY_S 0.05 /* a peer whose socket rank 0 closed before "here": again */
 
 /* rank 0 -> a peer: one kind byte, then world bytes (1: that rank has arrived) */
 enum { ASH_COLL_MEET_HERE = 'H', ASH_COLL_MEET_ALL = 'A', ASH_COLL_MEET_LATE = 'T' };
@@ -45,7 +53,8 @@ enum { ASH_COLL_MEET_HERE = 'H', ASH_COLL_MEET_ALL = 'A', ASH_COLL_MEET_LATE = '
 /* a peer -> rank 0, network byte order */
 typedef struct ash_coll_meet_hello {
     uint32_t magic, rank, world, pad;
-    uint64_t token;
+    uint64_t token;                /* rank 0's, from getrandom: only the job's ranks know it */
+    uint64_t job;                  /* the job id's hash: another job's rank is refused */
 } ash_coll_meet_hello_t;
 
 /* after the meeting, ahead of a peer's words (rank = the peer) and of rank 0's answer (rank =
@@ -134,7 +143,7 @@ void ash_coll__meet_listen(ash_coll_t *c, const char *comm_id, ash_coll_meet_car
     struct addrinfo *res = ash_coll__meet_resolve(c, comm_id), *ai;
     struct sockaddr_storage sa;
     socklen_t len = sizeof sa;
-    int fd = -1, index = 0, backlog = c->world < SOMAXCONN ? c->world : SOMAXCONN;
+    int fd = -1, index = 0, backlog = SOMAXCONN; /* strangers queue too: room for the ranks */
     ash_coll_meet_t *m;
 
     memset(card, 0, sizeof *card);
@@ -161,13 +170,19 @@ void ash_coll__meet_listen(ash_coll_t *c, const char *comm_id, ash_coll_meet_car
         freeaddrinfo(res);
         return;
     }
+    if (getrandom(&m->token, sizeof m->token, 0) != (ssize_t)sizeof m->token) {
+        ash_coll__log(c, ASH_COLL_LOG_WARN, "collectives: no meeting at exit for the ranks: no "
+                      "random token (getrandom: %s); a rank that stalls at the end goes unnoticed, "
+                      "and neither the parameter digest nor the job summary is exchanged",
+                      strerror(errno));
+        free(m);
+        close(fd);
+        freeaddrinfo(res);
+        return;
+    }
     m->listen_fd = fd;
     m->fd = -1;
     m->pid = getpid();
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    m->token = ((uint64_t)ts.tv_nsec << 32) ^ (uint64_t)ts.tv_sec ^ ((uint64_t)getpid() << 16) ^
-               (uint64_t)(uintptr_t)m;
     c->meet = m;
     card->magic = ASH_COLL_MEET_MAGIC;
     card->port = ntohs(sa.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&sa)->sin6_port
@@ -236,109 +251,161 @@ static void ash_coll__meet_tell(int fd, char kind, const unsigned char *arrived,
     (void)send(fd, msg, (size_t)world + 1, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
+/* Rank 0's state while it gathers the others: the ranks' sockets, and the accepted sockets whose
+ * hello is not complete yet (a bounded set: a new one evicts the oldest, and each has
+ * ASH_COLL_MEET_HELLO_S to say its hello), so that silent or lying strangers cost a closed
+ * socket and never a rank's place. */
+typedef struct ash_coll_meet_gathering {
+    int n, left, slots, strangers;
+    int *conn;                     /* each rank's socket once its hello was right (conn[0] unused) */
+    int *pending;                  /* accepted, hello not complete (-1: a free slot) */
+    double *since;                 /* when each pending socket was accepted */
+    size_t *got;                   /* bytes of its hello so far */
+    ash_coll_meet_hello_t *hello;
+    unsigned char *arrived, *msg;
+} ash_coll_meet_gathering_t;
+
+static void ash_coll__meet_drop(ash_coll_meet_gathering_t *g, int i)
+{
+    close(g->pending[i]);
+    g->pending[i] = -1;
+    g->got[i] = 0;
+    g->strangers++;
+}
+
+/* Read what pending socket I has of its hello (never waits); a complete one is judged: the
+ * job's token and job id, a rank not yet here, this world. */
+static void ash_coll__meet_hear(const ash_coll_t *c, ash_coll_meet_gathering_t *g, int i)
+{
+    const ash_coll_meet_t *m = c->meet;
+    ash_coll_meet_hello_t *h = &g->hello[i];
+    ssize_t r = recv(g->pending[i], (char *)h + g->got[i], sizeof *h - g->got[i], MSG_DONTWAIT);
+    if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+        return;
+    if (r > 0 && (g->got[i] += (size_t)r) < sizeof *h)
+        return;
+    int peer = r > 0 ? (int)ntohl(h->rank) : -1;
+    if (r <= 0 || ntohl(h->magic) != ASH_COLL_MEET_MAGIC || ash_coll__meet_u64_hton(h->token) != m->token ||
+        ash_coll__meet_u64_hton(h->job) != c->job_hash || (int)ntohl(h->world) != g->n || peer < 1 ||
+        peer >= g->n || g->arrived[peer]) {
+        ash_coll__meet_drop(g, i); /* silent and gone, or a stranger's hello */
+        return;
+    }
+    int one = 1;
+    setsockopt(g->pending[i], IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    g->conn[peer] = g->pending[i];
+    g->arrived[peer] = 1;
+    g->left--;
+    ash_coll__meet_tell(g->conn[peer], ASH_COLL_MEET_HERE, g->arrived, g->n, g->msg);
+    g->pending[i] = -1;
+    g->got[i] = 0;
+}
+
+/* Accept every waiting connection; each is heard at once (a rank's hello is there already);
+ * one still silent takes a free slot, else the oldest pending socket's. */
+static void ash_coll__meet_accept(const ash_coll_t *c, ash_coll_meet_gathering_t *g)
+{
+    for (int taken = 0; taken < 256; taken++) { /* a flood cannot keep rank 0 from its deadline */
+        int fd = accept4(c->meet->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (fd < 0)
+            return;
+        int i = 0, oldest = 0;
+        while (i < g->slots && g->pending[i] >= 0) {
+            if (g->since[i] < g->since[oldest])
+                oldest = i;
+            i++;
+        }
+        if (i == g->slots)
+            ash_coll__meet_drop(g, i = oldest);
+        g->pending[i] = fd;
+        g->since[i] = ash_coll__meet_now();
+        g->got[i] = 0;
+        ash_coll__meet_hear(c, g, i);
+    }
+}
+
 /* Rank 0: take the others' hellos until all arrived or the deadline; tell them the verdict. */
 static ash_coll_status_t ash_coll__meet_gather(ash_coll_t *c, double timeout_s, unsigned char *absent)
 {
     ash_coll_meet_t *m = c->meet;
-    int n = c->world, left = n - 1, slots = n + 16;
-    /* pending[i]: an accepted socket whose hello is not complete (got[i] bytes so far) */
-    int *conn = malloc(sizeof *conn * (size_t)n), *pending = malloc(sizeof *pending * (size_t)slots);
-    size_t *got = calloc((size_t)slots, sizeof *got);
-    ash_coll_meet_hello_t *hello = calloc((size_t)slots, sizeof *hello);
-    struct pollfd *pf = calloc((size_t)slots + 1, sizeof *pf);
-    unsigned char *arrived = calloc((size_t)n, 1), *msg = malloc((size_t)n + 1);
+    ash_coll_meet_gathering_t g = {.n = c->world, .left = c->world - 1, .slots = c->world + 16};
+    int n = g.n;
+    struct pollfd *pf = calloc((size_t)g.slots + 1, sizeof *pf);
     double deadline = timeout_s > 0 ? ash_coll__meet_now() + timeout_s : 0;
     ash_coll_status_t st = ASH_COLL_OK;
 
-    if (!conn || !pending || !got || !hello || !pf || !arrived || !msg) {
+    g.conn = malloc(sizeof *g.conn * (size_t)n);
+    g.pending = malloc(sizeof *g.pending * (size_t)g.slots);
+    g.since = calloc((size_t)g.slots, sizeof *g.since);
+    g.got = calloc((size_t)g.slots, sizeof *g.got);
+    g.hello = calloc((size_t)g.slots, sizeof *g.hello);
+    g.arrived = calloc((size_t)n, 1);
+    g.msg = malloc((size_t)n + 1);
+    if (!g.conn || !g.pending || !g.since || !g.got || !g.hello || !pf || !g.arrived || !g.msg) {
         st = ASH_COLL_ENOMEM;
         goto out;
     }
     for (int r = 0; r < n; r++)
-        conn[r] = -1;
-    for (int i = 0; i < slots; i++)
-        pending[i] = -1;
-    arrived[0] = 1;
-    while (left > 0) {
+        g.conn[r] = -1;
+    for (int i = 0; i < g.slots; i++)
+        g.pending[i] = -1;
+    g.arrived[0] = 1;
+    while (g.left > 0) {
         int k = 0;
+        double now = ash_coll__meet_now(), next = deadline;
         pf[k++] = (struct pollfd){m->listen_fd, POLLIN, 0};
-        for (int i = 0; i < slots; i++)
-            if (pending[i] >= 0)
-                pf[k++] = (struct pollfd){pending[i], POLLIN, 0};
-        int ms = ash_coll__meet_ms(deadline);
-        if (ms == 0)
+        for (int i = 0; i < g.slots; i++) {
+            if (g.pending[i] < 0)
+                continue;
+            if (now - g.since[i] >= ASH_COLL_MEET_HELLO_S) { /* silent too long: a stranger */
+                ash_coll__meet_drop(&g, i);
+                continue;
+            }
+            if (next <= 0 || g.since[i] + ASH_COLL_MEET_HELLO_S < next)
+                next = g.since[i] + ASH_COLL_MEET_HELLO_S;
+            pf[k++] = (struct pollfd){g.pending[i], POLLIN, 0};
+        }
+        if (deadline > 0 && now >= deadline)
             break;
-        if (poll(pf, (nfds_t)k, ms) < 0 && errno != EINTR) {
+        if (poll(pf, (nfds_t)k, ash_coll__meet_ms(next)) < 0 && errno != EINTR) {
             ash_coll__log(c, ASH_COLL_LOG_ERROR, "collectives: exit meeting: poll: %s", strerror(errno));
             break;
         }
         /* hellos first (their slots are free again after), then new connections */
-        for (int i = 0; i < slots; i++) {
-            if (pending[i] < 0)
-                continue;
-            char *p = (char *)&hello[i];
-            ssize_t r = recv(pending[i], p + got[i], sizeof hello[i] - got[i], MSG_DONTWAIT);
-            if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
-                continue;
-            if (r > 0 && (got[i] += (size_t)r) < sizeof hello[i])
-                continue;
-            int peer = r > 0 ? (int)ntohl(hello[i].rank) : -1;
-            if (r <= 0 || ntohl(hello[i].magic) != ASH_COLL_MEET_MAGIC ||
-                ash_coll__meet_u64_hton(hello[i].token) != m->token ||
-                (int)ntohl(hello[i].world) != n || peer < 1 || peer >= n || arrived[peer]) {
-                if (r > 0)
-                    ash_coll__log(c, ASH_COLL_LOG_WARN, "collectives: exit meeting: a stranger's "
-                                  "hello on the meeting's port was refused");
-                close(pending[i]);
-            } else {
-                int one = 1;
-                setsockopt(pending[i], IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-                conn[peer] = pending[i];
-                arrived[peer] = 1;
-                left--;
-                ash_coll__meet_tell(conn[peer], ASH_COLL_MEET_HERE, arrived, n, msg);
-            }
-            pending[i] = -1;
-            got[i] = 0;
-        }
-        for (;;) {
-            int i = 0;
-            while (i < slots && pending[i] >= 0)
-                i++;
-            int fd = accept4(m->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-            if (fd < 0)
-                break;
-            if (i == slots) { /* more sockets than ranks: strangers */
-                close(fd);
-                continue;
-            }
-            pending[i] = fd;
-        }
+        for (int i = 0; i < g.slots; i++)
+            if (g.pending[i] >= 0)
+                ash_coll__meet_hear(c, &g, i);
+        ash_coll__meet_accept(c, &g);
     }
+    if (g.strangers)
+        ash_coll__log(c, ASH_COLL_LOG_WARN, "collectives: exit meeting: closed %d strangers' "
+                      "connection(s) on the meeting's port (silent for %.0f s, gone, or not "
+                      "knowing this job's token)", g.strangers, ASH_COLL_MEET_HELLO_S);
     for (int r = 1; r < n; r++)
-        if (conn[r] >= 0)
-            ash_coll__meet_tell(conn[r], left ? ASH_COLL_MEET_LATE : ASH_COLL_MEET_ALL, arrived, n, msg);
+        if (g.conn[r] >= 0)
+            ash_coll__meet_tell(g.conn[r], g.left ? ASH_COLL_MEET_LATE : ASH_COLL_MEET_ALL, g.arrived, n, g.msg);
     for (int r = 0; r < n; r++)
-        absent[r] = !arrived[r];
-    st = left ? ASH_COLL_ETIMEDOUT : ASH_COLL_OK;
-    if (!left) { /* every rank came: the star carries the exchanges after the meeting */
-        m->conn = conn;
-        conn = NULL;
+        absent[r] = !g.arrived[r];
+    st = g.left ? ASH_COLL_ETIMEDOUT : ASH_COLL_OK;
+    if (!g.left) { /* every rank came: the star carries the exchanges after the meeting */
+        m->conn = g.conn;
+        g.conn = NULL;
     }
 out:
-    for (int r = 0; conn && r < n; r++)
-        if (conn[r] >= 0)
-            close(conn[r]);
-    for (int i = 0; pending && i < slots; i++)
-        if (pending[i] >= 0)
-            close(pending[i]);
-    free(conn);
-    free(pending);
-    free(got);
-    free(hello);
+    for (int r = 0; g.conn && r < n; r++)
+        if (g.conn[r] >= 0)
+            close(g.conn[r]);
+    for (int i = 0; g.pending && i < g.slots; i++)
+        if (g.pending[i] >= 0)
+            close(g.pending[i]);
+    free(g.conn);
+    free(g.pending);
+    free(g.since);
+    free(g.got);
+    free(g.hello);
     free(pf);
-    free(arrived);
-    free(msg);
+    free(g.arrived);
+    free(g.msg);
     return st;
 }
 
@@ -355,6 +422,7 @@ static ash_coll_status_t ash_coll__meet_report(ash_coll_t *c, double timeout_s, 
     ash_coll_meet_hello_t hello = {
         .magic = htonl(ASH_COLL_MEET_MAGIC), .rank = htonl((uint32_t)c->rank),
         .world = htonl((uint32_t)n), .token = ash_coll__meet_u64_hton(m->token),
+        .job = ash_coll__meet_u64_hton(c->job_hash),
     };
 
     if (!msg || !last) {
@@ -362,6 +430,7 @@ static ash_coll_status_t ash_coll__meet_report(ash_coll_t *c, double timeout_s, 
         free(last);
         return ASH_COLL_ENOMEM;
     }
+again: /* rank 0 closed this socket before "here" (a flood evicted it): a new one, same deadline */
     fd = socket(m->addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0) {
         st = ASH_COLL_ESTATE;
@@ -384,12 +453,14 @@ static ash_coll_status_t ash_coll__meet_report(ash_coll_t *c, double timeout_s, 
             continue;
         if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err != 0) {
             why = strerror(err);
+            if (err != ECONNREFUSED)
+                goto retry;
             goto gone;
         }
         ssize_t k = send(fd, (char *)&hello + sent, sizeof hello - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
             why = strerror(errno);
-            goto gone;
+            goto retry;
         }
         sent += k > 0 ? (size_t)k : 0;
     }
@@ -406,7 +477,9 @@ static ash_coll_status_t ash_coll__meet_report(ash_coll_t *c, double timeout_s, 
             continue;
         if (k <= 0) {
             why = k == 0 ? "it closed the connection before its verdict" : strerror(errno);
-            goto gone;
+            if (here)
+                goto gone;
+            goto retry;
         }
         if ((got += (size_t)k) < (size_t)n + 1)
             continue;
@@ -442,6 +515,15 @@ late:
             absent[r] = !last[r];
     }
     goto out;
+retry: /* closed or reset before "here": rank 0 may have dropped it among strangers; a rank 0
+        * that is gone refuses the next connect at once */
+    close(fd);
+    fd = -1;
+    got = 0;
+    if (deadline > 0 && ash_coll__meet_now() + ASH_COLL_MEET_RETRY_S >= deadline)
+        goto late;
+    poll(NULL, 0, (int)(ASH_COLL_MEET_RETRY_S * 1000));
+    goto again;
 gone:
     ash_coll__log(c, ASH_COLL_LOG_WARN, "collectives: exit meeting: rank 0, which gathers the ranks "
                   "at exit, cannot be reached (%s): it has ended", why);

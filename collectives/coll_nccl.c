@@ -177,6 +177,77 @@ static void ash_coll__nccl_meet_card(ash_coll_t *c, ash_coll_nccl_t *n, const ch
     ash_coll__meet_join(c, comm_id, &card);
 }
 
+/* No MPI: the ranks that met at NCCL_COMM_ID swap their job's identity (ACCELSHIM_JOB_ID)
+ * before anything else travels, by one ncclAllGather of a card per rank on the legacy stream,
+ * bounded like the rendezvous. NCCL's bootstrap pairs whoever comes to the address: two jobs on
+ * one port, or a stranger started with this job's address and a rank, would otherwise train with
+ * this job's ranks. Every rank that sees another id names the first such rank and both jobs in
+ * one line; the job stops (ASH_COLL_EJOB: the shim exits 2). */
+#define ASH_COLL_JOB_MAGIC 0x41534a31u /* "ASJ1" */
+typedef struct ash_coll_job_card {
+    uint32_t magic, world;
+    uint64_t hash;         /* of the whole id */
+    char id[48];           /* the id for show, cut */
+} ash_coll_job_card_t;
+
+static ash_coll_status_t ash_coll__nccl_job_check(ash_coll_t *c, ash_coll_nccl_t *n, const char *comm_id)
+{
+    size_t one = sizeof(ash_coll_job_card_t), all = one * (size_t)c->world;
+    ash_coll_job_card_t me = {ASH_COLL_JOB_MAGIC, (uint32_t)c->world, c->job_hash, {0}};
+    ash_coll_job_card_t *cards = calloc((size_t)c->world, one);
+    CUdeviceptr d = 0;
+    ncclResult_t r = ncclSuccess;
+    int ok = 0, other = -1, others = 0;
+
+    if (!cards)
+        return ASH_COLL_ENOMEM;
+    memcpy(me.id, c->job_id, sizeof me.id - 1); /* cut for show; the hash is of the whole id */
+    ash_coll_deadline_t *dl = ash_coll__deadline_start(c, "the job check after the rendezvous, ncclAllGather");
+    if (c->drv->cuMemAlloc_v2(&d, all) == CUDA_SUCCESS &&
+        c->drv->cuMemcpyHtoDAsync_v2(d + (size_t)c->rank * one, &me, one, NULL) == CUDA_SUCCESS &&
+        (r = n->AllGather((const void *)(uintptr_t)(d + (size_t)c->rank * one), (void *)(uintptr_t)d,
+                          one, ncclUint8, n->comm, NULL)) == ncclSuccess &&
+        c->drv->cuMemcpyDtoHAsync_v2(cards, d, all, NULL) == CUDA_SUCCESS &&
+        c->drv->cuStreamSynchronize(NULL) == CUDA_SUCCESS)
+        ok = 1;
+    ash_coll__deadline_stop(dl);
+    if (d)
+        c->drv->cuMemFree_v2(d);
+    if (!ok) {
+        snprintf(c->why, sizeof c->why, "the ranks' job check after the rendezvous failed (%s)",
+                 r != ncclSuccess ? ash_coll__nccl_err(n, r) : "CUDA error");
+        free(cards);
+        return r != ncclSuccess ? ASH_COLL_ENCCL : ASH_COLL_ECUDA;
+    }
+    for (int i = 0; i < c->world; i++) {
+        if (cards[i].magic == ASH_COLL_JOB_MAGIC && cards[i].world == me.world && cards[i].hash == me.hash)
+            continue;
+        if (other < 0)
+            other = i;
+        others++;
+    }
+    if (other >= 0) {
+        ash_coll_job_card_t *o = &cards[other];
+        char theirs[128];
+        o->id[sizeof o->id - 1] = 0;
+        if (o->magic != ASH_COLL_JOB_MAGIC)
+            snprintf(theirs, sizeof theirs, "(unknown: it sent no job card; its rendezvous "
+                     "broke, or it runs no accelshim)");
+        else
+            snprintf(theirs, sizeof theirs, "\"%s\" of %u ranks", o->id[0] ? o->id : "(none)", o->world);
+        ash_coll__log(c, ASH_COLL_LOG_ERROR, "collectives: rendezvous at NCCL_COMM_ID %.100s: rank %d "
+                      "belongs to job %s, not to this job \"%s\" of %d ranks%s: two jobs met at one "
+                      "address (a port shared by two launchers?) or a stranger took that rank's "
+                      "place; refusing it before any data travels (exit 2)", comm_id ? comm_id : "?",
+                      other, theirs, me.id[0] ? me.id : "(none)", c->world,
+                      others > 1 ? " (and more ranks of other jobs)" : "");
+        free(cards);
+        return ASH_COLL_EJOB;
+    }
+    free(cards);
+    return ASH_COLL_OK;
+}
+
 static ash_coll_status_t ash_coll__nccl_init(ash_coll_t *c, const ash_coll_config_t *cfg)
 {
     ash_coll_nccl_t *n = calloc(1, sizeof *n);
@@ -243,6 +314,10 @@ static ash_coll_status_t ash_coll__nccl_init(ash_coll_t *c, const ash_coll_confi
         if (r == ncclSuccess)
             snprintf(c->why, sizeof c->why, "ncclCommInitRank failed on another rank");
         st = st != ASH_COLL_OK ? st : ASH_COLL_ENCCL;
+        goto fail;
+    }
+    if (c->no_mpi && (st = ash_coll__nccl_job_check(c, n, cfg->nccl_comm_id)) != ASH_COLL_OK) {
+        n->CommAbort(n->comm); /* another job's rank: nothing more goes to it */
         goto fail;
     }
     if (n->GetVersion(&n->version) != ncclSuccess)

@@ -8,7 +8,7 @@
 
 # Options.
 O_N='' O_GPU_IDS='' O_CPU=0 O_POLICY='' O_MP=no O_BACKEND='' O_HOSTFILE='' O_MACHINES=''
-O_MACHINE_RANK='' O_MAIN_IP='' O_MAIN_PORT='' O_LAUNCHER=auto O_FILTER=all O_LOG_DIR='' O_TEE=0
+O_MACHINE_RANK='' O_MAIN_IP='' O_MAIN_PORT='' O_JOB_ID='' O_LAUNCHER=auto O_FILTER=all O_LOG_DIR='' O_TEE=0
 O_DEBUG=0 O_LINEBUF=1 O_VISIBLE=per-rank O_TIMEOUT='' O_DRY=0 O_PRELOAD=1 O_RECORD='' O_NAN_CHECK=0 O_SYNC_OPT=0
 O_ENVS=() O_MCA=() O_PROG=()
 O_TRACE='' O_TRACE_LAUNCHES=0 P_TRACE_DIR=''
@@ -54,6 +54,7 @@ set_opt() {
     --machine-rank) is_uint "$val" || die "${w}--machine-rank: '$val' is not a non-negative integer"; O_MACHINE_RANK=$val ;;
     --main-process-ip) O_MAIN_IP=$val ;;
     --main-process-port) { is_uint "$val" && [ "$((10#$val))" -le 65535 ]; } || die "${w}--main-process-port: '$val' is not a port (0-65535; 0 picks a free one)"; O_MAIN_PORT=$((10#$val)) ;;
+    --job-id) [[ $val =~ ^[A-Za-z0-9._:-]{1,64}$ ]] || die "${w}--job-id: '$val' is not 1-64 characters of A-Z a-z 0-9 . _ : -"; O_JOB_ID=$val ;;
     --launcher) case $val in auto|mpirun|srun|local) O_LAUNCHER=$val ;; *) die "${w}--launcher: '$val' is not one of auto, mpirun, srun, local" ;; esac ;;
     --ranks-filter) [[ $val =~ ^(all|[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*)$ ]] || die "${w}--ranks-filter: '$val' is not a list like 0,2-3"; O_FILTER=$val ;;
     --local-ranks-filter) [[ $val =~ ^(all|[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*)$ ]] || die "${w}--local-ranks-filter: '$val' is not a list like 0,2-3"; O_LOCAL_FILTER=$val ;;
@@ -85,7 +86,7 @@ set_opt() {
 takes_value() {
   case $1 in
     -n|--num-processes|--nproc-per-node|--gpu-ids|--policy|--mixed-precision|--backend|--hostfile|\
-    --num-machines|--machine-rank|--main-process-ip|--main-process-port|--launcher|--ranks-filter|\
+    --num-machines|--machine-rank|--main-process-ip|--main-process-port|--job-id|--launcher|--ranks-filter|\
     --local-ranks-filter|--log-dir|--env|--trace|--timeout|--record|--visible-devices|\
     --num-cpu-threads-per-process|--max-restarts|--config-file|--redirects|--rdzv-backend|\
     --rdzv-endpoint|--rdzv-id|--rdzv-conf|--monitor-interval|--max-nodes) return 0 ;;
@@ -119,6 +120,7 @@ parse_launch_args() {
       --node-rank) name=--machine-rank ;;
       --master-addr) name=--main-process-ip ;;
       --master-port) name=--main-process-port ;;
+      --rdzv-id) name=--job-id ;;                 # torchrun's name for the job's identity
       --no-python|--standalone|--same-network|--multi-gpu|--dynamo-backend) ;;
     esac
     if [ "$name" = --tee ]; then                   # bare flag, or torchrun's value (0-3, 0:1,...)
@@ -147,7 +149,7 @@ parse_launch_args() {
       --standalone) note "--standalone: accepted; one machine is what a run without --num-machines is" ;;
       --same-network) note "--same-network: accepted, not used (the per-machine form needs --main-process-ip reachable from every machine either way)" ;;
       --rdzv-backend) [ "$val" = static ] || note "--rdzv-backend $val: accepted, not used (ranks meet through MPI or NCCL's bootstrap, not torch's rendezvous)" ;;
-      --rdzv-endpoint|--rdzv-id|--rdzv-conf|--monitor-interval|--max-nodes)
+      --rdzv-endpoint|--rdzv-conf|--monitor-interval|--max-nodes)
         note "$name $val: accepted, not used (torch elastic's rendezvous and monitor are not part of accelerate-run)" ;;
       --dynamo-backend) note "--dynamo-backend: accepted, not used (a setting of PyTorch programs)" ;;
       --help) usage; exit 0 ;;

@@ -94,6 +94,20 @@ plan_port() {
   P_PORT=$port
 }
 
+# The job's identity (ACCELSHIM_JOB_ID on every rank): ranks that meet through NCCL's bootstrap
+# swap it after the rendezvous and refuse a rank of another job (two jobs on one port, a
+# stranger). --job-id / ACCELSHIM_JOB_ID, else a random one; the per-machine form with the shim
+# needs the user's (every machine must give the same; a random one per machine would refuse all).
+plan_job_id() {
+  P_JOB_ID=${O_JOB_ID:-${ACCELSHIM_JOB_ID:-}}
+  if [ -z "$P_JOB_ID" ]; then
+    [ -n "$O_MACHINE_RANK" ] && [ -n "$P_NCCL_ID" ] && die "the per-machine form needs a job id, the same on every machine (--job-id ID, or ACCELSHIM_JOB_ID): the ranks check it when they meet, so that another job on port ${P_PORT:-29500} is refused; e.g. --job-id \$(date +%s)-\$RANDOM, shared with the other machines"
+    P_JOB_ID=$(od -An -N8 -tx8 /dev/urandom 2>/dev/null | tr -d ' \n')
+    [ -n "$P_JOB_ID" ] || die "cannot read /dev/urandom for a job id (give one: --job-id ID)"
+  fi
+  [[ $P_JOB_ID =~ ^[A-Za-z0-9._:-]{1,64}$ ]] || die "job id '$P_JOB_ID' (--job-id, ACCELSHIM_JOB_ID): expected 1-64 characters of A-Z a-z 0-9 . _ : -"
+}
+
 plan() {
   local gpus machines ids_n
   machines=${O_MACHINES:-1}
@@ -233,6 +247,8 @@ plan() {
   fi
   # the own engine's ranks with the shim meet without MPI: NCCL's bootstrap, rank 0 listening there
   if [ -n "$P_NCCL_ID" ]; then P_WRAP+=(--env ACCELSHIM_RENDEZVOUS=nccl --env "NCCL_COMM_ID=$P_NCCL_ID"); fi
+  plan_job_id
+  P_WRAP+=(--env "ACCELSHIM_JOB_ID=$P_JOB_ID")
   # CPU threads per rank: --num-cpu-threads-per-process N, else the user's OMP_NUM_THREADS (passed
   # on, so ranks on other hosts get it too), else 1 when ranks share this machine (as torchrun).
   if [ -n "$O_THREADS" ]; then P_WRAP+=(--env "OMP_NUM_THREADS=$O_THREADS")

@@ -57,6 +57,8 @@ typedef enum {
       "how ranks meet: mpi (the engine's MPI world) | nccl (NCCL_COMM_ID; no MPI)")                \
     X(ASH_OPT_NCCL_COMM_ID, "NCCL_COMM_ID", ASH_OPT_T_HOSTPORT, 0, 0, NULL, NULL, NULL,            \
       "IP:PORT where NCCL's bootstrap meets (read by NCCL; needed by ACCELSHIM_RENDEZVOUS=nccl)")   \
+    X(ASH_OPT_JOB_ID, "ACCELSHIM_JOB_ID", ASH_OPT_T_STR, 0, 0, NULL, NULL, NULL,                   \
+      "the job's identity: ranks meeting through NCCL_COMM_ID refuse a rank of another job")       \
     X(ASH_OPT_WIRE_OVERRIDE, "ACCELSHIM_WIRE_OVERRIDE", ASH_OPT_T_ENUM, 0, 0, "bf16|f16|fp16|no|same", \
       NULL, NULL, "wire dtype for every f32 gradient rule (accelerate-run --mixed-precision)")      \
     X(ASH_OPT_TIMEOUT_S, "ACCELSHIM_TIMEOUT_S", ASH_OPT_T_INT, 0, 86400 * 7, NULL, NULL,           \

@@ -51,6 +51,12 @@ int ash_overlap_observes_all(void);
 void ash_overlap_after_launch(const ash_kernel_info_t *k, CUstream s, void **params, void **extra,
                               const ash_policy_ready_match_t *ready, size_t n,
                               const ash_policy_rule_t *const *sync_rules, size_t nsync);
+/* Before the real launch of a kernel with explicit ready points (the program's thread): a ready
+ * point whose region was already reduced early this step fires twice (it is not the region's
+ * last writer): the launch is ordered after that reduction, the region is reduced again at the
+ * sync point, the ready point is off from then on (one warning); with reduce: sum, exit 2. */
+void ash_overlap_before_ready(const ash_kernel_info_t *k, CUstream s, void **params, void **extra,
+                              const ash_policy_ready_match_t *ready, size_t n);
 /* Before the real launch of any kernel while an auto rule verifies (the program's thread): a
  * launch that would write a region already handed to the worker is ordered after it. */
 void ash_overlap_before_launch(const ash_kernel_info_t *k, CUstream s, void **params, void **extra,

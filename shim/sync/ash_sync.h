@@ -70,7 +70,11 @@ typedef enum {
     ASH_SYNC_RESOLVED,       /* *ptr and *count are set */
     ASH_SYNC_NO_ARGS,        /* the launch's arguments cannot be read (no layout for `extra`) */
     ASH_SYNC_NEGATIVE_COUNT, /* the count argument is negative (*bad_count, when not NULL) */
-    ASH_SYNC_NOT_ALLOCATED   /* region: allocation, and *ptr lies in no live allocation */
+    ASH_SYNC_NOT_ALLOCATED,  /* region: allocation, and *ptr lies in no live allocation */
+    /* count forms (*ptr and *count set): [ptr, ptr + count * size) must lie in one live
+     * allocation (a VMM mapping is one); count 0 needs none */
+    ASH_SYNC_OUTSIDE,        /* *ptr lies in no live allocation */
+    ASH_SYNC_PAST_ALLOCATION /* *ptr lies in one, but count elements run past its end */
 } ash_sync_resolve_t;
 ash_sync_resolve_t ash_sync_resolve(const ash_kernel_info_t *k, const ash_policy_rule_t *r,
                                     void **params, void **extra, CUdeviceptr *ptr, size_t *count,
@@ -79,6 +83,12 @@ ash_sync_resolve_t ash_sync_resolve(const ash_kernel_info_t *k, const ash_policy
 ash_sync_resolve_t ash_sync_resolve_buffer(const ash_kernel_info_t *k, const ash_policy_buffer_t *b,
                                            ash_policy_dtype_t dtype, void **params, void **extra,
                                            CUdeviceptr *ptr, size_t *count, long long *bad_count);
+/* A rule's buffer that failed the bounds check (OUTSIDE, PAST_ALLOCATION) stops the job: one line
+ * naming the rule (file:line:col), the kernel, the count and its source, the allocation's size;
+ * exit 2. Does not return. */
+void ash_sync_refuse_bounds(const ash_kernel_info_t *k, const ash_policy_rule_t *r,
+                            ash_sync_resolve_t why, CUdeviceptr ptr, size_t count)
+    __attribute__((noreturn));
 /* Where argument I of a launch lies (kernelParams, or the packed `extra` buffer, where SIZE bytes
  * must fit); NULL when it cannot be read. */
 const void *ash_sync_arg(const ash_kernel_info_t *k, void **params, void **extra, unsigned i, size_t size);

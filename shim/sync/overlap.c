@@ -109,6 +109,36 @@ static int spans_minus(const spans_t *s, CUdeviceptr lo, CUdeviceptr hi, spans_t
     return 0;
 }
 
+/* Remove [lo, hi) from a sorted, disjoint list (a span may split in two); the bytes removed. */
+static size_t spans_cut(spans_t *s, CUdeviceptr lo, CUdeviceptr hi)
+{
+    size_t cut = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        ash_span_t v = s->v[i];
+        if (v.hi <= lo || hi <= v.lo)
+            continue;
+        cut += (size_t)((v.hi < hi ? v.hi : hi) - (v.lo > lo ? v.lo : lo));
+        if (v.lo < lo && hi < v.hi) { /* split: [v.lo, lo) and [hi, v.hi) */
+            if (spans_push(s, 0, 0) != 0)
+                return cut; /* out of memory: keep the left part only (reduced again: safe) */
+            memmove(s->v + i + 2, s->v + i + 1, (s->n - i - 2) * sizeof *s->v);
+            s->v[i] = (ash_span_t){v.lo, lo};
+            s->v[i + 1] = (ash_span_t){hi, v.hi};
+            return cut;
+        }
+        if (v.lo < lo) {
+            s->v[i].hi = lo;
+        } else if (hi < v.hi) {
+            s->v[i].lo = hi;
+        } else {
+            memmove(s->v + i, s->v + i + 1, (s->n - i - 1) * sizeof *s->v);
+            s->n--;
+            i--;
+        }
+    }
+    return cut;
+}
+
 static int spans_overlap(const spans_t *s, CUdeviceptr lo, CUdeviceptr hi)
 {
     for (size_t i = 0; i < s->n; i++)
@@ -147,6 +177,7 @@ typedef struct {
     size_t bucket_bytes;
     const ash_kernel_info_t *bucket_k;
     unsigned *nth;       /* per ready entry: matching launches this step */
+    unsigned char *dropped; /* per ready entry: it fired twice in a step (not the last writer): off */
     /* learned */
     learn_t learn;
     trace_t rec, cur;    /* the learned step, and this step's launches so far */
@@ -222,7 +253,8 @@ void ash_overlap_init(const ash_policy_t *p)
             continue;
         o->r = r;
         o->esize = r->dtype == ASH_POLICY_DTYPE_F32 ? 4 : 2;
-        if (r->nready && !(o->nth = calloc(r->nready, sizeof *o->nth)))
+        if (r->nready && (!(o->nth = calloc(r->nready, sizeof *o->nth)) ||
+                          !(o->dropped = calloc(r->nready, 1))))
             o->r = NULL;
         if (r->overlap == ASH_POLICY_OVERLAP_AUTO) {
             o->learn = L_RECORD;
@@ -721,7 +753,7 @@ void ash_overlap_after_launch(const ash_kernel_info_t *k, CUstream s, void **par
             step_begin(o);
         const ash_policy_ready_t *rp = ready[i].ready;
         unsigned c = ++o->nth[rp->index];
-        if (!rp->nth || c == rp->nth)
+        if ((!rp->nth || c == rp->nth) && !o->dropped[rp->index])
             ready_region(o, rp, k, s, params, extra);
     }
     if (!O.observe_all)
@@ -735,6 +767,53 @@ void ash_overlap_after_launch(const ash_kernel_info_t *k, CUstream s, void **par
         if (!o->in_step)
             step_begin(o);
         learn_after(o, k, s, params, extra);
+    }
+}
+
+/* Before the launch of a kernel with explicit ready points: a ready point whose region (its
+ * buffer form, read from this launch) overlaps what was reduced early this step fires twice in
+ * one step, which proves it is not that region's last writer. The launch is ordered after the
+ * early all-reduce (no race with it), the region is taken out of `covered` so that the sync
+ * point reduces it again, and the ready point is off from now on (one warning). Reducing again
+ * is right only for a mean (every rank holds the same early average; the average of it plus each
+ * rank's later part is the average of the whole); an early sum cannot be taken back: exit 2. */
+void ash_overlap_before_ready(const ash_kernel_info_t *k, CUstream s, void **params, void **extra,
+                              const ash_policy_ready_match_t *ready, size_t n)
+{
+    for (size_t i = 0; O.enabled && i < n; i++) {
+        ov_rule_t *o = ov_of(ready[i].rule);
+        const ash_policy_ready_t *rp = ready[i].ready;
+        if (!o || !o->in_step || !o->covered.n || !rp->has_buffer)
+            continue;
+        CUdeviceptr lo;
+        size_t count;
+        if (ash_sync_resolve_buffer(k, &rp->buffer, o->r->dtype, params, extra, &lo, &count, NULL) !=
+            ASH_SYNC_RESOLVED || count == 0)
+            continue;
+        CUdeviceptr hi = lo + (CUdeviceptr)(count * o->esize);
+        if (!spans_overlap(&o->covered, lo, hi))
+            continue;
+        const ash_policy_t *pol = ash_sync_policy();
+        if (o->r->reduce == ASH_POLICY_REDUCE_SUM)
+            ash_fatal(ASH_EXIT_CONFIG, "%s:%u:%u: gradients[%u].ready[%u] (after: \"%s\") fires twice "
+                      "in one step: %s writes region [0x%llx, 0x%llx) again after its early all-reduce, "
+                      "so the ready point is not its last writer, and with reduce: sum the early sum "
+                      "cannot be taken back; stopping the job (exit 2). Give the ready point `nth:` "
+                      "(its launch in the last pass), or use reduce: mean",
+                      pol ? ash_policy_source(pol) : "?", rp->line, rp->col, o->r->index, rp->index,
+                      rp->after, k->demangled, (unsigned long long)lo, (unsigned long long)hi);
+        ash_overlap_quiesce(s); /* this launch runs after the early all-reduce */
+        spans_cut(&o->covered, lo, hi);
+        if (!o->dropped[rp->index]) {
+            o->dropped[rp->index] = 1;
+            ash_warn("overlap", "gradients[%u].ready[%u] (after: \"%s\", %s:%u:%u) fires twice in one "
+                     "step: %s writes its region again after the region's early all-reduce, so the "
+                     "ready point is not the region's last writer; that region is reduced again at "
+                     "the sync point, and this ready point is off for the rest of the run (give it "
+                     "`nth:`, its launch in the last pass, to keep the overlap)", o->r->index,
+                     rp->index, rp->after, pol ? ash_policy_source(pol) : "?", rp->line, rp->col,
+                     k->demangled);
+        }
     }
 }
 

@@ -191,6 +191,60 @@ ash_status_t ash_sync_init(void)
     return ASH_OK;
 }
 
+/* The declared type of parameter I in a demangled C++ signature ("f(float*, int)": 0 -> "float*"),
+ * into OUT; 0 when the name carries no signature (an extern "C" kernel) or has no such parameter.
+ * Commas inside <> or () (templates, function pointers) do not split. */
+static int declared_type(const char *demangled, unsigned i, char *out, size_t cap)
+{
+    const char *p = demangled ? strchr(demangled, '(') : NULL;
+    if (!p || cap == 0)
+        return 0;
+    unsigned at = 0;
+    int depth = 0;
+    const char *start = ++p;
+    for (; *p; p++) {
+        if (*p == '<' || *p == '(')
+            depth++;
+        else if ((*p == '>' || *p == ')') && depth > 0)
+            depth--;
+        else if ((*p == ',' || *p == ')') && depth == 0) {
+            if (at++ == i) {
+                while (*start == ' ')
+                    start++;
+                size_t n = (size_t)(p - start) < cap - 1 ? (size_t)(p - start) : cap - 1;
+                memcpy(out, start, n);
+                out[n] = 0;
+                return n > 0;
+            }
+            if (*p == ')')
+                return 0;
+            start = p + 1;
+        }
+    }
+    return 0;
+}
+
+/* What a declared type is: 'p' pointer (or reference), 'f' floating point, 'i' anything else */
+static char declared_kind(const char *t)
+{
+    if (strchr(t, '*') || strchr(t, '&'))
+        return 'p';
+    static const char *const floats[] = {"float", "double", "__half", "half", "__nv_bfloat16",
+                                         "nv_bfloat16", "__nv_half", "bfloat16"};
+    char word[64];
+    size_t n = strcspn(t, " ");
+    if (n >= sizeof word)
+        return 'i';
+    memcpy(word, t, n);
+    word[n] = 0;
+    if (!strcmp(word, "const") || !strcmp(word, "volatile")) /* "const float" */
+        return declared_kind(t + n + (t[n] == ' '));
+    for (size_t j = 0; j < sizeof floats / sizeof *floats; j++)
+        if (!strcmp(word, floats[j]))
+            return 'f';
+    return 'i';
+}
+
 /* A rule's argument must be a pointer (8 bytes) and its count argument an integer (4 or 8); RP:
  * the same for a ready point's buffer (named in the messages), NULL for the rule's own. */
 static void check_rule_against_kernel(const ash_policy_rule_t *r, const ash_kernel_info_t *k,
@@ -218,6 +272,10 @@ static void check_rule_against_kernel(const ash_policy_rule_t *r, const ash_kern
                   ash_policy_source(S.policy), line, col, who, b->arg, k->demangled,
                   k->param_sizes[b->arg]);
     }
+    char type[128];
+    if (declared_type(k->demangled, b->arg, type, sizeof type) && declared_kind(type) != 'p')
+        ash_fatal(ASH_EXIT_CONFIG, "%s:%u:%u: %s: argument %u of kernel %s is %s, not a pointer",
+                  ash_policy_source(S.policy), line, col, who, b->arg, k->demangled, type);
     if (b->kind == ASH_POLICY_BUFFER_COUNT_ARG) {
         uint32_t sz = k->param_sizes[b->count_arg];
         if (sz != 4 && sz != 8) {
@@ -225,6 +283,11 @@ static void check_rule_against_kernel(const ash_policy_rule_t *r, const ash_kern
                       "not an integer",
                       ash_policy_source(S.policy), line, col, who, b->count_arg, k->demangled, sz);
         }
+        char kind = declared_type(k->demangled, b->count_arg, type, sizeof type) ? declared_kind(type) : 'i';
+        if (kind != 'i')
+            ash_fatal(ASH_EXIT_CONFIG, "%s:%u:%u: %s: count argument %u of kernel %s is %s, %s, not an "
+                      "integer", ash_policy_source(S.policy), line, col, who, b->count_arg,
+                      k->demangled, type, kind == 'p' ? "a pointer" : "a floating-point value");
     }
 }
 
@@ -336,8 +399,48 @@ ash_sync_resolve_t ash_sync_resolve_buffer(const ash_kernel_info_t *k, const ash
             return ASH_SYNC_NOT_ALLOCATED;
         *ptr = e.base;
         *count = e.size / esize;
+        return ASH_SYNC_RESOLVED;
     }
+    /* a count of the policy's or the launch's: the buffer must lie in one live allocation */
+    ash_alloc_entry_t e;
+    if (*count == 0)
+        return ASH_SYNC_RESOLVED;
+    if (ash_alloc_find(*ptr, &e) != ASH_ALLOC_OK)
+        return ASH_SYNC_OUTSIDE;
+    if (*count > (e.base + e.size - *ptr) / esize)
+        return ASH_SYNC_PAST_ALLOCATION;
     return ASH_SYNC_RESOLVED;
+}
+
+void ash_sync_refuse_bounds(const ash_kernel_info_t *k, const ash_policy_rule_t *r,
+                            ash_sync_resolve_t why, CUdeviceptr ptr, size_t count)
+{
+    const ash_policy_buffer_t *b = &r->buffer;
+    const char *list = r->kind == ASH_POLICY_RULE_GRADIENT ? "gradients" : "parameters";
+    const char *type = r->dtype == ASH_POLICY_DTYPE_F32 ? "f32" : r->dtype == ASH_POLICY_DTYPE_BF16 ? "bf16" : "f16";
+    size_t esize = r->dtype == ASH_POLICY_DTYPE_F32 ? 4 : 2;
+    char source[160], where[256];
+    if (b->kind == ASH_POLICY_BUFFER_COUNT)
+        snprintf(source, sizeof source, "count: %llu in the policy", (unsigned long long)b->count);
+    else
+        snprintf(source, sizeof source, "count argument %u of the launch; if argument %u is not "
+                 "the element count (a float or a pointer read as one?), fix count_arg", b->count_arg,
+                 b->count_arg);
+    ash_alloc_entry_t e;
+    if (why == ASH_SYNC_PAST_ALLOCATION && ash_alloc_find(ptr, &e) == ASH_ALLOC_OK)
+        snprintf(where, sizeof where, "runs past the allocation its pointer 0x%llx (argument %u) "
+                 "lies in: %llu bytes from that allocation's start, which holds %llu bytes (%llu %s), "
+                 "and %llu bytes are needed", (unsigned long long)ptr, b->arg,
+                 (unsigned long long)(ptr - e.base), (unsigned long long)e.size,
+                 (unsigned long long)(e.size / esize), type,
+                 (unsigned long long)(ptr - e.base) + (unsigned long long)count * esize);
+    else
+        snprintf(where, sizeof where, "has its pointer 0x%llx (argument %u) in no live allocation "
+                 "of the program's", (unsigned long long)ptr, b->arg);
+    ash_fatal(ASH_EXIT_CONFIG, "%s:%u:%u: %s[%u] (at: \"%s\"): the buffer of %llu %s (%s) at %s %s; "
+              "stopping the job before the collective writes where the buffer does not reach (exit 2)",
+              ash_policy_source(S.policy), r->line, r->col, list, r->index, r->at,
+              (unsigned long long)count, type, source, k->demangled, where);
 }
 
 ash_sync_resolve_t ash_sync_resolve(const ash_kernel_info_t *k, const ash_policy_rule_t *r,
@@ -444,6 +547,7 @@ static ash_coll_status_t open_coll(void)
         /* ranks of the launcher's own engine (per-machine form) are no MPI world */
         .no_mpi = S.no_mpi,
         .nccl_comm_id = S.comm_id,
+        .job_id = ash_opt_str(ASH_OPT_JOB_ID),
     };
     ash_crash_mark(); /* crash reports: tell MPI's signal handlers from the program's */
     ash_world_mpi_mark(); /* one MPI world per rank: a later CUDA program runs alone (world_mpi.c) */
@@ -699,6 +803,13 @@ static ash_status_t sync_solo(const ash_kernel_info_t *k, const sync_plan_t *pla
                               void **params, void **extra)
 {
     int watch = ash_observe_wants_buffers();
+    for (size_t i = 0; i < plan->n; i++) { /* the bounds, as with N ranks: a rehearsal finds them */
+        CUdeviceptr ptr;
+        size_t count;
+        ash_sync_resolve_t why = ash_sync_resolve(k, plan->rule[i], params, extra, &ptr, &count, NULL);
+        if (why == ASH_SYNC_OUTSIDE || why == ASH_SYNC_PAST_ALLOCATION)
+            ash_sync_refuse_bounds(k, plan->rule[i], why, ptr, count);
+    }
     if ((!watch && !S.nan_check) || !ash_driver())
         return ASH_OK;
     pthread_mutex_lock(&S.lock);
@@ -735,6 +846,11 @@ ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **p
         ash_overlap_before_launch(k, s, params, extra, plan->rule, plan->n);
         pthread_mutex_unlock(&S.lock);
     }
+    if (plan->nready) { /* a ready point about to fire twice in a step (overlap.c) */
+        pthread_mutex_lock(&S.lock);
+        ash_overlap_before_ready(k, s, params, extra, plan->ready, plan->nready);
+        pthread_mutex_unlock(&S.lock);
+    }
     if (plan->n == 0)
         return ASH_OK; /* ready points only: after the launch (ash_launch_done) */
     ash_crash_thread(); /* a thread that reaches a sync point gets its own alternate stack */
@@ -762,15 +878,20 @@ ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **p
         /* resolve */
         size_t esize = r->dtype == ASH_POLICY_DTYPE_F32 ? 4 : 2;
         long long bad_count = 0;
-        switch (ash_sync_resolve(k, r, params, extra, &e.ptr, &e.count, &bad_count)) {
+        ash_sync_resolve_t why = ash_sync_resolve(k, r, params, extra, &e.ptr, &e.count, &bad_count);
+        switch (why) {
         case ASH_SYNC_RESOLVED:
             break;
         case ASH_SYNC_NO_ARGS:
             ash_fatal(ASH_EXIT_CONFIG, "%s: cannot read the launch's arguments (no kernelParams, "
                       "and no parameter layout for `extra`)", k->demangled);
         case ASH_SYNC_NEGATIVE_COUNT:
-            ash_fatal(ASH_EXIT_CONFIG, "%s: rule at \"%s\": count argument %u is negative (%lld)",
-                      k->demangled, r->at, r->buffer.count_arg, bad_count);
+            ash_fatal(ASH_EXIT_CONFIG, "%s:%u:%u: rule at \"%s\": count argument %u of %s is negative "
+                      "(%lld)", ash_policy_source(S.policy), r->line, r->col, r->at,
+                      r->buffer.count_arg, k->demangled, bad_count);
+        case ASH_SYNC_OUTSIDE:
+        case ASH_SYNC_PAST_ALLOCATION:
+            ash_sync_refuse_bounds(k, r, why, e.ptr, e.count);
         case ASH_SYNC_NOT_ALLOCATED:
             ash_fatal(ASH_EXIT_CONFIG, "%s:%u:%u: rule at \"%s\" (region: allocation): pointer "
                       "0x%llx, argument %u of %s, lies in no live allocation",

@@ -130,7 +130,7 @@ on_nodea() {
   run "$A" --cpu -n 1 --policy "$policy" -- "$TRAINER" --steps $steps --batch $((4 * b)) --seed 5
   status_is 0
   ref=$(awk '$2 == "0]" && $3 == "checksum" {print $4}' <<<"$output")
-  common=(--cpu -n 4 --num-machines 2 --main-process-ip "$NET.1" --main-process-port "$port" --policy "$policy"
+  common=(--cpu -n 4 --num-machines 2 --main-process-ip "$NET.1" --main-process-port "$port" --job-id "ns-$port" --policy "$policy"
           -- "$TRAINER" --steps $steps --batch $b --seed 5 --shard-rank '{rank}' --shard-count '{world_size}')
   timeout 120 ip netns exec "$NSB" "$A" --machine-rank 1 "${common[@]}" >nodeb.out 2>&1 &
   nb=$!

@@ -22,7 +22,7 @@ dry() { run "$A" --dry-run "$@"; }
   status_is 0
   for o in --num-processes --gpu-ids --cpu --policy --mixed-precision --hostfile --num-machines \
            --machine-rank --main-process-ip --main-process-port --launcher --ranks-filter --log-dir \
-           --tee --env --debug --timeout --dry-run --backend --mca --no-preload config env test; do
+           --job-id --tee --env --debug --timeout --dry-run --backend --mca --no-preload config env test; do
     contains "$o"
   done
 }
@@ -196,10 +196,10 @@ dry() { run "$A" --dry-run "$@"; }
 
 @test "the own engine with the shim: ranks meet through NCCL (per-machine form at the main address, else 127.0.0.1); --backend mpi is refused" {
   # the ranks are separate MPI singletons: with the shim they meet through NCCL_COMM_ID
-  dry -n 4 --num-machines 2 --machine-rank 1 --main-process-ip 10.1.2.3 --main-process-port 7000 -- prog
+  dry -n 4 --num-machines 2 --machine-rank 1 --main-process-ip 10.1.2.3 --main-process-port 7000 --job-id j7 -- prog
   status_is 0
   contains "--env ACCELSHIM_RENDEZVOUS=nccl --env NCCL_COMM_ID=10.1.2.3:7000"
-  dry -n 4 --num-machines 2 --machine-rank 0 --main-process-ip 10.1.2.3 -- prog
+  dry -n 4 --num-machines 2 --machine-rank 0 --main-process-ip 10.1.2.3 --job-id j7 -- prog
   contains "NCCL_COMM_ID=10.1.2.3:29500"   # no port given: the same default on every machine
   dry --launcher local -n 2 -- prog
   status_is 0
@@ -208,7 +208,7 @@ dry() { run "$A" --dry-run "$@"; }
   lacks NCCL_COMM_ID
   dry --launcher local -n 1 -- prog
   lacks NCCL_COMM_ID
-  for form in "-n 4 --num-machines 2 --machine-rank 0 --main-process-ip 127.0.0.1" "--launcher local -n 2"; do
+  for form in "-n 4 --num-machines 2 --machine-rank 0 --main-process-ip 127.0.0.1 --job-id j7" "--launcher local -n 2"; do
     # shellcheck disable=SC2086  # word splitting wanted
     run "$A" $form --backend mpi -- bash -c 'echo RANK-RAN'
     status_is 2
@@ -275,4 +275,33 @@ dry() { run "$A" --dry-run "$@"; }
   status_is 2
   run "$A" --no-preload --launcher pbs -- true
   status_is 2
+}
+
+@test "--job-id ID (or ACCELSHIM_JOB_ID, torchrun's --rdzv-id) reaches every rank; else a random one; the per-machine form needs one" {
+  dry --launcher local -n 2 --job-id run-7 -- prog
+  status_is 0
+  contains "--env ACCELSHIM_JOB_ID=run-7"
+  dry --launcher local -n 2 --rdzv-id run-8 -- prog
+  contains "--env ACCELSHIM_JOB_ID=run-8"
+  ACCELSHIM_JOB_ID=from-env dry -n 2 -- prog
+  contains "ACCELSHIM_JOB_ID=from-env"
+  # no id given: a random one (16 hex digits), a new one for every job
+  dry --launcher local -n 2 -- prog
+  [[ $output =~ ACCELSHIM_JOB_ID=([0-9a-f]{16}) ]] || { echo "no random job id"; show; false; }
+  first=${BASH_REMATCH[1]}
+  dry --launcher local -n 2 -- prog
+  [[ $output =~ ACCELSHIM_JOB_ID=([0-9a-f]{16}) ]] && [ "${BASH_REMATCH[1]}" != "$first" ] \
+    || { echo "the same random id twice: $first"; show; false; }
+  dry --launcher local -n 2 --job-id 'a b' -- prog
+  status_is 2
+  contains "--job-id: 'a b' is not 1-64 characters"
+  ACCELSHIM_JOB_ID='x;y' dry -n 2 -- prog
+  status_is 2
+  contains "job id 'x;y'"
+  # the per-machine form with the shim: the id must come from the user (the same on every machine)
+  env -u ACCELSHIM_JOB_ID "$A" --dry-run -n 4 --num-machines 2 --machine-rank 0 --main-process-ip 10.1.2.3 -- prog >out 2>&1 && false
+  grep -q -- "the per-machine form needs a job id" out || { cat out; false; }
+  dry -n 4 --num-machines 2 --machine-rank 0 --main-process-ip 10.1.2.3 --job-id j1 -- prog
+  status_is 0
+  contains "--env ACCELSHIM_JOB_ID=j1"
 }

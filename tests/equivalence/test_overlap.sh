@@ -24,9 +24,10 @@
 #                  fallback in the middle of a step must not reduce the regions already sent a
 #                  second time — checked by the exit report: bytes reduced early + bytes at the
 #                  sync points = steps x buffer, every byte once a step
-# Negative control: --accum 2 with a ready point after EVERY layer_backward (before the second
-# pass, which still adds to the region) must give a different result, showing the comparison
-# and the early reduction are real. TAP output.
+# Negative control: --accum 2 with a ready point the shim cannot check (offset/count form, nth: 1:
+# layer 3's region after its first-pass launch, before the second pass adds to it) must give a
+# different result, showing the comparison and the early reduction are real (a ready point with a
+# buffer form that fires twice a step is caught: tests/equivalence/test_overlap_twice.sh). TAP.
 set -u
 . "$(dirname "$0")/lib.sh"
 failed=0
@@ -47,6 +48,8 @@ MARGS=(--steps 8 --batch 4 --optimizer sgd --update fused --gemm cublas)
 cp "$EQ_TOP/examples/layers-overlap.yaml" "$T/layers-ready.yaml"
 sed '/^    ready:/,$d' "$T/layers-ready.yaml" >"$T/layers-auto.yaml"
 echo "    overlap: auto" >>"$T/layers-auto.yaml"
+sed '/^    ready:/,$d' "$T/layers-ready.yaml" >"$T/layers-control.yaml"
+printf '    ready:\n      - after: "layer_backward"\n        nth: 1\n        offset: 12288\n        count: 4096\n' >>"$T/layers-control.yaml"
 cp "$EQ_POL/sgd-fused.yaml" "$T/mlp-auto.yaml"
 echo "    overlap: auto" >>"$T/mlp-auto.yaml"
 cp "$EQ_POL/sgd-fused.yaml" "$T/mlp-partial.yaml"
@@ -209,11 +212,12 @@ for be in "${backends[@]}"; do
         [ $rc -eq 0 ] || eq_show "$d/on.0.log"
         tap_case $rc "$desc"
     fi
-    # negative control: ready points before the last writer (--accum 2, ready after every pass)
+    # negative control: a ready point before the last writer that the shim cannot see as such
+    # (--accum 2; layer 3's region by offset/count after the step's first layer_backward)
     d=$T/$be-control; mkdir -p "$d"
     desc="$be N=2 control: a ready point before the region's last writer gives a different result"
-    if ! OVERLAP=off run layers 2 "$be" "$T/layers-ready.yaml" "$d/off" "${LARGS[@]}" --accum 2 ||
-       ! run layers 2 "$be" "$T/layers-ready.yaml" "$d/on" "${LARGS[@]}" --accum 2; then
+    if ! OVERLAP=off run layers 2 "$be" "$T/layers-control.yaml" "$d/off" "${LARGS[@]}" --accum 2 ||
+       ! run layers 2 "$be" "$T/layers-control.yaml" "$d/on" "${LARGS[@]}" --accum 2; then
         echo "# ranks failed:"; eq_show "$d"/*.0.log; tap_case 1 "$desc"; continue
     fi
     if "$EQ_CMP" "$d/on.0" "$d/off.0" --identical >"$d/cmp.txt"; then

@@ -5,7 +5,9 @@
 # gradients in a VMM mapping ends with parameters bit-identical to the cuMemAlloc version, on
 # both backends. Controls: without the policy the two ranks differ (the sync point matters);
 # a mapping unmapped and released before the update leaves the table, and the rule then stops
-# the job as for any pointer in no allocation (exit 2, naming the rule and the pointer).
+# the job as for any pointer in no allocation (exit 2, naming the rule and the pointer). Count
+# forms: a count that fits the mapping runs; one past it, or on an unmapped pointer, stops the
+# job (exit 2) naming the rule, the count and the mapping's size.
 set -u
 # shellcheck source=tests/intercept/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -51,5 +53,27 @@ elif ! grep -Eq "$msg" "$tmp/unmap.0.err"; then
 else
     echo "unmapped range (rc $rc): $(grep -E "$msg" "$tmp/unmap.0.err")"
 fi
+# count forms: a VMM mapping is one allocation (the gradients fill the second 2 MiB mapping from
+# its start): count 524288 (the mapping) runs, 524289 runs past it and stops the job (exit 2),
+# and a count whose pointer was unmapped names no live allocation (exit 2)
+count_policy() { sed "s/region: allocation/count: $1/" "$POL" >"$tmp/count-$1.yaml"; }
+count_policy 524288; count_policy 524289; count_policy 1000
+itest_ranks 2 mpi "$tmp/count-524288.yaml" "$tmp/c-fit" "$B/vmm_train" --alloc vmm --steps 2 \
+    || { show "$tmp/c-fit".*; no "count: 524288 (the whole mapping) failed"; }
+itest_ranks 2 mpi "$tmp/count-524289.yaml" "$tmp/c-past" "$B/vmm_train" --alloc vmm --steps 2
+rc=$?
+msg='count-524289.yaml:[0-9]+:[0-9]+: gradients\[0\] .*524289 f32 \(count: 524289 in the policy\) at ash_itest_sgd runs past .*holds 2097152 bytes'
+if [ $rc -ne 2 ] || ! grep -Eq "$msg" "$tmp/c-past.0.err"; then
+    no "count: 524289 past the mapping: rc $rc, expected 2 naming the rule and the mapping's size"; show "$tmp/c-past".*
+else
+    echo "count past the mapping (rc $rc): $(grep -Eo 'runs past.*needed' "$tmp/c-past.0.err" | head -1)"
+fi
+itest_ranks 2 mpi "$tmp/count-1000.yaml" "$tmp/c-unmap" "$B/vmm_train" --alloc vmm --steps 6 --unmap-before-update 2
+rc=$?
+if [ $rc -ne 2 ] || ! grep -q 'count: 1000 in the policy) at ash_itest_sgd has its pointer 0x[0-9a-f]* (argument 1) in no live allocation' "$tmp/c-unmap.0.err"; then
+    no "count: 1000 on an unmapped range: rc $rc, expected 2 naming no live allocation"; show "$tmp/c-unmap".*
+else
+    echo "count on an unmapped range (rc $rc): refused"
+fi
 [ "$T_FAILS" -eq 0 ] || fail "$T_FAILS VMM allocation cases failed"
-echo "PASS: VMM mappings are allocations for region: allocation (2 ranks = cuMemAlloc, bit for bit); unmapped ones are not"
+echo "PASS: VMM mappings are allocations for region: allocation (2 ranks = cuMemAlloc, bit for bit) and for count forms (one mapping = one allocation); unmapped ones are not"

@@ -21,7 +21,7 @@ machines() {
         extra=(--steps 5 --save "$RL_TMP/p$m.bin")
         [ "$m" = "$1" ] && extra=(--steps 10 --stall-rank "$m" --stall-at-step 5)
         timeout -k 5 60 "$RL_LAUNCHER" --cpu -n 3 --num-machines 3 --machine-rank "$m" \
-            --main-process-ip 127.0.0.1 --main-process-port "$port" --timeout 3 \
+            --main-process-ip 127.0.0.1 --main-process-port "$port" --job-id "meet-$port" --timeout 3 \
             --policy "$RL_POL/sgd-fused.yaml" -- "$RL_MLP" --batch 2 --shard-rank '{rank}' \
             --shard-count '{world_size}' "${extra[@]}" >"$RL_TMP/m$m" 2>&1 &
         pids[m]=$!

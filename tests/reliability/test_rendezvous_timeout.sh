@@ -9,7 +9,7 @@
 need "$RL_MLP" "$RL_SHIM" "$RL_BUILD/tests/hostnccl/libnccl.so.2" "$RL_LAUNCHER"
 
 port=$((20000 + RANDOM % 20000))
-common=(--cpu -n 2 --num-machines 2 --main-process-ip 127.0.0.1 --main-process-port "$port" --timeout 3
+common=(--cpu -n 2 --num-machines 2 --main-process-ip 127.0.0.1 --main-process-port "$port" --job-id rdv --timeout 3
         --policy "$RL_POL/sgd-fused.yaml" -- "$RL_MLP" --steps 3 --batch 2 --shard-rank '{rank}' --shard-count '{world_size}')
 rl_launch 120 --machine-rank 0 "${common[@]}"
 echo "machine 0 alone: exit $RL_RC after ${RL_SECS}s"
