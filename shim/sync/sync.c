@@ -443,7 +443,14 @@ static ash_coll_status_t open_coll(void)
     };
     ash_crash_mark(); /* crash reports: tell MPI's signal handlers from the program's */
     ash_world_mpi_mark(); /* one MPI world per rank: a later CUDA program runs alone (world_mpi.c) */
+    /* the rendezvous is a collective too (MPI_Init_thread's fence, MPI_Comm_dup,
+     * ncclCommInitRank): watched like one, and this rank's progress record says it got there, so
+     * a peer that never comes is named (by this rank's watchdog and by the launcher) */
+    if (S.timeout_s > 0)
+        (void)ash_sync_watch_start(NULL, S.timeout_s, 0);
+    ash_sync_watch_begin("the rendezvous (opening the collectives at the first sync point)", S.seq);
     ash_coll_status_t st = ash_coll_open(ash_opt_str(ASH_OPT_BACKEND), &cfg, &S.coll);
+    ash_sync_watch_end(NULL);
     if (st != ASH_COLL_OK) {
         S.coll_failed = 1;
     } else {
