@@ -288,7 +288,7 @@ stall_analysis() {
     s=$(sed -n 's/.*ERROR watchdog: .*, sequence number \([0-9]\{1,18\}\), has not completed after .*/\1/p' "$l" | tail -n 1)
     [ -n "$s" ] && at="sequence $s"
     grep -q 'ERROR watchdog: at exit:' "$l" && at="the end of the job"
-    exit_list=$(sed -n 's/.*ERROR exit: rank(s) \([0-9][0-9, ]*\).* did not reach the end of the job within .*/\1/p' "$l" | tail -n 1)
+    exit_list=$(sed -n 's/.*ERROR exit: rank(s) \([0-9][0-9, ]*\).* did not reach the end of the job\( within\|:\) .*/\1/p' "$l" | tail -n 1)
   fi
   if [ -n "$exit_list" ]; then
     at="the end of the job"

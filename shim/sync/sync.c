@@ -374,7 +374,11 @@ static void sync_meet_at_exit(void)
     unsigned char *absent = calloc((size_t)n, 1);
     if (!absent)
         return;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     ash_coll_status_t st = ash_coll_arrive(S.coll, (double)S.timeout_s, absent);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double waited = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
     if (st == ASH_COLL_ETIMEDOUT) {
         char list[256] = "";
         size_t len = 0;
@@ -387,10 +391,16 @@ static void sync_meet_at_exit(void)
         }
         if (missing > 16 && len < sizeof list)
             snprintf(list + len, sizeof list - len, " and %d more", missing - 16);
-        ash_error("exit", "rank(s) %s did not reach the end of the job within %u s (debug.timeout_s; "
-                  "rank %d of %d waited): still training (more steps than this rank?), stalled, or "
-                  "stuck in a collective; exiting with status %d", missing ? list : "?", S.timeout_s,
-                  ash_world()->rank, n, ASH_EXIT_TIMEOUT);
+        if (waited + 0.5 < (double)S.timeout_s) /* named before the deadline: it is gone */
+            ash_error("exit", "rank(s) %s did not reach the end of the job: gone after %.1f s (its "
+                      "connection closed or was refused; debug.timeout_s %u, rank %d of %d waited): "
+                      "it ended, failed or was stopped before the meeting; exiting with status %d",
+                      missing ? list : "?", waited, S.timeout_s, ash_world()->rank, n, ASH_EXIT_TIMEOUT);
+        else
+            ash_error("exit", "rank(s) %s did not reach the end of the job within %u s (debug.timeout_s; "
+                      "rank %d of %d waited): still training (more steps than this rank?), stalled, or "
+                      "stuck in a collective; exiting with status %d", missing ? list : "?", S.timeout_s,
+                      ash_world()->rank, n, ASH_EXIT_TIMEOUT);
         ash_fatal_now_reported(ASH_EXIT_TIMEOUT); /* in the exit sequence: _exit */
     }
     if (st != ASH_COLL_OK)
