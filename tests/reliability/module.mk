@@ -23,6 +23,7 @@
 #   test_torchrun_env.sh torchrun's variables by hand on 2 processes = 1 rank; conflicts refused
 #   test_world_agree.sh  world variables that contradict each other (stale ACCELSHIM_RANK/_WORLD_SIZE
 #                        under mpirun, a rank past the size) refused, exit 2; agreeing ones accepted
+#   test_peer_killed.sh  a peer killed mid-training: the survivor exits 4 (transport), not 2 (config)
 #   build/tests/reliability/test_file_create  ash_file_create (O_NOFOLLOW|O_EXCL) and secure_getenv
 REL_DIR := $(BUILD)/tests/reliability
 TESTS += tests/reliability/test_fingerprint.sh \
@@ -44,7 +45,8 @@ TESTS += tests/reliability/test_fingerprint.sh \
          tests/reliability/test_param_digest.sh \
          tests/reliability/test_exit_exchange.sh \
          tests/reliability/test_torchrun_env.sh \
-         tests/reliability/test_world_agree.sh
+         tests/reliability/test_world_agree.sh \
+         tests/reliability/test_peer_killed.sh
 TESTS += $(REL_DIR)/test_file_create tests/reliability/test_secure_env.sh
 ALL += $(REL_DIR)/test_file_create $(REL_DIR)/fortify_open $(REL_DIR)/overflow_app \
        $(REL_DIR)/options_table $(REL_DIR)/save_app $(REL_DIR)/recover_app
