@@ -482,6 +482,20 @@ static ash_coll_status_t open_coll(void)
     return st;
 }
 
+/* A collective that failed. A broken transport (a peer rank ended, its connection closed, the
+ * communicator is unusable after it) is a collective that did not complete: exit 4, as the
+ * watchdog's; what the backend refuses (an argument, a dtype) is the configuration's: exit 2. */
+static ash_exit_t sync_coll_exit(ash_coll_status_t st)
+{
+    return st == ASH_COLL_ENCCL || st == ASH_COLL_EMPI || st == ASH_COLL_EPEER ||
+           st == ASH_COLL_ESTATE ? ASH_EXIT_TIMEOUT : ASH_EXIT_CONFIG;
+}
+static const char *sync_coll_why(ash_coll_status_t st)
+{
+    return sync_coll_exit(st) == ASH_EXIT_TIMEOUT
+               ? " (a peer rank ended or its connection broke); exiting with status 4" : "";
+}
+
 /* The fingerprint of one collective: 6 words every rank must agree on. */
 enum { FP_RULE, FP_COUNT, FP_TYPE, FP_SEQ, FP_KERNEL, FP_OP };
 
@@ -547,8 +561,8 @@ static void sync_check_fingerprint(const ash_policy_rule_t *r, const ash_kernel_
         ash_sync_watch_timeout(what, seq);
     ash_sync_watch_end(NULL);
     if (st != ASH_COLL_OK) {
-        ash_fatal(ASH_EXIT_CONFIG, "check_collectives: fingerprint exchange for %s failed: %s",
-                 what, ash_coll_status_text(st));
+        ash_fatal(sync_coll_exit(st), "check_collectives: fingerprint exchange for %s failed: %s%s",
+                 what, ash_coll_status_text(st), sync_coll_why(st));
     }
     int bad = 0;
     char mine[192], ref[192];
@@ -657,7 +671,8 @@ void ash_sync_issue_allreduce(const ash_kernel_info_t *k, const ash_policy_rule_
         ash_sync_watch_timeout(what, seq);
     ash_sync_watch_end(st == ASH_COLL_OK ? s : NULL);
     if (st != ASH_COLL_OK)
-        ash_fatal(ASH_EXIT_CONFIG, "collective for %s failed: %s", what, ash_coll_status_text(st));
+        ash_fatal(sync_coll_exit(st), "collective for %s failed: %s%s", what,
+                  ash_coll_status_text(st), sync_coll_why(st));
 }
 
 /* The rule's next sync-point number (0, 1, ...): every rule counts its own. */
@@ -826,8 +841,8 @@ ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **p
             ash_sync_watch_timeout(what, seq);
         ash_sync_watch_end(cst == ASH_COLL_OK ? s : NULL);
         if (cst != ASH_COLL_OK)
-            ash_fatal(ASH_EXIT_CONFIG, "collective for rule at \"%s\" before %s failed: %s", r->at,
-                      k->demangled, ash_coll_status_text(cst));
+            ash_fatal(sync_coll_exit(cst), "collective for rule at \"%s\" before %s failed: %s%s",
+                      r->at, k->demangled, ash_coll_status_text(cst), sync_coll_why(cst));
         /* done */
         ash_observe_after_buffer(&e); /* the reduced values every rank holds */
     }

@@ -14,7 +14,7 @@ machines() {
     local port=$((20000 + RANDOM % 20000)) m pids=() i p
     for m in 0 1; do
         timeout -k 5 60 "$RL_LAUNCHER" --cpu -n 2 --num-machines 2 --machine-rank "$m" \
-            --main-process-ip 127.0.0.1 --main-process-port "$port" --timeout 3 \
+            --main-process-ip 127.0.0.1 --main-process-port "$port" --timeout 10 \
             --policy "$RL_POL/sgd-fused.yaml" -- "$RL_MLP" --batch 2 --shard-rank '{rank}' \
             --shard-count '{world_size}' --steps "$1" --save "$RL_TMP/p$m.bin" >"$RL_TMP/m$m" 2>&1 &
         pids[m]=$!
@@ -22,7 +22,7 @@ machines() {
     if [ "${2:-}" = kill ]; then
         for ((i = 0; i < 300; i++)); do grep -q '^\[rank 1\] step 3 ' "$RL_TMP/m1" && break; sleep 0.1; done
         p=$(pgrep -f -- "--save $RL_TMP/p1.bin" | while read -r p; do [ "$(cat "/proc/$p/comm" 2>/dev/null)" = mlp ] && echo "$p"; done | head -n 1)
-        [ -n "$p" ] || { tail "$RL_TMP/m1"; fail "rank 1's trainer not found at step 3"; }
+        [ -n "$p" ] || { tail "$RL_TMP/m0" "$RL_TMP/m1"; fail "rank 1's trainer not found at step 3"; }
         kill -KILL "$p"
     fi
     for m in 0 1; do rc[m]=0; wait "${pids[m]}" || rc[m]=$?; done
