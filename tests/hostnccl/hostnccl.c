@@ -2,7 +2,7 @@
  *
  * Implements exactly the NCCL calls the collectives' nccl backend uses, with nccl.h signatures:
  * ncclGetVersion, ncclGetUniqueId, ncclCommInitRank, ncclAllReduce, ncclBroadcast,
- * ncclCommDestroy, ncclCommAbort, ncclGetErrorString (+ ncclGetLastError). Operations are
+ * ncclCommDestroy, ncclCommAbort, ncclCommGetAsyncError, ncclGetErrorString (+ ncclGetLastError). Operations are
  * stream-ordered like real NCCL: each is enqueued with cuLaunchHostFunc on the given stream and
  * runs in the callback on hostcuda's stream worker, reading/writing device memory through
  * hostcuda_host_view(). Reduction is deterministic and identical on every rank: all ranks'
@@ -308,6 +308,13 @@ static ncclResult_t hostnccl_free(ncclComm_t c)
 }
 
 HOSTNCCL_API ncclResult_t ncclCommDestroy(ncclComm_t c) { return hostnccl_free(c); }
+HOSTNCCL_API ncclResult_t ncclCommGetAsyncError(ncclComm_t c, ncclResult_t *async)
+{
+    if (!c || !async)
+        return ncclInvalidArgument;
+    *async = c->async_error;
+    return ncclSuccess;
+}
 HOSTNCCL_API ncclResult_t ncclCommAbort(ncclComm_t c) { return hostnccl_free(c); }
 
 /* ---- stream-ordered operations ------------------------------------------------------------ */
