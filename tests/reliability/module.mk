@@ -24,6 +24,7 @@
 #   test_world_agree.sh  world variables that contradict each other (stale ACCELSHIM_RANK/_WORLD_SIZE
 #                        under mpirun, a rank past the size) refused, exit 2; agreeing ones accepted
 #   test_peer_killed.sh  a peer killed mid-training: the survivor exits 4 (transport), not 2 (config)
+#   test_full_disk.sh    record, report and trace merge on a full disk: complete or absent, one line
 #   build/tests/reliability/test_file_create  ash_file_create (O_NOFOLLOW|O_EXCL) and secure_getenv
 REL_DIR := $(BUILD)/tests/reliability
 TESTS += tests/reliability/test_fingerprint.sh \
@@ -46,7 +47,8 @@ TESTS += tests/reliability/test_fingerprint.sh \
          tests/reliability/test_exit_exchange.sh \
          tests/reliability/test_torchrun_env.sh \
          tests/reliability/test_world_agree.sh \
-         tests/reliability/test_peer_killed.sh
+         tests/reliability/test_peer_killed.sh \
+         tests/reliability/test_full_disk.sh
 TESTS += $(REL_DIR)/test_file_create tests/reliability/test_secure_env.sh
 ALL += $(REL_DIR)/test_file_create $(REL_DIR)/fortify_open $(REL_DIR)/overflow_app \
        $(REL_DIR)/options_table $(REL_DIR)/save_app $(REL_DIR)/recover_app
