@@ -82,10 +82,14 @@ run_local() {
       --env "ACCELSHIM_RANK=$r" --env "ACCELSHIM_LOCAL_RANK=0" --env "ACCELSHIM_WORLD_SIZE=$P_N" -- "${O_PROG[@]}"
     return 0
   fi
+  # A second line of defence besides job-watch: each rank wrapper gets SIGTERM when the launcher
+  # dies however it dies (PR_SET_PDEATHSIG, util-linux setpriv); the wrapper stops its program.
+  local death=()
+  setpriv --help 2>/dev/null | grep -q -- --pdeathsig && death=(setpriv --pdeathsig TERM --)
   set -m      # every rank in its own process group, so a stop reaches its children too
   for ((lr = 0; lr < P_LOCAL_N; lr++)); do
     r=$((P_RANK0 + lr))
-    cmd=("${P_WRAP[@]}" --run-dir "$P_RUN_DIR" --rank "$r" --local-rank "$lr" --world-size "$P_N"
+    cmd=("${death[@]}" "${P_WRAP[@]}" --run-dir "$P_RUN_DIR" --rank "$r" --local-rank "$lr" --world-size "$P_N"
          --env "ACCELSHIM_RANK=$r" --env "ACCELSHIM_LOCAL_RANK=$lr" --env "ACCELSHIM_WORLD_SIZE=$P_N"
          -- "${O_PROG[@]}")
     if [ "$P_LOCAL_N" -eq 1 ]; then "${cmd[@]}" <&0 & else "${cmd[@]}" </dev/null & fi
