@@ -165,17 +165,9 @@ run_engine() {
   FILTER_PID=$!
   exec 8> >(ASR_DIR=$P_RUN_DIR ASR_ENGINE=$P_ENGINE ASR_STREAM=err ASR_TAGGED=$P_TAGGED engine_filter)
   FILTER2_PID=$!
-  local cmd=("${P_CMD[@]}")
-  # One host: Open MPI's session folder (ompi.HOST.UID/pid.N) inside the run folder, so that it goes
-  # with it however the launcher ends (job-watch removes the folder after a SIGKILL). Not with a
-  # hostfile (the other hosts do not have the run folder), nor when --mca names a tmpdir itself or
-  # the path is long (PMIx's socket in that folder must fit in a sun_path of 108 bytes).
-  if [ "$P_ENGINE" = mpirun ] && [ -z "$O_HOSTFILE" ] && [ ${#P_RUN_DIR} -lt 72 ] &&
-     [[ " ${O_MCA[*]} " != *tmpdir* ]]; then
-    cmd+=(--mca orte_tmpdir_base "$P_RUN_DIR")
-  fi
-  env "${P_ENV[@]}" "${cmd[@]}" "${P_WRAP[@]}" --run-dir "$P_RUN_DIR" -- "${O_PROG[@]}" <&0 >&5 2>&8 &
+  env "${P_ENV[@]}" "${P_CMD[@]}" "${P_WRAP[@]}" --run-dir "$P_RUN_DIR" -- "${O_PROG[@]}" <&0 >&5 2>&8 &
   ENGINE_PID=$!
+  echo "$ENGINE_PID" >"$P_RUN_DIR/engine.pid"   # job-watch: Open MPI's session folder is named by it
   exec 5>&- 8>&-
   while kill -0 "$ENGINE_PID" 2>/dev/null; do
     sleep 0.2
