@@ -240,7 +240,7 @@ static ash_coll_status_t ash_coll__mpi_init_locked(ash_coll_t *c)
 ash_coll_status_t ash_coll__mpi_acquire(ash_coll_t *c, const ash_coll_config_t *cfg)
 {
     MPI_Comm base;
-    int size = 0, rank = -1, rc;
+    int size = 0, rank = -1, rc, stranger = 0;
     ash_coll_status_t st;
     char why[512];
 
@@ -264,6 +264,7 @@ ash_coll_status_t ash_coll__mpi_acquire(ash_coll_t *c, const ash_coll_config_t *
                           "communicator says rank %d of %d (launcher environment?)",
                           c->rank, c->world, rank, size);
             st = ASH_COLL_EINVAL;
+            stranger = 1; /* MPI_Finalize would wait for ranks of a world this one is not in */
         } else if ((rc = ASH_MPI(Comm_dup)(base, &c->comm)) != MPI_SUCCESS) {
             st = ash_coll__mpi_fail(c, rc, "MPI_Comm_dup");
             c->comm = ASH_COLL_NO_COMM;
@@ -275,7 +276,7 @@ ash_coll_status_t ash_coll__mpi_acquire(ash_coll_t *c, const ash_coll_config_t *
         }
     }
     /* never initialised for nothing: if the first user failed, undo our own init */
-    if (st != ASH_COLL_OK && ash_coll__mpi_users == 0 && ash_coll__mpi_owned) {
+    if (st != ASH_COLL_OK && ash_coll__mpi_users == 0 && ash_coll__mpi_owned && !stranger) {
         ASH_MPI(Finalize)();
         ash_coll__mpi_owned = 0;
     }

@@ -82,10 +82,14 @@ run_local() {
       --env "ACCELSHIM_RANK=$r" --env "ACCELSHIM_LOCAL_RANK=0" --env "ACCELSHIM_WORLD_SIZE=$P_N" -- "${O_PROG[@]}"
     return 0
   fi
+  # A second line of defence besides job-watch: each rank wrapper gets SIGTERM when the launcher
+  # dies however it dies (PR_SET_PDEATHSIG, util-linux setpriv); the wrapper stops its program.
+  local death=()
+  setpriv --help 2>/dev/null | grep -q -- --pdeathsig && death=(setpriv --pdeathsig TERM --)
   set -m      # every rank in its own process group, so a stop reaches its children too
   for ((lr = 0; lr < P_LOCAL_N; lr++)); do
     r=$((P_RANK0 + lr))
-    cmd=("${P_WRAP[@]}" --run-dir "$P_RUN_DIR" --rank "$r" --local-rank "$lr" --world-size "$P_N"
+    cmd=("${death[@]}" "${P_WRAP[@]}" --run-dir "$P_RUN_DIR" --rank "$r" --local-rank "$lr" --world-size "$P_N"
          --env "ACCELSHIM_RANK=$r" --env "ACCELSHIM_LOCAL_RANK=$lr" --env "ACCELSHIM_WORLD_SIZE=$P_N"
          -- "${O_PROG[@]}")
     if [ "$P_LOCAL_N" -eq 1 ]; then "${cmd[@]}" <&0 & else "${cmd[@]}" </dev/null & fi
@@ -163,6 +167,7 @@ run_engine() {
   FILTER2_PID=$!
   env "${P_ENV[@]}" "${P_CMD[@]}" "${P_WRAP[@]}" --run-dir "$P_RUN_DIR" -- "${O_PROG[@]}" <&0 >&5 2>&8 &
   ENGINE_PID=$!
+  echo "$ENGINE_PID" >"$P_RUN_DIR/engine.pid"   # job-watch: Open MPI's session folder is named by it
   exec 5>&- 8>&-
   while kill -0 "$ENGINE_PID" 2>/dev/null; do
     sleep 0.2
@@ -279,7 +284,7 @@ stall_analysis() {
     s=$(sed -n 's/.*ERROR watchdog: .*, sequence number \([0-9]\{1,18\}\), has not completed after .*/\1/p' "$l" | tail -n 1)
     [ -n "$s" ] && at="sequence $s"
     grep -q 'ERROR watchdog: at exit:' "$l" && at="the end of the job"
-    exit_list=$(sed -n 's/.*ERROR exit: rank(s) \([0-9][0-9, ]*\).* did not reach the end of the job within .*/\1/p' "$l" | tail -n 1)
+    exit_list=$(sed -n 's/.*ERROR exit: rank(s) \([0-9][0-9, ]*\).* did not reach the end of the job\( within\|:\) .*/\1/p' "$l" | tail -n 1)
   fi
   if [ -n "$exit_list" ]; then
     at="the end of the job"

@@ -25,7 +25,8 @@
       "sync point the shim cannot honour (collectives unavailable, arguments unreadable)")          \
     X(ASH_EXIT_MISMATCH, 3, "mismatch", "check_collectives: the ranks disagree on a collective")    \
     X(ASH_EXIT_TIMEOUT, 4, "timeout",                                                               \
-      "the watchdog: a collective, or the ranks' meeting at exit, took longer than timeout_s")      \
+      "the watchdog: a collective, or the ranks' meeting at exit, took longer than timeout_s; or "  \
+      "a collective's transport broke (a peer rank ended)")                                         \
     X(ASH_EXIT_NAN, 5, "nan", "nan_check: a synced buffer holds NaN or Inf before its collective")    \
     X(ASH_EXIT_CAPTURE, 6, "capture",                                                               \
       "a sync point inside CUDA stream capture (its collective would be skipped at graph replay)") \

@@ -5,14 +5,15 @@
  * LOCAL_RANK, WORLD_SIZE; LOCAL_WORLD_SIZE checked), Open MPI / PMIx (OMPI_COMM_WORLD_*,
  * PMIX_RANK), Slurm (SLURM_PROCID, SLURM_LOCALID, SLURM_NTASKS); else rank 0 of 1, local rank =
  * rank. torchrun's RANK and WORLD_SIZE come as a pair (one alone, or a value out of range: exit 2);
- * torchrun and Open MPI disagreeing on rank or size (without ACCELSHIM_RANK): exit 2, one line.
+ * Every source that is set must agree with the others on rank and size (ACCELSHIM_*, torchrun,
+ * Open MPI, PMIx's rank; Slurm's are inherited inside an allocation and left out): a contradiction
+ * (a stale ACCELSHIM_WORLD_SIZE=1 under mpirun) is refused, exit 2, naming both variables.
  * A world from torchrun of more than one rank meets through NCCL (no MPI) at MASTER_ADDR:
  * ACCELSHIM_PORT (default MASTER_PORT + 1), exported as NCCL_COMM_ID unless the user set one;
- * ACCELSHIM_RENDEZVOUS in the environment keeps its own choice. Otherwise a malformed value is
- * warned about (naming the variable) and the next source is used; a rank >= size raises size to
- * rank + 1 with a warning. Device: ACCELSHIM_DEVICES (comma list of
- * physical ordinals, default all visible) -> list[local_rank % len]; a malformed list or an
- * ordinal not visible is warned about and the default (all visible) is used.
+ * ACCELSHIM_RENDEZVOUS in the environment keeps its own choice. A malformed value stops the
+ * program (the options table); a rank >= size does too (exit 2: the ranks would never all meet).
+ * Device: ACCELSHIM_DEVICES (comma list of physical ordinals, default all visible) ->
+ * list[local_rank % len]; an ordinal not visible stops the program at the first device query.
  * Threading: ash_world_init runs once (lazy init); the getters are reads of immutable data;
  * ash_world_device_ordinal computes once under a mutex. Knows no CUDA symbol: the caller passes
  * the real visible device count.

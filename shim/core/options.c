@@ -198,9 +198,18 @@ static void ash_opt_read_env(void)
         ash_opt_val[i] = ash_opt_decls[i].def;
         ash_opt_src[i] = ASH_OPT_SRC_DEFAULT;
         const char *e = secure_getenv(ash_opt_decls[i].name); /* NULL when AT_SECURE */
-        if (e == NULL || e[0] == '\0')
-            continue; /* empty = not set */
-        if (ash_opt_check((ash_opt_id_t)i, e, why, sizeof why) != ASH_OK) {
+        if (e == NULL)
+            continue;
+        ash_opt_type_t t = ash_opt_decls[i].type;
+        if (e[0] == '\0' && (strncmp(ash_opt_decls[i].name, "ACCELSHIM_", 10) != 0 ||
+                              (t != ASH_OPT_T_INT && t != ASH_OPT_T_BOOL && t != ASH_OPT_T_LIST)))
+            continue; /* an empty text or choice, or another tool's variable: not set */
+        if (e[0] == '\0') { /* a number or switch of ours set to nothing (VAR=$UNSET): refused */
+            (void)ash_opt_check((ash_opt_id_t)i, "?", why, sizeof why);
+            size_t w = strlen(why);
+            snprintf(why + w, sizeof why - w, " (set but empty: unset it for the default)");
+        }
+        if (e[0] == '\0' || ash_opt_check((ash_opt_id_t)i, e, why, sizeof why) != ASH_OK) {
             if (ash_opt_bad < 0) { /* reported by ash_opt_init: logging here could recurse */
                 ash_opt_bad = i;
                 memcpy(ash_opt_bad_why, why, sizeof why);

@@ -104,6 +104,33 @@ static int ash_world_first(const ash_opt_id_t *ids, int n, long *out)
     return -1;
 }
 
+/* Every description of the world that is set must agree: the ACCELSHIM_* override, torchrun's,
+ * Open MPI's and PMIx's rank (Slurm's are left out: every launcher inside an allocation inherits
+ * them). A stale export (ACCELSHIM_WORLD_SIZE=1 from an earlier run, mpirun -x ACCELSHIM_RANK=0)
+ * would make a rank train alone or wait forever for a rank that does not exist: refused (exit 2),
+ * naming both variables, the override first. */
+static void ash_world_agree(void)
+{
+    static const struct { ash_opt_id_t id; int size; const char *who; } src[] = {
+        {ASH_OPT_RANK, 0, "the accelshim override"},     {ASH_OPT_WORLD_SIZE, 1, "the accelshim override"},
+        {ASH_OPT_TR_RANK, 0, "torchrun's world"},         {ASH_OPT_TR_WORLD_SIZE, 1, "torchrun's world"},
+        {ASH_OPT_OMPI_RANK, 0, "Open MPI's world, which started this process"},
+        {ASH_OPT_OMPI_SIZE, 1, "Open MPI's world, which started this process"},
+        {ASH_OPT_PMIX_RANK, 0, "PMIx's world, which started this process"},
+    };
+    enum { N = sizeof src / sizeof src[0] };
+    for (int a = 0; a < N; a++) {
+        long va = 0, vb = 0;
+        if (ash_opt_int(src[a].id, &va) != ASH_OK)
+            continue;
+        for (int b = a + 1; b < N; b++)
+            if (src[b].size == src[a].size && ash_opt_int(src[b].id, &vb) == ASH_OK && va != vb)
+                ash_fatal(ASH_EXIT_CONFIG, "world: %s=%ld contradicts %s=%ld (%s): a stale export? "
+                          "unset %s, or make the two agree", ash_opt_name(src[a].id), va,
+                          ash_opt_name(src[b].id), vb, src[b].who, ash_opt_name(src[a].id));
+    }
+}
+
 static void ash_world_read(void)
 {
     static const ash_opt_id_t rank_ids[] = {ASH_OPT_RANK, ASH_OPT_TR_RANK, ASH_OPT_OMPI_RANK,
@@ -132,6 +159,7 @@ static void ash_world_read(void)
             ash_fatal(ASH_EXIT_CONFIG, "world: LOCAL_RANK=%ld: expected 0..%ld (LOCAL_WORLD_SIZE or "
                       "WORLD_SIZE, minus 1)", l, lw - 1);
     }
+    ash_world_agree();
     int i = ash_world_first(rank_ids, 5, &v);
     if (i >= 0) {
         ash_world_now.rank = (int)v;
@@ -160,13 +188,11 @@ static void ash_world_read(void)
         ash_world_now.size = 1;
         ash_world_now.rank_source = ash_world_now.size_source = "second program of the rank";
     }
-    if (ash_world_now.rank >= ash_world_now.size) {
-        ash_warn("world", "rank %d (%s) >= world size %d (%s); using world size %d", ash_world_now.rank,
-                 ash_world_now.rank_source, ash_world_now.size, ash_world_now.size_source,
-                 ash_world_now.rank + 1);
-        ash_world_now.size = ash_world_now.rank + 1;
-        ash_world_now.size_source = "rank + 1";
-    }
+    if (ash_world_now.rank >= ash_world_now.size) /* the ranks would never all meet */
+        ash_fatal(ASH_EXIT_CONFIG, "world: rank %d (%s) is not below the world size %d (%s): the "
+                  "ranks would wait for one another forever; set the rank and the size together",
+                  ash_world_now.rank, ash_world_now.rank_source, ash_world_now.size,
+                  ash_world_now.size_source);
     /* torchrun's ranks (no mpirun): they meet through NCCL unless ACCELSHIM_RENDEZVOUS says */
     if (tr && ash_world_now.size > 1 && ash_world_now.size_source == ash_opt_name(ASH_OPT_TR_WORLD_SIZE) &&
         ash_opt_source(ASH_OPT_RENDEZVOUS) != ASH_OPT_SRC_ENV)

@@ -78,17 +78,23 @@ static struct {
 
 /* ---- output ------------------------------------------------------------------------------ */
 
+/* One line, complete or absent: a write that lands only in part (the disk filled up) is cut back
+ * off (ftruncate to where the line began), so the record ends with its last whole line. */
 static void rec_write(const char *line, size_t n)
 {
     if (R.fd < 0)
         return;
+    off_t start = lseek(R.fd, 0, SEEK_CUR);
     while (n > 0) {
         ssize_t w = write(R.fd, line, n);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0) {
-            ash_error("record", "%s: write failed (%s): recording stops here", R.path,
-                      w < 0 ? strerror(errno) : "short write");
+            int e = w < 0 ? errno : ENOSPC;
+            int cut = start >= 0 && ftruncate(R.fd, start) == 0;
+            ash_error("record", "%s: write failed (%s): recording stops here%s", R.path,
+                      strerror(e), cut ? " (the record ends with its last whole line)"
+                                       : "; the last line may be cut");
             close(R.fd);
             R.fd = -1;
             return;

@@ -389,8 +389,19 @@ static void report_json(const char *tmpl)
         fprintf(f, "]}");
     }
     fprintf(f, "\n}\n");
-    if (fclose(f) != 0)
-        ash_warn("report", "writing the JSON report %s failed: %s", path, strerror(errno));
+    /* complete or absent: a report that did not all reach the disk (full) is removed; the file is
+     * this run's own (created with O_EXCL), so removing it takes nothing from anyone */
+    int bad = fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0;
+    int e = errno;
+    if (fclose(f) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (bad) {
+        (void)unlink(path);
+        ash_warn("report", "writing the JSON report %s failed: %s (removed: a report is complete "
+                 "or absent)", path, strerror(e));
+    }
 }
 
 static void report_exit(void)

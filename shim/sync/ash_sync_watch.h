@@ -16,8 +16,10 @@
 #include "ash_coll.h"
 #include "ash_status.h"
 
-/* Start the watchdog thread (idempotent). async: also watch completion on the stream.
- * ASH_OK when the thread runs (so it bounds every wait), else ASH_ERR_INTERNAL (logged). */
+/* Start the watchdog thread; a later call attaches c (aborted when the watchdog fires) and async.
+ * c may be NULL: the rendezvous that opens the communicator is watched as a host wait. async:
+ * also watch completion on the stream. ASH_OK when the thread runs (so it bounds every wait),
+ * else ASH_ERR_INTERNAL (logged). */
 ash_status_t ash_sync_watch_start(ash_coll_t *c, unsigned timeout_s, int async);
 /* A collective described by `what` (copied) with sequence number seq starts on this thread. */
 void ash_sync_watch_begin(const char *what, unsigned long long seq);

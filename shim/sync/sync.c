@@ -481,7 +481,11 @@ static void sync_meet_at_exit(void)
     unsigned char *absent = calloc((size_t)n, 1);
     if (!absent)
         return;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     ash_coll_status_t st = ash_coll_arrive(S.coll, (double)S.timeout_s, absent);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double waited = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
     if (st == ASH_COLL_ETIMEDOUT) {
         char list[256] = "";
         size_t len = 0;
@@ -494,10 +498,16 @@ static void sync_meet_at_exit(void)
         }
         if (missing > 16 && len < sizeof list)
             snprintf(list + len, sizeof list - len, " and %d more", missing - 16);
-        ash_error("exit", "rank(s) %s did not reach the end of the job within %u s (debug.timeout_s; "
-                  "rank %d of %d waited): still training (more steps than this rank?), stalled, or "
-                  "stuck in a collective; exiting with status %d", missing ? list : "?", S.timeout_s,
-                  ash_world()->rank, n, ASH_EXIT_TIMEOUT);
+        if (waited + 0.5 < (double)S.timeout_s) /* named before the deadline: it is gone */
+            ash_error("exit", "rank(s) %s did not reach the end of the job: gone after %.1f s (its "
+                      "connection closed or was refused; debug.timeout_s %u, rank %d of %d waited): "
+                      "it ended, failed or was stopped before the meeting; exiting with status %d",
+                      missing ? list : "?", waited, S.timeout_s, ash_world()->rank, n, ASH_EXIT_TIMEOUT);
+        else
+            ash_error("exit", "rank(s) %s did not reach the end of the job within %u s (debug.timeout_s; "
+                      "rank %d of %d waited): still training (more steps than this rank?), stalled, or "
+                      "stuck in a collective; exiting with status %d", missing ? list : "?", S.timeout_s,
+                      ash_world()->rank, n, ASH_EXIT_TIMEOUT);
         ash_fatal_now_reported(ASH_EXIT_TIMEOUT); /* in the exit sequence: _exit */
     }
     if (st != ASH_COLL_OK)
@@ -551,7 +561,14 @@ static ash_coll_status_t open_coll(void)
     };
     ash_crash_mark(); /* crash reports: tell MPI's signal handlers from the program's */
     ash_world_mpi_mark(); /* one MPI world per rank: a later CUDA program runs alone (world_mpi.c) */
+    /* the rendezvous is a collective too (MPI_Init_thread's fence, MPI_Comm_dup,
+     * ncclCommInitRank): watched like one, and this rank's progress record says it got there, so
+     * a peer that never comes is named (by this rank's watchdog and by the launcher) */
+    if (S.timeout_s > 0)
+        (void)ash_sync_watch_start(NULL, S.timeout_s, 0);
+    ash_sync_watch_begin("the rendezvous (opening the collectives at the first sync point)", S.seq);
     ash_coll_status_t st = ash_coll_open(ash_opt_str(ASH_OPT_BACKEND), &cfg, &S.coll);
+    ash_sync_watch_end(NULL);
     if (st != ASH_COLL_OK) {
         S.coll_failed = 1;
     } else {
@@ -571,6 +588,20 @@ static ash_coll_status_t open_coll(void)
         ash_shim_exit_early(); /* the sequence runs before handlers registered since init */
     }
     return st;
+}
+
+/* A collective that failed. A broken transport (a peer rank ended, its connection closed, the
+ * communicator is unusable after it) is a collective that did not complete: exit 4, as the
+ * watchdog's; what the backend refuses (an argument, a dtype) is the configuration's: exit 2. */
+static ash_exit_t sync_coll_exit(ash_coll_status_t st)
+{
+    return st == ASH_COLL_ENCCL || st == ASH_COLL_EMPI || st == ASH_COLL_EPEER ||
+           st == ASH_COLL_ESTATE ? ASH_EXIT_TIMEOUT : ASH_EXIT_CONFIG;
+}
+static const char *sync_coll_why(ash_coll_status_t st)
+{
+    return sync_coll_exit(st) == ASH_EXIT_TIMEOUT
+               ? " (a peer rank ended or its connection broke); exiting with status 4" : "";
 }
 
 /* The fingerprint of one collective: 6 words every rank must agree on. */
@@ -638,8 +669,8 @@ static void sync_check_fingerprint(const ash_policy_rule_t *r, const ash_kernel_
         ash_sync_watch_timeout(what, seq);
     ash_sync_watch_end(NULL);
     if (st != ASH_COLL_OK) {
-        ash_fatal(ASH_EXIT_CONFIG, "check_collectives: fingerprint exchange for %s failed: %s",
-                 what, ash_coll_status_text(st));
+        ash_fatal(sync_coll_exit(st), "check_collectives: fingerprint exchange for %s failed: %s%s",
+                 what, ash_coll_status_text(st), sync_coll_why(st));
     }
     int bad = 0;
     char mine[192], ref[192];
@@ -748,7 +779,8 @@ void ash_sync_issue_allreduce(const ash_kernel_info_t *k, const ash_policy_rule_
         ash_sync_watch_timeout(what, seq);
     ash_sync_watch_end(st == ASH_COLL_OK ? s : NULL);
     if (st != ASH_COLL_OK)
-        ash_fatal(ASH_EXIT_CONFIG, "collective for %s failed: %s", what, ash_coll_status_text(st));
+        ash_fatal(sync_coll_exit(st), "collective for %s failed: %s%s", what,
+                  ash_coll_status_text(st), sync_coll_why(st));
 }
 
 /* The rule's next sync-point number (0, 1, ...): every rule counts its own. */
@@ -934,8 +966,8 @@ ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **p
             ash_sync_watch_timeout(what, seq);
         ash_sync_watch_end(cst == ASH_COLL_OK ? s : NULL);
         if (cst != ASH_COLL_OK)
-            ash_fatal(ASH_EXIT_CONFIG, "collective for rule at \"%s\" before %s failed: %s", r->at,
-                      k->demangled, ash_coll_status_text(cst));
+            ash_fatal(sync_coll_exit(cst), "collective for rule at \"%s\" before %s failed: %s%s",
+                      r->at, k->demangled, ash_coll_status_text(cst), sync_coll_why(cst));
         /* done */
         ash_observe_after_buffer(&e); /* the reduced values every rank holds */
     }

@@ -137,16 +137,18 @@ ash_status_t ash_sync_watch_start(ash_coll_t *c, unsigned timeout_s,
                                   int async)
 {
     pthread_mutex_lock(&W.lock);
-    if (!W.started && timeout_s > 0) {
+    if (timeout_s > 0 && !W.stop) { /* a second call attaches the communicator once it is open */
         W.coll = c;
         W.timeout_s = timeout_s;
         W.async = async && ASH_CU_HAS(cuEventCreate) && ASH_CU_HAS(cuEventRecord) &&
                   ASH_CU_HAS(cuEventQuery) && ASH_CU_HAS(cuCtxSetCurrent);
-        if (pthread_create(&W.thread, NULL, watch_main, NULL) == 0)
-            W.started = 1;
-        else
-            ash_warn("watchdog", "cannot start the watchdog thread: collectives are not watched");
-        if (W.started)
+        if (!W.started) {
+            if (pthread_create(&W.thread, NULL, watch_main, NULL) == 0)
+                W.started = 1;
+            else
+                ash_warn("watchdog", "cannot start the watchdog thread: collectives are not watched");
+        }
+        if (W.started && c)
             ash_info("watchdog", "collectives time out after %u s%s", timeout_s,
                      W.async ? " (host waits and stream completion)" : " (host waits)");
     }

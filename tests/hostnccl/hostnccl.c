@@ -2,7 +2,7 @@
  *
  * Implements exactly the NCCL calls the collectives' nccl backend uses, with nccl.h signatures:
  * ncclGetVersion, ncclGetUniqueId, ncclCommInitRank, ncclAllReduce, ncclBroadcast,
- * ncclCommDestroy, ncclCommAbort, ncclGetErrorString (+ ncclGetLastError). Operations are
+ * ncclCommDestroy, ncclCommAbort, ncclCommGetAsyncError, ncclGetErrorString (+ ncclGetLastError). Operations are
  * stream-ordered like real NCCL: each is enqueued with cuLaunchHostFunc on the given stream and
  * runs in the callback on hostcuda's stream worker, reading/writing device memory through
  * hostcuda_host_view(). Reduction is deterministic and identical on every rank: all ranks'
@@ -14,7 +14,9 @@
  * same id, and ncclCommInitRank meets the others over TCP, rank 0 listening at that address (the
  * others retry for up to 60 s); data then goes through rank 0 (a star), no MPI at all (Open MPI
  * is opened only on the MPI path, through collectives/mpi_dl.c, so that case never maps it).
- * Also ncclAllGather (bytes). Env: HOSTNCCL_VERSION (default 22809) to exercise the caller's
+ * Also ncclAllGather (bytes). As strict as NCCL about pairing: the k-th collective of every
+ * rank must be the same call, count and type (a header is swapped first; a mismatch fails the
+ * call on every rank with ncclInvalidUsage and moves no data). Env: HOSTNCCL_VERSION (default 22809) to exercise the caller's
  * pre-2.10 path (no ncclAvg).
  * Must not: use a GPU or the real NCCL; reduce in an order that depends on arrival (rank order,
  * identical on every rank); run an operation outside its stream's order or a communicator's issue
@@ -311,6 +313,13 @@ static ncclResult_t hostnccl_free(ncclComm_t c)
 }
 
 HOSTNCCL_API ncclResult_t ncclCommDestroy(ncclComm_t c) { return hostnccl_free(c); }
+HOSTNCCL_API ncclResult_t ncclCommGetAsyncError(ncclComm_t c, ncclResult_t *async)
+{
+    if (!c || !async)
+        return ncclInvalidArgument;
+    *async = c->async_error;
+    return ncclSuccess;
+}
 HOSTNCCL_API ncclResult_t ncclCommAbort(ncclComm_t c) { return hostnccl_free(c); }
 
 /* ---- stream-ordered operations ------------------------------------------------------------ */
@@ -383,11 +392,52 @@ static void hostnccl_run(void *arg)
     pthread_mutex_unlock(&c->mu);
 }
 
+static const char *hostnccl_kind(unsigned long long k)
+{
+    return k == 1 ? "ncclBroadcast" : k == 2 ? "ncclAllGather" : "ncclAllReduce";
+}
+
+/* As NCCL requires, the k-th collective of every rank is the same call: kind, count, type, op,
+ * root. The ranks swap a header first (fixed size, so a mismatch cannot shift the stream), and
+ * every rank sees every header: on a mismatch all of them fail the call (ncclInvalidUsage, one
+ * line naming the first rank that differs from rank 0) and move no data. 0 when all agree. */
+static int hostnccl_same_call(struct ncclComm *c, const hostnccl_op *o)
+{
+    unsigned long long mine[4] = {(unsigned long long)(o->is_bcast ? 1 : o->is_gather ? 2 : 0),
+                                  (unsigned long long)o->count, (unsigned long long)o->type,
+                                  (unsigned long long)o->op | (unsigned long long)o->root << 8};
+    unsigned long long *all = malloc(sizeof mine * (size_t)c->nranks);
+    if (!all || hostnccl_allgather(c, mine, sizeof mine, (char *)all) != 0) {
+        free(all);
+        c->async_error = ncclSystemError;
+        return -1;
+    }
+    for (int r = 1; r < c->nranks; r++) {
+        const unsigned long long *a = all, *b = all + 4 * r;
+        if (memcmp(a, b, sizeof mine) == 0)
+            continue;
+        fprintf(stderr, "hostnccl: rank %d: collective %llu does not match across ranks: rank 0 "
+                "issued %s of %llu x type %llu (op/root %llu), rank %d %s of %llu x type %llu "
+                "(op/root %llu); NCCL requires the same call, count and type on every rank\n",
+                c->rank, o->ticket, hostnccl_kind(a[0]), a[1], a[2], a[3], r, hostnccl_kind(b[0]),
+                b[1], b[2], b[3]);
+        c->async_error = ncclInvalidUsage;
+        free(all);
+        return -1;
+    }
+    free(all);
+    return 0;
+}
+
 static void hostnccl_run_op(hostnccl_op *o)
 {
     struct ncclComm *c = o->comm;
     size_t es = hostnccl_type_size(o->type), bytes = o->count * es;
 
+    if (c->nranks > 1 && (c->async_error != ncclSuccess || hostnccl_same_call(c, o) != 0)) {
+        free(o);   /* a failed communicator moves no more data (every rank saw the mismatch) */
+        return;
+    }
     if (o->is_gather) {
         if (hostnccl_allgather(c, o->send, bytes, o->recv) != 0)
             c->async_error = ncclSystemError;

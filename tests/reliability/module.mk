@@ -24,6 +24,10 @@
 #   test_job_identity.sh two jobs on one port, a stranger at rank 1: refused (exit 2), both named
 #   test_meet_flood.sh   900 strangers on the exit meeting's port: the job still ends with exit 0
 #   test_count_bounds.sh a count past its buffer's allocation (or count_arg on a float/pointer): exit 2
+#   test_world_agree.sh  world variables that contradict each other (stale ACCELSHIM_RANK/_WORLD_SIZE
+#                        under mpirun, a rank past the size) refused, exit 2; agreeing ones accepted
+#   test_peer_killed.sh  a peer killed mid-training: the survivor exits 4 (transport), not 2 (config)
+#   test_full_disk.sh    record, report and trace merge on a full disk: complete or absent, one line
 #   build/tests/reliability/test_file_create  ash_file_create (O_NOFOLLOW|O_EXCL) and secure_getenv
 REL_DIR := $(BUILD)/tests/reliability
 TESTS += tests/reliability/test_fingerprint.sh \
@@ -47,7 +51,10 @@ TESTS += tests/reliability/test_fingerprint.sh \
          tests/reliability/test_torchrun_env.sh \
          tests/reliability/test_job_identity.sh \
          tests/reliability/test_meet_flood.sh \
-         tests/reliability/test_count_bounds.sh
+         tests/reliability/test_count_bounds.sh \
+         tests/reliability/test_world_agree.sh \
+         tests/reliability/test_peer_killed.sh \
+         tests/reliability/test_full_disk.sh
 TESTS += $(REL_DIR)/test_file_create tests/reliability/test_secure_env.sh
 ALL += $(REL_DIR)/test_file_create $(REL_DIR)/fortify_open $(REL_DIR)/overflow_app \
        $(REL_DIR)/options_table $(REL_DIR)/save_app $(REL_DIR)/recover_app

@@ -32,6 +32,10 @@ case_ 2 'ACCELSHIM_TIMEOUT_S=5s: expected an integer in 0\.\.604800' ACCELSHIM_T
 case_ 2 'ACCELSHIM_TIMEOUT_S=-1: expected an integer in 0\.\.604800' ACCELSHIM_TIMEOUT_S=-1
 case_ 2 'ACCELSHIM_TIMEOUT_S=99999999999999999999999: expected' ACCELSHIM_TIMEOUT_S=99999999999999999999999
 case_ 2 'ACCELSHIM_CHECK_COLLECTIVES=yes: expected 0 or 1' ACCELSHIM_CHECK_COLLECTIVES=yes
+# set but empty: a number or a switch is refused (ACCELSHIM_TIMEOUT_S=$UNSET_VAR would silently
+# mean the default 600 s); an empty text or choice (ACCELSHIM_LOG=) still reads as unset
+case_ 2 '^accelshim: ACCELSHIM_TIMEOUT_S=: expected an integer in 0\.\.604800 \(set but empty' ACCELSHIM_TIMEOUT_S=
+case_ 2 '^accelshim: ACCELSHIM_CHECK_COLLECTIVES=: expected 0 or 1 \(set but empty' ACCELSHIM_CHECK_COLLECTIVES=
 case_ 2 'ACCELSHIM_WIRE_OVERRIDE=fp8: expected bf16, f16, fp16, no or same' ACCELSHIM_WIRE_OVERRIDE=fp8
 case_ 2 'ACCELSHIM_RENDEZVOUS=tcp: expected mpi or nccl' ACCELSHIM_RENDEZVOUS=tcp
 case_ 2 'ACCELSHIM_RENDEZVOUS=nccl: NCCL_COMM_ID .* is not set' ACCELSHIM_RENDEZVOUS=nccl NCCL_COMM_ID=
