@@ -21,7 +21,8 @@ $(PTXT_DIR)/test_ptx_%: $(PTXT_SRC)/test_ptx_%.c $(PTXT_SRC)/ptxt.h $(PTXT_SRC)/
 	$(CC) $(CFLAGS) $(CPPFLAGS) -frounding-math -I$(PTXT_SRC) -o $@ $< $(PTXT_LDFLAGS)
 
 $(PTXT_DIR)/test_ptx_isa: $(PTXT_DIR)/isa_kernels.ptx
+$(PTXT_DIR)/test_ptx_sem: $(PTXT_DIR)/sem_kernels.ptx
 
-PTXT_BINS := $(PTXT_DIR)/test_ptx_isa
+PTXT_BINS := $(PTXT_DIR)/test_ptx_isa $(PTXT_DIR)/test_ptx_sem
 ALL += $(PTXT_BINS)
-TESTS += $(PTXT_DIR)/test_ptx_isa
+TESTS += $(PTXT_BINS)

@@ -28,7 +28,7 @@ extern "C" __global__ void s_special(unsigned *out)
     o[3] = blockDim.x, o[4] = blockDim.y, o[5] = blockDim.z;
     o[6] = blockIdx.x, o[7] = blockIdx.y, o[8] = blockIdx.z;
     o[9] = gridDim.x, o[10] = gridDim.y, o[11] = gridDim.z;
-    o[12] = lane, o[13] = lt, o[14] = le | (eq != (1u << lane)) | ((gt | ge) != ~lt ? 2u : 0u) << 30;
+    o[12] = lane, o[13] = lt, o[14] = le;
     unsigned smid, nsmid, warpid, nwarpid;
     unsigned long long c0, c1, g0, g1;
     asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
@@ -39,8 +39,10 @@ extern "C" __global__ void s_special(unsigned *out)
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g0));
     asm volatile("mov.u64 %0, %%clock64;" : "=l"(c1));
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g1));
-    /* o[15]: bit 0 smid < nsmid, bit 1 warpid < nwarpid, bit 2 clock64 monotonic, bit 3 globaltimer monotonic */
-    o[15] = (smid < nsmid) | (warpid < nwarpid) << 1 | (c1 >= c0) << 2 | (g1 >= g0) << 3;
+    /* o[15]: bit 0 smid < nsmid, 1 warpid < nwarpid, 2 clock64 monotonic, 3 globaltimer monotonic,
+     * 4 lanemask_eq = 1 << laneid, 5 lanemask_gt = ~lanemask_le, 6 lanemask_ge = ~lanemask_lt */
+    o[15] = (smid < nsmid) | (warpid < nwarpid) << 1 | (c1 >= c0) << 2 | (g1 >= g0) << 3 |
+            (eq == 1u << lane) << 4 | (gt == ~le) << 5 | (ge == ~lt) << 6;
 }
 
 /* shuffles: per thread 12 results (value, predicate) for idx/up/down/bfly at widths 32, 8 */
@@ -114,6 +116,7 @@ extern "C" __global__ void s_barrier(const int *in, int *out)
 {
     __shared__ int s[1024];
     __shared__ int t1[1024];
+    __shared__ int u[1024];
     unsigned t = threadIdx.x, n = blockDim.x;
     int *o = out + 4 * (blockIdx.x * n + t);
     s[t] = in[blockIdx.x * n + t];
@@ -129,25 +132,26 @@ extern "C" __global__ void s_barrier(const int *in, int *out)
     }
     if (t >= n / 2)
         return;
-    s[t] += 1000;
+    u[t] = s[t] + 1000;
     asm volatile("barrier.sync 0;" ::: "memory");
-    o[2] = s[n / 2 - 1 - t];
+    o[2] = u[n / 2 - 1 - t];
     __syncthreads();
-    o[3] = __syncthreads_count(s[t] & 1) + 10000 * __syncthreads_or(s[t] == 1000 + 7);
+    o[3] = __syncthreads_count(u[t] & 1) + 10000 * __syncthreads_or(u[t] == 1000 + 7);
 }
 
 /* atomics: every thread adds to global and shared counters; shared totals are folded into gl[] */
 struct atom_out {
     int add_s32, min_s32, max_s32, and_b, or_b, xor_b;
     unsigned add_u32, inc_u32, dec_u32, exch_sum_lo, cas_wins, min_u32, max_u32;
-    unsigned long long add_u64, min_u64, max_u64, exch_ret_sum;
+    unsigned long long add_u64, min_u64, max_u64;
     long long min_s64, max_s64;
     float add_f32;
     double add_f64;
     __half2 add_h2;
     __nv_bfloat162 add_bh2;
 };
-extern "C" __global__ void s_atomics(struct atom_out *g, const int *in, int *slots, int nslots, int shared_too)
+extern "C" __global__ void s_atomics(struct atom_out *g, const int *in, int *slots, int nslots, int *fold,
+                                     unsigned long long *exch_sum, int shared_too)
 {
     __shared__ struct atom_out sh;
     int t = GTID, v = in[t];
@@ -178,21 +182,20 @@ extern "C" __global__ void s_atomics(struct atom_out *g, const int *in, int *slo
     atomicAnd(&g->and_b, ~(1 << (v % 31)));
     atomicOr(&g->or_b, 1 << (v % 29));
     atomicXor(&g->xor_b, v);
-    g->exch_ret_sum = 0;   /* unused word kept zero; the sum goes through the slot below */
     unsigned old = atomicExch(&g->exch_sum_lo, (unsigned)t);
-    atomicAdd((unsigned long long *)&slots[2 * nslots], (unsigned long long)old);
+    atomicAdd(exch_sum, (unsigned long long)old);
     if (atomicCAS(&slots[t % nslots], -1, t) == -1)
         atomicAdd(&g->cas_wins, 1u);
     atomicAdd(&g->add_h2, __halves2half2(__float2half((float)(v % 8)), __float2half(1.0f)));
-    atomicAdd(&g->add_bh2, __floats2bfloat162_rn((float)(v % 4), 2.0f));
+    atomicAdd(&g->add_bh2, __floats2bfloat162_rn(v % 4 == 0 ? 1.0f : 0.0f, 0.5f));
     if (shared_too && threadIdx.x < 32) {
         int c = atomicCAS(&sh.cas_wins, 0u, 1u);
         (void)c;
     }
     __syncthreads();
     if (shared_too && threadIdx.x == 0) {
-        /* fold the shared totals into slot words after the CAS area: one block's worth each */
-        int *f = slots + nslots + 8 * BID;
+        /* the shared totals, one block's worth each */
+        int *f = fold + 8 * BID;
         f[0] = sh.add_s32, f[1] = __float_as_int(sh.add_f32), f[2] = (int)(sh.add_u64 >> 20);
         f[3] = (int)sh.inc_u32, f[4] = sh.max_s32, f[5] = (int)sh.cas_wins, f[6] = (int)(sh.add_f64 * 4.0);
         f[7] = 0;
@@ -294,7 +297,4 @@ extern "C" __global__ void s_globals(int *out)
     int t = GTID;
     out[t] = (int)(g_table[t & 7] * g_scale) + c_bias[t & 3];
     atomicAdd(&g_counter, 1ull);
-    __syncthreads();
-    if (t == 0)
-        g_table[0] = 42;
 }

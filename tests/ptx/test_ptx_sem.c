@@ -1,0 +1,629 @@
+/* test_ptx_sem.c — proves hostcuda's PTX interpreter runs CUDA's SIMT semantics as nvcc emits
+ * them (sem_kernels.cu, HOSTCUDA_EXEC=ptx): special registers; shfl.sync idx/up/down/bfly with
+ * segment widths, clamps and the predicate output (checked against the PTX ISA's pseudo-code);
+ * vote.sync all/any/uni/ballot, match.sync any/all, redux.sync, activemask under divergence;
+ * bar.sync / barrier.sync with ids and thread counts and after half the block has exited,
+ * __syncthreads_count/_or; atomics on global and shared memory (add min max inc dec cas exch and
+ * or xor; s32 u32 u64 s64 f32 f64 f16x2 bf16x2) from many CTAs at once; divergence and
+ * reconvergence (nested branches, per-lane trip counts, early return, a warp-synchronous
+ * reduction); recursion, local arrays, a struct by value; dynamic shared memory with and without
+ * the MAX_DYNAMIC_SHARED_SIZE_BYTES opt-in; initialised module globals through cuModuleGetGlobal.
+ * Each result is compared with a C model; a mismatch prints both. Negative control: the shuffle
+ * results against the model of a different delta must differ. Skips (77) without an interpreter.
+ * Usage: test_ptx_sem [PTX_FILE] (default: sem_kernels.ptx next to this binary).
+ */
+#include "ptxt.h"
+
+#include <limits.h>
+#include <math.h>
+
+static char *ptx;
+static int T, FAILED;
+
+static void tcase(int ok, const char *what)
+{
+    printf("%s %d - %s\n", ok ? "ok" : "not ok", ++T, what);
+    FAILED += !ok;
+}
+
+/* the entry NAME cut out with its header (globals, .func definitions) as its own module */
+static CUfunction get(const char *name, CUmodule *mod)
+{
+    char *m = ptxt_entry_module(ptx, name);
+    CUfunction f = NULL;
+    if (!m || ptxt_get(m, name, mod, &f) != CUDA_SUCCESS)
+        f = NULL;
+    free(m);
+    return f;
+}
+
+static CUdeviceptr dalloc(size_t bytes, const void *init)
+{
+    CUdeviceptr d;
+    PTXT_CHECK(cuMemAlloc(&d, bytes));
+    if (init)
+        PTXT_CHECK(cuMemcpyHtoD(d, init, bytes));
+    else
+        PTXT_CHECK(cuMemsetD8(d, 0, bytes));
+    return d;
+}
+
+static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned bx, unsigned by, unsigned bz,
+                       unsigned shmem, void **args)
+{
+    CUresult r = cuLaunchKernel(f, gx, gy, 1, bx, by, bz, shmem, NULL, args, NULL);
+    if (r == CUDA_SUCCESS)
+        r = cuCtxSynchronize();
+    if (r != CUDA_SUCCESS)
+        printf("# launch failed: %s\n", ptxt_err(r));
+    return r;
+}
+
+/* counts mismatches of got[i] vs want[i], printing the first few with their thread */
+static int cmp_u32(const char *what, const unsigned *got, const unsigned *want, int n, int per)
+{
+    int bad = 0;
+    for (int i = 0; i < n; i++)
+        if (got[i] != want[i] && bad++ < 6)
+            printf("#   %s: thread %d word %d: got %#x (%d), expected %#x (%d)\n", what, i / per, i % per,
+                   got[i], (int)got[i], want[i], (int)want[i]);
+    return bad;
+}
+
+/* ---------------------------------------------------------------- special registers */
+static void test_special(void)
+{
+    CUmodule m;
+    CUfunction f = get("s_special", &m);
+    enum { GX = 2, GY = 3, BX = 8, BY = 4, BZ = 2, NT = BX * BY * BZ, N = GX * GY * NT };
+    static unsigned got[16 * N], want[16 * N];
+    CUdeviceptr d = dalloc(sizeof got, NULL);
+    void *args[] = {&d};
+    if (!f || launch(f, GX, GY, BX, BY, BZ, 0, args) != CUDA_SUCCESS) {
+        tcase(0, "special registers (%tid %ntid %ctaid %nctaid %laneid %lanemask_* %smid %warpid %clock64 %globaltimer)");
+        return;
+    }
+    PTXT_CHECK(cuMemcpyDtoH(got, d, sizeof got));
+    for (unsigned by = 0; by < GY; by++)
+        for (unsigned bx = 0; bx < GX; bx++)
+            for (unsigned z = 0; z < BZ; z++)
+                for (unsigned y = 0; y < BY; y++)
+                    for (unsigned x = 0; x < BX; x++) {
+                        unsigned tid = x + BX * (y + BY * z), g = (bx + GX * by) * NT + tid, lane = tid % 32;
+                        unsigned *w = want + 16 * g;
+                        unsigned v[16] = {x, y, z, BX, BY, BZ, bx, by, 0, GX, GY, 1, lane, (1u << lane) - 1,
+                                          lane == 31 ? 0xffffffffu : (2u << lane) - 1, 0x7f};
+                        memcpy(w, v, sizeof v);
+                    }
+    tcase(cmp_u32("special", got, want, 16 * N, 16) == 0,
+          "special registers (%tid %ntid %ctaid %nctaid %laneid %lanemask_* %smid %warpid %clock64 %globaltimer)");
+    cuMemFree(d);
+    cuModuleUnload(m);
+}
+
+/* ---------------------------------------------------------------- shuffles */
+/* the PTX ISA's shfl.sync pseudo-code; mode 0 up, 1 down, 2 bfly, 3 idx */
+static int shfl_model(const int *v, int lane, int mode, unsigned b, unsigned c, int *pred)
+{
+    int bval = (int)(b & 31), cval = (int)(c & 31), segmask = (int)(c >> 8 & 31);
+    int maxl = (lane & segmask) | (cval & ~segmask), minl = lane & segmask, j, p;
+    switch (mode) {
+    case 0: j = lane - bval; p = j >= maxl; break;
+    case 1: j = lane + bval; p = j <= maxl; break;
+    case 2: j = lane ^ bval; p = j <= maxl; break;
+    default: j = minl | (bval & ~segmask); p = j <= maxl; break;
+    }
+    if (!p)
+        j = lane;
+    *pred = p;
+    return v[j];
+}
+static unsigned cuda_c(int w, int clampmax) { return (unsigned)(32 - w) << 8 | (clampmax ? 0x1f : 0); }
+
+static void shfl_expect(const int *in, int nthreads, int delta, int *want)
+{
+    for (int w0 = 0; w0 < nthreads; w0 += 32) {
+        const int *v = in + w0;
+        for (int l = 0; l < 32; l++) {
+            int *o = want + 24 * (w0 + l), k = 0, p;
+            o[k++] = shfl_model(v, l, 3, (unsigned)(l * 7 + delta) & 31, cuda_c(32, 1), &p);
+            o[k++] = shfl_model(v, l, 3, (unsigned)(delta + 3), cuda_c(8, 1), &p);
+            o[k++] = shfl_model(v, l, 0, (unsigned)delta, cuda_c(32, 0), &p);
+            o[k++] = shfl_model(v, l, 0, (unsigned)delta, cuda_c(8, 0), &p);
+            o[k++] = shfl_model(v, l, 1, (unsigned)delta, cuda_c(32, 1), &p);
+            o[k++] = shfl_model(v, l, 1, (unsigned)delta, cuda_c(16, 1), &p);
+            o[k++] = shfl_model(v, l, 2, (unsigned)delta, cuda_c(32, 1), &p);
+            o[k++] = shfl_model(v, l, 2, (unsigned)delta, cuda_c(4, 1), &p);
+            o[k] = shfl_model(v, l, 0, (unsigned)delta, 0, &p), o[k + 1] = p, k += 2;
+            o[k] = shfl_model(v, l, 1, (unsigned)delta, 0x1f, &p), o[k + 1] = p, k += 2;
+            o[k] = shfl_model(v, l, 3, (unsigned)delta + 5, 0x181f, &p), o[k + 1] = p, k += 2;
+            o[k] = shfl_model(v, l, 2, (unsigned)delta, 0x1c1f, &p), o[k + 1] = p, k += 2;
+            int src = l + 1 <= 31 ? l + 1 : l;
+            o[k++] = v[src];
+            o[k++] = v[src] * 3;
+            float fv = (float)v[l ^ 16] * 0.5f;
+            memcpy(&o[k++], &fv, 4);
+            for (; k < 24; k++)
+                o[k] = 0;
+        }
+    }
+}
+
+static void test_shfl(void)
+{
+    CUmodule m;
+    CUfunction f = get("s_shfl", &m);
+    enum { N = 128 };
+    static int in[N], got[24 * N], want[24 * N];
+    for (int i = 0; i < N; i++)
+        in[i] = i * 13 + 5;
+    CUdeviceptr din = dalloc(sizeof in, in), dout = dalloc(sizeof got, NULL);
+    int deltas[] = {3, 19, 1};
+    for (int k = 0; k < 3; k++) {
+        int delta = deltas[k];
+        void *args[] = {&din, &dout, &delta};
+        char what[160];
+        snprintf(what, sizeof what, "shfl.sync idx/up/down/bfly, widths 32/16/8/4, predicate output (delta %d)", delta);
+        if (!f || launch(f, 2, 1, 64, 1, 1, 0, args) != CUDA_SUCCESS) {
+            tcase(0, what);
+            continue;
+        }
+        PTXT_CHECK(cuMemcpyDtoH(got, dout, sizeof got));
+        shfl_expect(in, N, delta, want);
+        tcase(cmp_u32("shfl", (unsigned *)got, (unsigned *)want, 24 * N, 24) == 0, what);
+        if (k == 0) {   /* negative control: the model of another delta must not match */
+            shfl_expect(in, N, delta + 1, want);
+            int bad = 0;
+            for (int i = 0; i < 24 * N; i++)
+                bad += got[i] != want[i];
+            tcase(bad > 0, "negative control: the shuffle results differ from the model of delta + 1");
+        }
+    }
+    cuMemFree(din);
+    cuMemFree(dout);
+    if (f)
+        cuModuleUnload(m);
+}
+
+/* ---------------------------------------------------------------- votes */
+static void test_vote(void)
+{
+    CUmodule m;
+    CUfunction f = get("s_vote", &m);
+    enum { N = 256 };
+    static int in[N];
+    static unsigned got[12 * N], want[12 * N];
+    for (int i = 0; i < N; i++) {
+        int w = i / 32;
+        in[i] = (int)((unsigned)(i * 2654435761u) >> 7) % 200;
+        if (w == 2)
+            in[i] = 77;                       /* uniform warp */
+        if (w == 3)
+            in[i] = 1000 + i % 7;             /* match.all on v / 1000 */
+        if (w == 5)
+            in[i] = 1 + i % 50;               /* all > 0, none > 100 */
+    }
+    CUdeviceptr din = dalloc(sizeof in, in), dout = dalloc(sizeof got, NULL);
+    void *args[] = {&din, &dout};
+    if (!f || launch(f, 2, 1, 128, 1, 1, 0, args) != CUDA_SUCCESS) {
+        tcase(0, "vote.sync all/any/uni/ballot, match.sync any/all, redux.sync, activemask");
+        return;
+    }
+    PTXT_CHECK(cuMemcpyDtoH(got, dout, sizeof got));
+    int bad_active = 0;
+    for (int w0 = 0; w0 < N; w0 += 32) {
+        const int *v = in + w0;
+        unsigned all = 1, any = 0, ballot = 0, sum = 0, max = 0, or = 0, np = 0, ballot2 = 0;
+        for (int l = 0; l < 32; l++) {
+            all &= v[l] > 0;
+            any |= v[l] > 100;
+            ballot |= (unsigned)(v[l] & 1) << l;
+            np += v[l] > 50;
+            sum += (unsigned)v[l];
+            max = (unsigned)v[l] > max ? (unsigned)v[l] : max;
+            or |= (unsigned)v[l];
+            if (!(l & 1) && (v[l] & 2))
+                ballot2 |= 1u << l;
+        }
+        int odd_warp = ((w0 % 128) / 32) & 1;
+        for (int l = 0; l < 32; l++) {
+            unsigned *o = want + 12 * (w0 + l), eq = 0, ma = 0xffffffff;
+            for (int k = 0; k < 32; k++) {
+                eq |= (unsigned)(v[k] % 5 == v[l] % 5) << k;
+                if (v[k] / 1000 != v[0] / 1000)
+                    ma = 0;
+            }
+            unsigned w[12] = {all, any, ballot, np == 0 || np == 32, eq, ma, ma != 0, sum, max, or, 0, 0};
+            int branch = odd_warp && !(l & 1);
+            /* activemask: the caller's lane, within the lanes on its path (convergence is not promised) */
+            unsigned path = branch ? 0x55555555u : odd_warp ? 0xaaaaaaaau : 0xffffffffu, a = got[12 * (w0 + l) + 10];
+            if (!(a >> l & 1) || (a & ~path))
+                bad_active++, printf("#   activemask: thread %d got %#x (path %#x)\n", w0 + l, a, path);
+            w[10] = a;
+            w[11] = branch ? ballot2 : 0;
+            memcpy(o, w, sizeof w);
+        }
+    }
+    tcase(cmp_u32("vote", got, want, 12 * N, 12) == 0 && !bad_active,
+          "vote.sync all/any/uni/ballot, match.sync any/all, redux.sync add/max/or, activemask under divergence");
+    cuMemFree(din);
+    cuMemFree(dout);
+    cuModuleUnload(m);
+}
+
+/* ---------------------------------------------------------------- barriers */
+static void test_barrier(void)
+{
+    CUmodule m;
+    CUfunction f = get("s_barrier", &m);
+    enum { NB = 3, BN = 256, N = NB * BN };
+    static int in[N], got[4 * N], want[4 * N];
+    for (int i = 0; i < N; i++)
+        in[i] = i * 3 + 1;
+    CUdeviceptr din = dalloc(sizeof in, in), dout = dalloc(sizeof got, NULL);
+    void *args[] = {&din, &dout};
+    const char *what = "bar.sync / barrier.sync: ids, thread counts, exited threads, __syncthreads_count/_or";
+    if (!f || launch(f, NB, 1, BN, 1, 1, 0, args) != CUDA_SUCCESS) {
+        tcase(0, what);
+        return;
+    }
+    PTXT_CHECK(cuMemcpyDtoH(got, dout, sizeof got));
+    for (int b = 0; b < NB; b++) {
+        const int *s = in + b * BN;
+        int cnt = 0, any7 = 0;
+        for (int t = 0; t < BN / 2; t++) {
+            cnt += (s[t] + 1000) & 1;
+            any7 |= s[t] == 7;
+        }
+        for (int t = 0; t < BN; t++) {
+            int *o = want + 4 * (b * BN + t);
+            o[0] = s[(t + 1) % BN];
+            o[1] = t < 64 ? 2 * s[63 - t] : 2 * s[64 + (t - 64 + 1) % (BN - 64)];
+            o[2] = t < BN / 2 ? s[BN / 2 - 1 - t] + 1000 : 0;
+            o[3] = t < BN / 2 ? cnt + 10000 * any7 : 0;
+        }
+    }
+    tcase(cmp_u32("barrier", (unsigned *)got, (unsigned *)want, 4 * N, 4) == 0, what);
+    cuMemFree(din);
+    cuMemFree(dout);
+    cuModuleUnload(m);
+}
+
+/* ---------------------------------------------------------------- atomics */
+struct atom_out {   /* sem_kernels.cu's layout */
+    int add_s32, min_s32, max_s32, and_b, or_b, xor_b;
+    unsigned add_u32, inc_u32, dec_u32, exch_sum_lo, cas_wins, min_u32, max_u32;
+    unsigned long long add_u64, min_u64, max_u64;
+    long long min_s64, max_s64;
+    float add_f32;
+    double add_f64;
+    uint32_t add_h2, add_bh2;
+};
+
+static void test_atomics(void)
+{
+    CUmodule m;
+    CUfunction f = get("s_atomics", &m);
+    enum { NB = 4, BN = 128, N = NB * BN, NSLOTS = 50 };
+    static int in[N], slots[NSLOTS], fold[8 * NB];
+    for (int i = 0; i < N; i++)
+        in[i] = (i * 7 + 3) % 97;
+    for (int i = 0; i < NSLOTS; i++)
+        slots[i] = -1;
+    struct atom_out g = {0}, w = {0};
+    g.min_s32 = INT_MAX, g.max_s32 = INT_MIN, g.and_b = -1, g.exch_sum_lo = 0xffffffffu, g.min_u32 = UINT_MAX;
+    g.min_u64 = ~0ull, g.min_s64 = LLONG_MAX, g.max_s64 = LLONG_MIN;
+    unsigned long long exch_sum = 0;
+    CUdeviceptr dg = dalloc(sizeof g, &g), din = dalloc(sizeof in, in), ds = dalloc(sizeof slots, slots);
+    CUdeviceptr df = dalloc(sizeof fold, NULL), de = dalloc(8, &exch_sum);
+    int nslots = NSLOTS, shared_too = 1;
+    void *args[] = {&dg, &din, &ds, &nslots, &df, &de, &shared_too};
+    const char *what = "atom on global and shared: add min max inc dec cas exch and or xor, s32 u32 u64 s64 f32 f64 f16x2 bf16x2";
+    if (!f || launch(f, NB, 1, BN, 1, 1, 0, args) != CUDA_SUCCESS) {
+        tcase(0, what);
+        return;
+    }
+    PTXT_CHECK(cuMemcpyDtoH(&g, dg, sizeof g));
+    PTXT_CHECK(cuMemcpyDtoH(slots, ds, sizeof slots));
+    PTXT_CHECK(cuMemcpyDtoH(fold, df, sizeof fold));
+    PTXT_CHECK(cuMemcpyDtoH(&exch_sum, de, 8));
+    w.min_s32 = INT_MAX, w.max_s32 = INT_MIN, w.and_b = -1, w.min_u32 = UINT_MAX, w.min_u64 = ~0ull;
+    w.min_s64 = LLONG_MAX, w.max_s64 = LLONG_MIN;
+    unsigned long long tsum = 0;
+    float h_lo = 0, bh_lo = 0;
+    for (int t = 0; t < N; t++) {
+        int v = in[t];
+        w.add_s32 += v, w.add_f32 += (float)(v % 64), w.add_f64 += v * 0.25, w.add_u64 += (unsigned long long)v << 20;
+        int mm = v * 37 % 1001 - 500;
+        w.max_s32 = mm > w.max_s32 ? mm : w.max_s32, w.min_s32 = mm < w.min_s32 ? mm : w.min_s32;
+        w.add_u32 -= (unsigned)v;
+        unsigned u = (unsigned)v * 7919u;
+        w.min_u32 = u < w.min_u32 ? u : w.min_u32, w.max_u32 = u > w.max_u32 ? u : w.max_u32;
+        unsigned long long u64 = (unsigned long long)v * 0x100000001ull;
+        w.min_u64 = u64 < w.min_u64 ? u64 : w.min_u64, w.max_u64 = u64 > w.max_u64 ? u64 : w.max_u64;
+        long long s64 = (long long)v * 0x10000ll;
+        w.min_s64 = -s64 < w.min_s64 ? -s64 : w.min_s64, w.max_s64 = s64 > w.max_s64 ? s64 : w.max_s64;
+        w.and_b &= ~(1 << (v % 31)), w.or_b |= 1 << (v % 29), w.xor_b ^= v;
+        tsum += (unsigned)t;
+        h_lo += (float)(v % 8), bh_lo += v % 4 == 0 ? 1.0f : 0.0f;
+    }
+    w.inc_u32 = N % 7;              /* atomicInc(6) N times from 0 */
+    w.dec_u32 = (10 - N % 10) % 10; /* atomicDec(9) N times from 0 */
+    w.cas_wins = NSLOTS;
+    int bad = 0;
+#define AEQ(field, fmt)                                                                             \
+    if (g.field != w.field)                                                                         \
+        bad++, printf("#   atomics: " #field ": got " fmt ", expected " fmt "\n", g.field, w.field);
+    AEQ(add_s32, "%d") AEQ(min_s32, "%d") AEQ(max_s32, "%d") AEQ(and_b, "%#x") AEQ(or_b, "%#x")
+    AEQ(xor_b, "%#x") AEQ(add_u32, "%u") AEQ(inc_u32, "%u") AEQ(dec_u32, "%u") AEQ(cas_wins, "%u")
+    AEQ(min_u32, "%u") AEQ(max_u32, "%u") AEQ(add_u64, "%llu") AEQ(min_u64, "%llu") AEQ(max_u64, "%llu")
+    AEQ(min_s64, "%lld") AEQ(max_s64, "%lld") AEQ(add_f32, "%g") AEQ(add_f64, "%g")
+#undef AEQ
+    /* f16x2: {low: sum of v % 8, high: N}; bf16x2: {low: count of v % 4 == 0, high: N / 2} */
+    uint32_t h2 = g.add_h2, bh2 = g.add_bh2;
+    float hl = (float)ldexp((double)((h2 & 0x3ff) | 0x400), (int)((h2 >> 10) & 31) - 25);
+    float hh = (float)ldexp((double)((h2 >> 16 & 0x3ff) | 0x400), (int)((h2 >> 26) & 31) - 25);
+    uint32_t bl = bh2 << 16, bh = bh2 & 0xffff0000u;
+    float bfl, bfh;
+    memcpy(&bfl, &bl, 4);
+    memcpy(&bfh, &bh, 4);
+    if (hl != h_lo || hh != (float)N || bfl != bh_lo || bfh != N * 0.5f)
+        bad++, printf("#   atomics: f16x2 {%g, %g} expected {%g, %d}; bf16x2 {%g, %g} expected {%g, %g}\n",
+                      (double)hl, (double)hh, (double)h_lo, N, (double)bfl, (double)bfh, (double)bh_lo, N * 0.5);
+    if (g.exch_sum_lo >= N || exch_sum + g.exch_sum_lo != 0xffffffffull + tsum)
+        bad++, printf("#   atomics: exch: final %u, returned sum %llu; expected final < %d and sum + final = %llu\n",
+                      g.exch_sum_lo, exch_sum, N, 0xffffffffull + tsum);
+    for (int s = 0; s < NSLOTS; s++)
+        if (slots[s] < 0 || slots[s] % NSLOTS != s)
+            bad++, printf("#   atomics: cas slot %d holds %d\n", s, slots[s]);
+    for (int b = 0; b < NB; b++) {   /* the shared-memory copies, per block */
+        int add = 0, mx = INT_MIN, f6 = 0;
+        float fl = 0;
+        long long u20 = 0;
+        for (int t = b * BN; t < (b + 1) * BN; t++) {
+            int v = in[t], mm = v * 37 % 1001 - 500;
+            add += v, fl += (float)(v % 64), u20 += v, mx = mm > mx ? mm : mx, f6 += v;
+        }
+        int *fb = fold + 8 * b;
+        float gotf;
+        memcpy(&gotf, &fb[1], 4);
+        if (fb[0] != add || gotf != fl || fb[2] != (int)u20 || fb[3] != BN % 7 || fb[4] != mx || fb[5] != 1 ||
+            fb[6] != f6)
+            bad++, printf("#   atomics: shared, block %d: {%d %g %d %d %d %d %d}, expected {%d %g %d %d %d 1 %d}\n", b,
+                          fb[0], (double)gotf, fb[2], fb[3], fb[4], fb[5], fb[6], add, (double)fl, (int)u20, BN % 7,
+                          mx, f6);
+    }
+    tcase(bad == 0, what);
+    cuMemFree(dg), cuMemFree(din), cuMemFree(ds), cuMemFree(df), cuMemFree(de);
+    cuModuleUnload(m);
+}
+
+/* ---------------------------------------------------------------- divergence */
+static void test_diverge(void)
+{
+    CUmodule m;
+    CUfunction f = get("s_diverge", &m);
+    enum { N = 192 };
+    static int in[N], got[6 * N];
+    for (int i = 0; i < N; i++)
+        in[i] = (i * 37 + 11) % 100;
+    CUdeviceptr din = dalloc(sizeof in, in), dout = dalloc(sizeof got, NULL);
+    void *args[] = {&din, &dout};
+    const char *what = "divergence: nested branches, per-lane trip counts, early return, warp-synchronous reduction";
+    if (!f || launch(f, 3, 1, 64, 1, 1, 0, args) != CUDA_SUCCESS) {
+        tcase(0, what);
+        return;
+    }
+    PTXT_CHECK(cuMemcpyDtoH(got, dout, sizeof got));
+    int bad = 0;
+    for (int t = 0; t < N; t++) {
+        int lane = t & 31, v = in[t], a = 0, s = 0, wsum = 0, *o = got + 6 * t;
+        if (lane & 1)
+            a = lane % 3 == 0 ? v * 3 : v + 1;
+        else {
+            for (int k = 0; k < lane; k++)
+                a += k ^ v;
+            if (a & 4)
+                a = -a;
+        }
+        for (int k = 0; k < (v & 15) && k != 11; k++)
+            s += k * lane;
+        for (int l = 0; l < 32; l++)
+            wsum += in[(t & ~31) + l];
+        int want4 = 0, want5 = 0;
+        if (lane < 20) {
+            unsigned act = (unsigned)o[4];
+            want4 = (act >> lane & 1) && !(act & ~0xfffffu) ? o[4] : -1;
+            for (int l = 0; l < 20; l++)
+                if (act >> l & 1)
+                    want5 += in[(t & ~31) + l];
+        }
+        int ok = o[0] == a && o[1] == s && ((unsigned)o[2] >> lane & 1) && o[3] == wsum && o[4] == want4 && o[5] == want5;
+        if (!ok && bad++ < 6)
+            printf("#   diverge: thread %d: got {%d %d %#x %d %#x %d}, expected {%d %d (own bit) %d %s %d}\n", t, o[0],
+                   o[1], o[2], o[3], o[4], o[5], a, s, wsum, lane < 20 ? "(own bit, lanes < 20)" : "0", want5);
+    }
+    tcase(bad == 0, what);
+    cuMemFree(din), cuMemFree(dout);
+    cuModuleUnload(m);
+}
+
+/* ---------------------------------------------------------------- calls, locals, struct param */
+struct sparam {
+    int a;
+    double b;
+    char c;
+    float v[3];
+    long long w;
+};
+static long long fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+
+static void test_calls(void)
+{
+    CUmodule m;
+    CUfunction f = get("s_calls", &m);
+    enum { N = 96 };
+    static int in[N];
+    static long long got[8 * N];
+    for (int i = 0; i < N; i++)
+        in[i] = (i * 29 + 4) % 200;
+    struct sparam p = {.a = -17, .b = 2.75, .c = 'q', .v = {1.5f, 2.25f, 3.0f}, .w = 0x123456789abcll};
+    CUdeviceptr din = dalloc(sizeof in, in), dout = dalloc(sizeof got, NULL);
+    void *args[] = {&din, &dout, &p};
+    const char *what = "recursive device functions, a local array indexed at run time, a struct by value";
+    if (!f || launch(f, 3, 1, 32, 1, 1, 0, args) != CUDA_SUCCESS) {
+        tcase(0, what);
+        return;
+    }
+    PTXT_CHECK(cuMemcpyDtoH(got, dout, sizeof got));
+    int bad = 0;
+    for (int t = 0; t < N; t++) {
+        int v = in[t], loc[64];
+        unsigned long long acc = 1;
+        for (int d = v % 40; d > 0; d--)
+            acc = acc * 3 + (unsigned)d;
+        for (int i = 0; i < 64; i++)
+            loc[(i * 7 + v) & 63] = i * i - v;
+        long long w[8] = {fib(v % 16), (long long)acc, loc[v & 63] + loc[(v * 5) & 63], p.a + t, 11, 'q', 324,
+                          p.w ^ t};
+        for (int k = 0; k < 8; k++)
+            if (got[8 * t + k] != w[k] && bad++ < 6)
+                printf("#   calls: thread %d word %d: got %lld, expected %lld\n", t, k, got[8 * t + k], w[k]);
+    }
+    tcase(bad == 0, what);
+    cuMemFree(din), cuMemFree(dout);
+    cuModuleUnload(m);
+}
+
+/* ---------------------------------------------------------------- dynamic shared memory */
+static void test_dynshared(void)
+{
+    CUmodule m;
+    CUfunction f = get("s_dynshared", &m);
+    enum { NB = 3, BIG = 16000 };
+    static float in[NB * BIG], got[NB * BIG];
+    for (int i = 0; i < NB * BIG; i++)
+        in[i] = (float)(i % 1013) - 300.0f;
+    CUdeviceptr din = dalloc(sizeof in, in), dout = dalloc(sizeof got, NULL);
+    int sizes[] = {1000, BIG};
+    for (int k = 0; k < 2; k++) {
+        int n = sizes[k];
+        char what[160];
+        snprintf(what, sizeof what, "dynamic shared memory: %d bytes%s", n * 4,
+                 n * 4 > 48 * 1024 ? " after the MAX_DYNAMIC_SHARED_SIZE_BYTES opt-in" : "");
+        void *args[] = {&din, &dout, &n};
+        if (!f) {
+            tcase(0, what);
+            continue;
+        }
+        if (n * 4 > 48 * 1024) {
+            /* without the opt-in a launch above 48 KiB is refused (CUDA_ERROR_INVALID_VALUE), not sticky */
+            CUresult r = cuLaunchKernel(f, NB, 1, 1, 128, 1, 1, (unsigned)n * 4, NULL, args, NULL);
+            tcase(r == CUDA_ERROR_INVALID_VALUE, "dynamic shared memory above 48 KiB without the opt-in is refused");
+            if (r != CUDA_ERROR_INVALID_VALUE)
+                printf("#   got %s\n", ptxt_err(r));
+            cuCtxSynchronize();
+            PTXT_CHECK(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, n * 4));
+        }
+        if (launch(f, NB, 1, 128, 1, 1, (unsigned)n * 4, args) != CUDA_SUCCESS) {
+            tcase(0, what);
+            continue;
+        }
+        PTXT_CHECK(cuMemcpyDtoH(got, dout, (size_t)NB * n * 4));
+        int bad = 0;
+        for (int b = 0; b < NB; b++)
+            for (int i = 0; i < n; i++) {
+                float want = in[b * n + n - 1 - i] * 2.0f;
+                if (got[b * n + i] != want && bad++ < 6)
+                    printf("#   dynshared: block %d element %d: got %g, expected %g\n", b, i, (double)got[b * n + i],
+                           (double)want);
+            }
+        tcase(bad == 0, what);
+    }
+    cuMemFree(din), cuMemFree(dout);
+    if (f)
+        cuModuleUnload(m);
+}
+
+/* ---------------------------------------------------------------- module globals */
+static void test_globals(void)
+{
+    CUmodule m;
+    CUfunction f = get("s_globals", &m);
+    const char *what = "initialised module globals and constants, read and written through cuModuleGetGlobal";
+    if (!f) {
+        tcase(0, what);
+        return;
+    }
+    CUdeviceptr gt, gs, gc, gb;
+    size_t st, ss, sc, sb;
+    int bad = 0, table[8], bias[4];
+    float scale;
+    unsigned long long counter = 5;
+    PTXT_CHECK(cuModuleGetGlobal(&gt, &st, m, "g_table"));
+    PTXT_CHECK(cuModuleGetGlobal(&gs, &ss, m, "g_scale"));
+    PTXT_CHECK(cuModuleGetGlobal(&gc, &sc, m, "g_counter"));
+    PTXT_CHECK(cuModuleGetGlobal(&gb, &sb, m, "c_bias"));
+    if (st != 32 || ss != 4 || sc != 8 || sb != 16)
+        bad++, printf("#   globals: sizes %zu %zu %zu %zu, expected 32 4 8 16\n", st, ss, sc, sb);
+    PTXT_CHECK(cuMemcpyDtoH(table, gt, sizeof table));
+    PTXT_CHECK(cuMemcpyDtoH(&scale, gs, 4));
+    PTXT_CHECK(cuMemcpyDtoH(bias, gb, sizeof bias));
+    const int t0[8] = {3, 1, 4, 1, 5, 9, 2, 6}, b0[4] = {100, 200, 300, 400};
+    if (memcmp(table, t0, sizeof t0) || scale != 2.5f || memcmp(bias, b0, sizeof b0))
+        bad++, printf("#   globals: initialisers: table[0..1] %d %d, scale %g, bias[3] %d\n", table[0], table[1],
+                      (double)scale, bias[3]);
+    PTXT_CHECK(cuMemcpyHtoD(gc, &counter, 8));
+    enum { N = 128 };
+    static int got[N];
+    CUdeviceptr dout = dalloc(sizeof got, NULL);
+    void *args[] = {&dout};
+    for (int pass = 0; pass < 2; pass++) {
+        if (launch(f, 2, 1, 64, 1, 1, 0, args) != CUDA_SUCCESS) {
+            bad++;
+            break;
+        }
+        PTXT_CHECK(cuMemcpyDtoH(got, dout, sizeof got));
+        for (int t = 0; t < N; t++) {
+            int want = (int)((float)t0[t & 7] * scale) + b0[t & 3];
+            if (got[t] != want && bad++ < 6)
+                printf("#   globals pass %d: thread %d: got %d, expected %d\n", pass, t, got[t], want);
+        }
+        scale = 4.0f;   /* the host's write must be what the next launch reads */
+        PTXT_CHECK(cuMemcpyHtoD(gs, &scale, 4));
+    }
+    PTXT_CHECK(cuMemcpyDtoH(&counter, gc, 8));
+    if (counter != 5 + 2 * N)
+        bad++, printf("#   globals: g_counter %llu, expected %d\n", counter, 5 + 2 * N);
+    tcase(bad == 0, what);
+    cuMemFree(dout);
+    cuModuleUnload(m);
+}
+
+int main(int argc, char **argv)
+{
+    char dir[4096], path[4200];
+    ptxt_self_dir(argv[0], dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/sem_kernels.ptx", dir);
+    ptx = ptxt_slurp(argc > 1 ? argv[1] : path);
+    if (!ptx)
+        return 1;
+    ptxt_start();
+    char *probe = ptxt_entry_module(ptx, "s_special");
+    if (!probe)
+        return 1;
+    ptxt_need_interpreter(probe, "s_special");
+    free(probe);
+    test_special();
+    test_shfl();
+    test_vote();
+    test_barrier();
+    test_atomics();
+    test_diverge();
+    test_calls();
+    test_dynshared();
+    test_globals();
+    printf("1..%d\n", T);
+    free(ptx);
+    return FAILED ? 1 : 0;
+}
