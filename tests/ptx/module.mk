@@ -20,9 +20,27 @@ $(PTXT_DIR)/test_ptx_%: $(PTXT_SRC)/test_ptx_%.c $(PTXT_SRC)/ptxt.h $(PTXT_SRC)/
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -frounding-math -I$(PTXT_SRC) -o $@ $< $(PTXT_LDFLAGS)
 
+$(PTXT_DIR)/fault_kernels.ptx: $(PTXT_SRC)/fault_kernels.cu | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(NVCC) -ptx -arch=compute_80 -O2 -o $@ $<
+$(PTXT_DIR)/ptx_fault_run: $(PTXT_SRC)/ptx_fault_run.c $(PTXT_SRC)/ptxt.h $(HOSTCUDA_LIB) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -I$(PTXT_SRC) -o $@ $< $(PTXT_LDFLAGS)
+
+# llm.c's kernels, compiled from the third-party corpus with its Makefile's flags (never copied);
+# built only where the corpus is (ACCELSHIM_THIRDPARTY, default ../shared/thirdparty)
+PTXT_THIRDPARTY := $(or $(ACCELSHIM_THIRDPARTY),../shared/thirdparty)
+PTXT_LLMC_SRC := $(PTXT_THIRDPARTY)/llm.c/train_gpt2_fp32.cu
+$(PTXT_DIR)/llmc_fp32.ptx: $(PTXT_LLMC_SRC) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(NVCC) -ptx -O3 --use_fast_math -std=c++17 -arch=compute_75 -diag-suppress 550 -o $@ $<
+ifneq ($(wildcard $(PTXT_LLMC_SRC)),)
+ALL += $(PTXT_DIR)/llmc_fp32.ptx
+endif
+
 $(PTXT_DIR)/test_ptx_isa: $(PTXT_DIR)/isa_kernels.ptx
 $(PTXT_DIR)/test_ptx_sem: $(PTXT_DIR)/sem_kernels.ptx
 
 PTXT_BINS := $(PTXT_DIR)/test_ptx_isa $(PTXT_DIR)/test_ptx_sem
-ALL += $(PTXT_BINS)
-TESTS += $(PTXT_BINS)
+ALL += $(PTXT_BINS) $(PTXT_DIR)/ptx_fault_run $(PTXT_DIR)/fault_kernels.ptx
+TESTS += $(PTXT_BINS) $(PTXT_SRC)/test_ptx_faults.sh
