@@ -38,9 +38,24 @@ ifneq ($(wildcard $(PTXT_LLMC_SRC)),)
 ALL += $(PTXT_DIR)/llmc_fp32.ptx
 endif
 
+# the twin-vs-interpreter harness, and every project kernel's PTX again with -fmad=false (no fma
+# contraction: the interpreter must then match the host twins bit for bit, library functions apart)
+$(PTXT_DIR)/ptx_twin_run: $(PTXT_SRC)/ptx_twin_run.c $(PTXT_SRC)/ptxt.h $(HOSTCUDA_LIB) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -I$(PTXT_SRC) -o $@ $< $(PTXT_LDFLAGS)
+PTXT_PROJECT_KERNELS := tests/hostcuda/test_kernels.cu tests/trainers/mlp_kernels.cu tests/trainers/layers_kernels.cu \
+                        collectives/cast_kernels.cu sync/inspect_kernels.cu
+PTXT_NOFMA_PTX := $(addprefix $(PTXT_DIR)/nofma/,$(notdir $(PTXT_PROJECT_KERNELS:.cu=.ptx)))
+define PTXT_NOFMA_RULE
+$(PTXT_DIR)/nofma/$(notdir $(1:.cu=.ptx)): $(1) include/ash_kernel.h | $$(DEPS_STAMP)
+	@mkdir -p $$(dir $$@)
+	$$(NVCC) $$(NVCCFLAGS) -fmad=false -Iinclude -o $$@ $$<
+endef
+$(foreach k,$(PTXT_PROJECT_KERNELS),$(eval $(call PTXT_NOFMA_RULE,$(k))))
+
 $(PTXT_DIR)/test_ptx_isa: $(PTXT_DIR)/isa_kernels.ptx
 $(PTXT_DIR)/test_ptx_sem: $(PTXT_DIR)/sem_kernels.ptx
 
 PTXT_BINS := $(PTXT_DIR)/test_ptx_isa $(PTXT_DIR)/test_ptx_sem
-ALL += $(PTXT_BINS) $(PTXT_DIR)/ptx_fault_run $(PTXT_DIR)/fault_kernels.ptx
-TESTS += $(PTXT_BINS) $(PTXT_SRC)/test_ptx_faults.sh
+ALL += $(PTXT_BINS) $(PTXT_DIR)/ptx_fault_run $(PTXT_DIR)/fault_kernels.ptx $(PTXT_DIR)/ptx_twin_run $(PTXT_NOFMA_PTX)
+TESTS += $(PTXT_BINS) $(PTXT_SRC)/test_ptx_faults.sh $(PTXT_SRC)/test_ptx_twins.sh
