@@ -57,7 +57,21 @@ extern "C" __global__ void s_shfl(const int *in, int *out, int delta)
     o[k++] = __shfl_down_sync(0xffffffff, v, delta, 16);
     o[k++] = __shfl_xor_sync(0xffffffff, v, delta);
     o[k++] = __shfl_xor_sync(0xffffffff, v, delta, 4);
-    /* the predicate outputs, written out in PTX */
+    k += 8;   /* o[8..15]: the predicate forms, written by s_shfl_pred */
+    /* a 64-bit value through two shuffles, and a float */
+    long long w = ((long long)v << 32) | (unsigned)(v * 3);
+    long long ws = __shfl_down_sync(0xffffffff, w, 1);
+    o[k++] = (int)(ws >> 32), o[k++] = (int)ws;
+    float f = __shfl_xor_sync(0xffffffff, (float)v * 0.5f, 16);
+    o[k++] = __float_as_int(f);
+    for (; k < 24; k++)
+        o[k] = 0;
+}
+
+/* the predicate outputs of shfl.sync, written out in PTX: o[8..15] of s_shfl's layout */
+extern "C" __global__ void s_shfl_pred(const int *in, int *out, int delta)
+{
+    int t = GTID, v = in[t], *o = out + 24 * t, k = 8;
     int r, p;
     asm volatile("{ .reg .pred q; shfl.sync.up.b32 %0|q, %2, %3, 0, 0xffffffff; selp.s32 %1, 1, 0, q; }"
                  : "=r"(r), "=r"(p) : "r"(v), "r"(delta));
@@ -71,14 +85,6 @@ extern "C" __global__ void s_shfl(const int *in, int *out, int delta)
     asm volatile("{ .reg .pred q; shfl.sync.bfly.b32 %0|q, %2, %3, 0x1c1f, 0xffffffff; selp.s32 %1, 1, 0, q; }"
                  : "=r"(r), "=r"(p) : "r"(v), "r"(delta));
     o[k++] = r, o[k++] = p;
-    /* a 64-bit value through two shuffles, and a float */
-    long long w = ((long long)v << 32) | (unsigned)(v * 3);
-    long long ws = __shfl_down_sync(0xffffffff, w, 1);
-    o[k++] = (int)(ws >> 32), o[k++] = (int)ws;
-    float f = __shfl_xor_sync(0xffffffff, (float)v * 0.5f, 16);
-    o[k++] = __float_as_int(f);
-    for (; k < 24; k++)
-        o[k] = 0;
 }
 
 /* votes, match, redux; the even lanes of odd warps branch off first (divergent votes) */
@@ -89,10 +95,7 @@ extern "C" __global__ void s_vote(const int *in, unsigned *out)
     o[0] = __all_sync(0xffffffff, v > 0);
     o[1] = __any_sync(0xffffffff, v > 100);
     o[2] = __ballot_sync(0xffffffff, v & 1);
-    unsigned uni;
-    asm volatile("{ .reg .pred p, q; setp.gt.s32 p, %1, 50; vote.sync.uni.pred q, p, 0xffffffff; selp.u32 %0, 1, 0, q; }"
-                 : "=r"(uni) : "r"(v));
-    o[3] = uni;
+    o[3] = 0;   /* vote.uni: s_vote_uni */
     o[4] = __match_any_sync(0xffffffff, v % 5);
     int pred;
     o[5] = __match_all_sync(0xffffffff, v / 1000, &pred);
@@ -107,6 +110,16 @@ extern "C" __global__ void s_vote(const int *in, unsigned *out)
         o[10] = __activemask();
         o[11] = 0;
     }
+}
+
+/* vote.sync.uni, written out in PTX (nvcc emits no uni form): o[3] of s_vote's layout */
+extern "C" __global__ void s_vote_uni(const int *in, unsigned *out)
+{
+    int t = GTID, v = in[t];
+    unsigned uni;
+    asm volatile("{ .reg .pred p, q; setp.gt.s32 p, %1, 50; vote.sync.uni.pred q, p, 0xffffffff; selp.u32 %0, 1, 0, q; }"
+                 : "=r"(uni) : "r"(v));
+    out[12 * t + 3] = uni;
 }
 
 /* barriers: a shared rotate after __syncthreads; warps 0-1 meet on barrier 1 with a count of 64
@@ -187,7 +200,6 @@ extern "C" __global__ void s_atomics(struct atom_out *g, const int *in, int *slo
     if (atomicCAS(&slots[t % nslots], -1, t) == -1)
         atomicAdd(&g->cas_wins, 1u);
     atomicAdd(&g->add_h2, __halves2half2(__float2half((float)(v % 8)), __float2half(1.0f)));
-    atomicAdd(&g->add_bh2, __floats2bfloat162_rn(v % 4 == 0 ? 1.0f : 0.0f, 0.5f));
     if (shared_too && threadIdx.x < 32) {
         int c = atomicCAS(&sh.cas_wins, 0u, 1u);
         (void)c;
@@ -200,6 +212,13 @@ extern "C" __global__ void s_atomics(struct atom_out *g, const int *in, int *slo
         f[3] = (int)sh.inc_u32, f[4] = sh.max_s32, f[5] = (int)sh.cas_wins, f[6] = (int)(sh.add_f64 * 4.0);
         f[7] = 0;
     }
+}
+
+/* bf16x2 atomic add on its own (low: 1 where v % 4 == 0, high: 0.5) */
+extern "C" __global__ void s_atomic_bf16x2(__nv_bfloat162 *g, const int *in)
+{
+    int v = in[GTID];
+    atomicAdd(g, __floats2bfloat162_rn(v % 4 == 0 ? 1.0f : 0.0f, 0.5f));
 }
 
 /* divergence: nested branches by lane, per-lane trip counts, early return, warp reduction */

@@ -14,6 +14,7 @@
 #include "ptxt.h"
 
 #include <limits.h>
+#include <unistd.h>
 
 typedef enum { U16, U32, U64, F16, BF16, H2, BH2, F32, F64 } ty;
 enum { C_EXACT, C_ULP, C_REL, C_ABS };
@@ -823,7 +824,15 @@ static int run_case(const isa_case *c, ref_fn ref, int quiet)
         rc = cuCtxSynchronize();
     if (rc != CUDA_SUCCESS) {
         printf("# %s (%s): the launch failed: %s\n", c->kernel, c->insn, ptxt_err(rc));
-        exit(1);   /* a launch error is sticky: nothing after it could run */
+        for (int j = 0; j < 5; j++)
+            cuMemFree(d[j]);
+        cuModuleUnload(mod);
+        CUresult after = cuCtxSynchronize();
+        if (after != CUDA_SUCCESS) {   /* sticky: the remaining cases go on in a fresh process */
+            printf("# the context stays failed (%s): the next cases run in a new process\n", ptxt_err(after));
+            return -2;
+        }
+        return -1;
     }
     PTXT_CHECK(cuMemcpyDtoH(out, d[4], (size_t)n * 8));
     for (int j = 0; j < 5; j++)
@@ -903,18 +912,26 @@ int main(int argc, char **argv)
     char dir[4096], path[4200];
     ptxt_self_dir(argv[0], dir, sizeof dir);
     snprintf(path, sizeof path, "%s/isa_kernels.ptx", dir);
-    const char *file = argc > 1 ? argv[1] : path, *filter = argc > 2 ? argv[2] : NULL;
+    /* internal: --resume FIRST T FAILED continues after a case left the context failed */
+    int first = 0, resumed = 0, t0 = 0, failed0 = 0;
+    if (argc > 4 && !strcmp(argv[argc - 4], "--resume")) {
+        first = atoi(argv[argc - 3]), t0 = atoi(argv[argc - 2]), failed0 = atoi(argv[argc - 1]);
+        resumed = 1;
+        argc -= 4;
+    }
+    const char *file = argc > 1 ? argv[1] : path, *filter = argc > 2 && argv[2][0] ? argv[2] : NULL;
     char *text = ptxt_slurp(file);
     if (!text)
         return 1;
     ptx_text = text;
-    int t = 0, failed = 0;
-    int sc = self_check();
+    int t = t0, failed = failed0;
+    int sc = resumed ? 0 : self_check();
     if (sc) {
         printf("not ok 1 - the C reference gives the ISA's known answers\n1..1\n");
         return 1;
     }
-    printf("# the C reference gives the ISA's known answers\n");
+    if (!resumed)
+        printf("# the C reference gives the ISA's known answers\n");
     ptxt_start();
     char *probe = ptxt_entry_module(text, "k_add_s32");
     if (!probe) {
@@ -923,8 +940,9 @@ int main(int argc, char **argv)
     }
     ptxt_need_interpreter(probe, "k_add_s32");
     free(probe);
-    printf("ok %d - the C reference gives the ISA's known answers\n", ++t);
-    for (int i = 0; i < NCASES; i++) {
+    if (!resumed)
+        printf("ok %d - the C reference gives the ISA's known answers\n", ++t);
+    for (int i = first; i < NCASES; i++) {
         if (filter && !strstr(cases[i].kernel, filter))
             continue;
         int bad = run_case(&cases[i], cases[i].ref, 0);
@@ -933,6 +951,16 @@ int main(int argc, char **argv)
         if (bad > 0)
             printf("#   %d operand tuples differ\n", bad);
         failed += bad != 0;
+        if (bad == -2) {
+            char a[3][16];
+            snprintf(a[0], sizeof a[0], "%d", i + 1);
+            snprintf(a[1], sizeof a[1], "%d", t);
+            snprintf(a[2], sizeof a[2], "%d", failed);
+            fflush(stdout);
+            execl(argv[0], argv[0], file, filter ? filter : "", "--resume", a[0], a[1], a[2], (char *)NULL);
+            perror("execl");
+            return 1;
+        }
     }
     /* negative control: add.rz.f32's results against the round-to-nearest reference */
     if (!filter || strstr("k_add_rz_f32", filter)) {

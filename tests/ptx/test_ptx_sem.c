@@ -20,9 +20,12 @@
 static char *ptx;
 static int T, FAILED;
 
+/* each test runs in its own process (a sticky launch error ends only that process): the child
+ * prints unnumbered TAP lines, the parent numbers them */
 static void tcase(int ok, const char *what)
 {
-    printf("%s %d - %s\n", ok ? "ok" : "not ok", ++T, what);
+    printf("%s - %s\n", ok ? "ok" : "not ok", what);
+    ++T;
     FAILED += !ok;
 }
 
@@ -149,10 +152,18 @@ static void shfl_expect(const int *in, int nthreads, int delta, int *want)
     }
 }
 
+/* words FROM..TO-1 of each PER-word record taken from got (not compared) */
+static void keep(const int *got, int *want, int n, int per, int from, int to)
+{
+    for (int t = 0; t < n; t++)
+        for (int k = from; k < to; k++)
+            want[per * t + k] = got[per * t + k];
+}
+
 static void test_shfl(void)
 {
-    CUmodule m;
-    CUfunction f = get("s_shfl", &m);
+    CUmodule m, mp;
+    CUfunction f = get("s_shfl", &m), fp = get("s_shfl_pred", &mp);
     enum { N = 128 };
     static int in[N], got[24 * N], want[24 * N];
     for (int i = 0; i < N; i++)
@@ -163,26 +174,42 @@ static void test_shfl(void)
         int delta = deltas[k];
         void *args[] = {&din, &dout, &delta};
         char what[160];
-        snprintf(what, sizeof what, "shfl.sync idx/up/down/bfly, widths 32/16/8/4, predicate output (delta %d)", delta);
+        snprintf(what, sizeof what, "__shfl_sync/_up/_down/_xor, widths 32/16/8/4, 64-bit and float values (delta %d)", delta);
+        PTXT_CHECK(cuMemsetD8(dout, 0, sizeof got));
         if (!f || launch(f, 2, 1, 64, 1, 1, 0, args) != CUDA_SUCCESS) {
+            tcase(0, what);
+        } else {
+            PTXT_CHECK(cuMemcpyDtoH(got, dout, sizeof got));
+            shfl_expect(in, N, delta, want);
+            keep(got, want, N, 24, 8, 16);
+            tcase(cmp_u32("shfl", (unsigned *)got, (unsigned *)want, 24 * N, 24) == 0, what);
+            if (k == 0) {   /* negative control: the model of another delta must not match */
+                shfl_expect(in, N, delta + 1, want);
+                keep(got, want, N, 24, 8, 16);
+                int bad = 0;
+                for (int i = 0; i < 24 * N; i++)
+                    bad += got[i] != want[i];
+                tcase(bad > 0, "negative control: the shuffle results differ from the model of delta + 1");
+            }
+        }
+        snprintf(what, sizeof what, "shfl.sync.up/down/idx/bfly with clamps, segment masks and the predicate output (delta %d)", delta);
+        PTXT_CHECK(cuMemsetD8(dout, 0, sizeof got));
+        if (!fp || launch(fp, 2, 1, 64, 1, 1, 0, args) != CUDA_SUCCESS) {
             tcase(0, what);
             continue;
         }
         PTXT_CHECK(cuMemcpyDtoH(got, dout, sizeof got));
         shfl_expect(in, N, delta, want);
-        tcase(cmp_u32("shfl", (unsigned *)got, (unsigned *)want, 24 * N, 24) == 0, what);
-        if (k == 0) {   /* negative control: the model of another delta must not match */
-            shfl_expect(in, N, delta + 1, want);
-            int bad = 0;
-            for (int i = 0; i < 24 * N; i++)
-                bad += got[i] != want[i];
-            tcase(bad > 0, "negative control: the shuffle results differ from the model of delta + 1");
-        }
+        keep(got, want, N, 24, 0, 8);
+        keep(got, want, N, 24, 16, 24);
+        tcase(cmp_u32("shfl pred", (unsigned *)got, (unsigned *)want, 24 * N, 24) == 0, what);
     }
     cuMemFree(din);
     cuMemFree(dout);
     if (f)
         cuModuleUnload(m);
+    if (fp)
+        cuModuleUnload(mp);
 }
 
 /* ---------------------------------------------------------------- votes */
@@ -206,7 +233,7 @@ static void test_vote(void)
     CUdeviceptr din = dalloc(sizeof in, in), dout = dalloc(sizeof got, NULL);
     void *args[] = {&din, &dout};
     if (!f || launch(f, 2, 1, 128, 1, 1, 0, args) != CUDA_SUCCESS) {
-        tcase(0, "vote.sync all/any/uni/ballot, match.sync any/all, redux.sync, activemask");
+        tcase(0, "__all/__any/__ballot_sync, __match_any/_all_sync, __reduce_add/max/or_sync, __activemask under divergence");
         return;
     }
     PTXT_CHECK(cuMemcpyDtoH(got, dout, sizeof got));
@@ -244,11 +271,27 @@ static void test_vote(void)
             memcpy(o, w, sizeof w);
         }
     }
+    static unsigned want_uni[12 * N];
+    memcpy(want_uni, want, sizeof want);
+    keep((const int *)got, (int *)want, N, 12, 3, 4);
     tcase(cmp_u32("vote", got, want, 12 * N, 12) == 0 && !bad_active,
-          "vote.sync all/any/uni/ballot, match.sync any/all, redux.sync add/max/or, activemask under divergence");
+          "__all/__any/__ballot_sync, __match_any/_all_sync, __reduce_add/max/or_sync, __activemask under divergence");
+    cuModuleUnload(m);
+    CUfunction fu = get("s_vote_uni", &m);
+    PTXT_CHECK(cuMemsetD8(dout, 0, sizeof got));
+    if (!fu || launch(fu, 2, 1, 128, 1, 1, 0, args) != CUDA_SUCCESS) {
+        tcase(0, "vote.sync.uni.pred");
+    } else {
+        PTXT_CHECK(cuMemcpyDtoH(got, dout, sizeof got));
+        for (int t = 0; t < N; t++)
+            for (int k = 0; k < 12; k++)
+                if (k != 3)
+                    want_uni[12 * t + k] = 0;
+        tcase(cmp_u32("vote.uni", got, want_uni, 12 * N, 12) == 0, "vote.sync.uni.pred");
+        cuModuleUnload(m);
+    }
     cuMemFree(din);
     cuMemFree(dout);
-    cuModuleUnload(m);
 }
 
 /* ---------------------------------------------------------------- barriers */
@@ -297,7 +340,7 @@ struct atom_out {   /* sem_kernels.cu's layout */
     long long min_s64, max_s64;
     float add_f32;
     double add_f64;
-    uint32_t add_h2, add_bh2;
+    uint32_t add_h2;
 };
 
 static void test_atomics(void)
@@ -318,7 +361,7 @@ static void test_atomics(void)
     CUdeviceptr df = dalloc(sizeof fold, NULL), de = dalloc(8, &exch_sum);
     int nslots = NSLOTS, shared_too = 1;
     void *args[] = {&dg, &din, &ds, &nslots, &df, &de, &shared_too};
-    const char *what = "atom on global and shared: add min max inc dec cas exch and or xor, s32 u32 u64 s64 f32 f64 f16x2 bf16x2";
+    const char *what = "atom on global and shared: add min max inc dec cas exch and or xor, s32 u32 u64 s64 f32 f64 f16x2";
     if (!f || launch(f, NB, 1, BN, 1, 1, 0, args) != CUDA_SUCCESS) {
         tcase(0, what);
         return;
@@ -330,7 +373,7 @@ static void test_atomics(void)
     w.min_s32 = INT_MAX, w.max_s32 = INT_MIN, w.and_b = -1, w.min_u32 = UINT_MAX, w.min_u64 = ~0ull;
     w.min_s64 = LLONG_MAX, w.max_s64 = LLONG_MIN;
     unsigned long long tsum = 0;
-    float h_lo = 0, bh_lo = 0;
+    float h_lo = 0, bh_lo = 0;   /* f16x2 low half, bf16x2 low half */
     for (int t = 0; t < N; t++) {
         int v = in[t];
         w.add_s32 += v, w.add_f32 += (float)(v % 64), w.add_f64 += v * 0.25, w.add_u64 += (unsigned long long)v << 20;
@@ -359,17 +402,12 @@ static void test_atomics(void)
     AEQ(min_u32, "%u") AEQ(max_u32, "%u") AEQ(add_u64, "%llu") AEQ(min_u64, "%llu") AEQ(max_u64, "%llu")
     AEQ(min_s64, "%lld") AEQ(max_s64, "%lld") AEQ(add_f32, "%g") AEQ(add_f64, "%g")
 #undef AEQ
-    /* f16x2: {low: sum of v % 8, high: N}; bf16x2: {low: count of v % 4 == 0, high: N / 2} */
-    uint32_t h2 = g.add_h2, bh2 = g.add_bh2;
+    /* f16x2: {low: sum of v % 8, high: N} */
+    uint32_t h2 = g.add_h2;
     float hl = (float)ldexp((double)((h2 & 0x3ff) | 0x400), (int)((h2 >> 10) & 31) - 25);
     float hh = (float)ldexp((double)((h2 >> 16 & 0x3ff) | 0x400), (int)((h2 >> 26) & 31) - 25);
-    uint32_t bl = bh2 << 16, bh = bh2 & 0xffff0000u;
-    float bfl, bfh;
-    memcpy(&bfl, &bl, 4);
-    memcpy(&bfh, &bh, 4);
-    if (hl != h_lo || hh != (float)N || bfl != bh_lo || bfh != N * 0.5f)
-        bad++, printf("#   atomics: f16x2 {%g, %g} expected {%g, %d}; bf16x2 {%g, %g} expected {%g, %g}\n",
-                      (double)hl, (double)hh, (double)h_lo, N, (double)bfl, (double)bfh, (double)bh_lo, N * 0.5);
+    if (hl != h_lo || hh != (float)N)
+        bad++, printf("#   atomics: f16x2 {%g, %g} expected {%g, %d}\n", (double)hl, (double)hh, (double)h_lo, N);
     if (g.exch_sum_lo >= N || exch_sum + g.exch_sum_lo != 0xffffffffull + tsum)
         bad++, printf("#   atomics: exch: final %u, returned sum %llu; expected final < %d and sum + final = %llu\n",
                       g.exch_sum_lo, exch_sum, N, 0xffffffffull + tsum);
@@ -394,8 +432,28 @@ static void test_atomics(void)
                           mx, f6);
     }
     tcase(bad == 0, what);
-    cuMemFree(dg), cuMemFree(din), cuMemFree(ds), cuMemFree(df), cuMemFree(de);
+    cuMemFree(dg), cuMemFree(ds), cuMemFree(df), cuMemFree(de);
     cuModuleUnload(m);
+    /* bf16x2: {low: count of v % 4 == 0, high: N / 2}, exact in bf16 at these sizes */
+    CUfunction fb = get("s_atomic_bf16x2", &m);
+    uint32_t bh2 = 0;
+    CUdeviceptr db = dalloc(4, &bh2);
+    void *bargs[] = {&db, &din};
+    if (!fb || launch(fb, NB, 1, BN, 1, 1, 0, bargs) != CUDA_SUCCESS) {
+        tcase(0, "atom.add.noftz.bf16x2 on global memory");
+    } else {
+        PTXT_CHECK(cuMemcpyDtoH(&bh2, db, 4));
+        uint32_t bl = bh2 << 16, bh = bh2 & 0xffff0000u;
+        float bfl, bfh;
+        memcpy(&bfl, &bl, 4);
+        memcpy(&bfh, &bh, 4);
+        int ok = bfl == bh_lo && bfh == N * 0.5f;
+        if (!ok)
+            printf("#   bf16x2 {%g, %g} expected {%g, %g}\n", (double)bfl, (double)bfh, (double)bh_lo, N * 0.5);
+        tcase(ok, "atom.add.noftz.bf16x2 on global memory");
+        cuModuleUnload(m);
+    }
+    cuMemFree(db), cuMemFree(din);
 }
 
 /* ---------------------------------------------------------------- divergence */
@@ -600,12 +658,26 @@ static void test_globals(void)
     cuModuleUnload(m);
 }
 
+static void (*const tests[])(void) = {test_special, test_shfl, test_vote, test_barrier, test_atomics,
+                                      test_diverge, test_calls, test_dynshared, test_globals};
+#define NTESTS (int)(sizeof tests / sizeof tests[0])
+
 int main(int argc, char **argv)
 {
     char dir[4096], path[4200];
     ptxt_self_dir(argv[0], dir, sizeof dir);
     snprintf(path, sizeof path, "%s/sem_kernels.ptx", dir);
-    ptx = ptxt_slurp(argc > 1 ? argv[1] : path);
+    if (argc > 2 && !strcmp(argv[argc - 2], "--only")) {   /* child: one test */
+        ptx = ptxt_slurp(argc > 3 ? argv[1] : path);
+        if (!ptx)
+            return 1;
+        setvbuf(stdout, NULL, _IOLBF, 0);
+        ptxt_start();
+        tests[atoi(argv[argc - 1])]();
+        return FAILED ? 1 : 0;
+    }
+    const char *file = argc > 1 ? argv[1] : path;
+    ptx = ptxt_slurp(file);
     if (!ptx)
         return 1;
     ptxt_start();
@@ -614,15 +686,26 @@ int main(int argc, char **argv)
         return 1;
     ptxt_need_interpreter(probe, "s_special");
     free(probe);
-    test_special();
-    test_shfl();
-    test_vote();
-    test_barrier();
-    test_atomics();
-    test_diverge();
-    test_calls();
-    test_dynshared();
-    test_globals();
+    for (int i = 0; i < NTESTS; i++) {
+        char cmd[9000], line[4096];
+        snprintf(cmd, sizeof cmd, "'%s' '%s' --only %d 2>&1", argv[0], file, i);
+        fflush(stdout);
+        FILE *c = popen(cmd, "r");
+        int cases = 0;
+        while (c && fgets(line, sizeof line, c)) {
+            if (!strncmp(line, "ok - ", 5))
+                printf("ok %d - %s", ++T, line + 5), cases++;
+            else if (!strncmp(line, "not ok - ", 9))
+                printf("not ok %d - %s", ++T, line + 9), cases++, FAILED++;
+            else
+                printf("# %s", line[0] == '#' ? line + 2 : line);
+        }
+        int st = c ? pclose(c) : -1;
+        if (!cases || (st != 0 && !FAILED)) {
+            printf("not ok %d - test %d ended with status %d\n", ++T, i, st);
+            FAILED++;
+        }
+    }
     printf("1..%d\n", T);
     free(ptx);
     return FAILED ? 1 : 0;
