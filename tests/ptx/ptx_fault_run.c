@@ -3,7 +3,8 @@
  * tests/ptx/test_ptx_faults.sh to check:
  *   launch=NAME sync=NAME again=NAME alloc=NAME addr=0xADDR base=0xBASE
  * (cuLaunchKernel, cuCtxSynchronize, a second cuCtxSynchronize and a cuMemAlloc after it: the
- * stickiness; addr: the address thread 5 touched, base: its buffer). Modes: read write freed
+ * stickiness; addr: the address thread 5 touched (freed: thread 0, the first of all to fault),
+ * base: its buffer). Modes: read write freed
  * misaligned hang barrier assert printf ok, and `llmc PTX C OC` (BT = 128 rows; prints
  * maxrel=X for a successful launch, its result against a C matmul).
  * Usage: ptx_fault_run MODE [PTX_FILE]. Exit 0 when it ran to the end, 77 without an interpreter.
@@ -119,7 +120,8 @@ int main(int argc, char **argv)
         }
         void *args[] = {&p, &out, &n, &bad};
         r = cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, NULL, args, NULL);
-        report(r, p + 4 * (CUdeviceptr)(n + bad), p);
+        /* freed: every thread's read faults; thread 0's, at the base, is the first */
+        report(r, strcmp(mode, "freed") ? p + 4 * (CUdeviceptr)(n + bad) : p, p);
     } else if (!strcmp(mode, "write")) {
         PTXT_CHECK(cuModuleGetFunction(&f, m, "f_write"));
         void *args[] = {&p, &n, &bad};

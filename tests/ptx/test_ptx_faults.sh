@@ -3,7 +3,8 @@
 # is told what a GPU and compute-sanitizer would tell it, never hangs and never writes outside
 # the device arenas: an out-of-bounds read or write, a use after cuMemFree and a misaligned load
 # fail with CUDA_ERROR_ILLEGAL_ADDRESS (a misaligned one may say CUDA_ERROR_MISALIGNED_ADDRESS, as a
-# GPU does), sticky (the next synchronise and allocation answer the same), with one `hostcuda:`
+# GPU does), sticky (the next synchronise answers the same; so does a cuMemAlloc, as on a GPU,
+# whose context is lost: a case of its own), with one `hostcuda:`
 # line naming the kernel, block and thread and the address; a barrier some warps never reach is
 # CUDA_ERROR_LAUNCH_FAILED naming the warps; a kernel that never ends is stopped by
 # HOSTCUDA_KERNEL_TIMEOUT_S=2; a failed assert() is CUDA_ERROR_ASSERT with the GPU's message;
@@ -40,13 +41,15 @@ one_line() {
     [ -n "$lines" ] && [ "$(printf '%s\n' "$lines" | wc -l)" -eq 1 ]
 }
 evidence() { t_show "$T_TMP/$1.out" "$T_TMP/$1.err"; }
-# sticky FILE WANT...: launch-or-sync is one of WANT, and the later calls repeat it
+# sticky FILE WANT...: the synchronise answers one of WANT, and so does the next synchronise
 sticky() {
-    local f=$1 s a al w; shift
-    s=$(field "$f" sync); a=$(field "$f" again); al=$(field "$f" alloc)
-    for w in "$@"; do [ "$s" = "$w" ] && [ "$a" = "$w" ] && [ "$al" = "$w" ] && return 0; done
+    local f=$1 s a w; shift
+    s=$(field "$f" sync); a=$(field "$f" again)
+    for w in "$@"; do [ "$s" = "$w" ] && [ "$a" = "$w" ] && return 0; done
     return 1
 }
+# sticky_alloc FILE: a cuMemAlloc after the failure answers the same error (the context is lost)
+sticky_alloc() { [ "$(field "$1" alloc)" = "$(field "$1" sync)" ]; }
 
 run ok ok
 t_case $(( rc != 0 || $(grep -c 'sync=CUDA_SUCCESS again=CUDA_SUCCESS alloc=CUDA_SUCCESS' "$T_TMP/ok.out") != 1 )) \
@@ -61,6 +64,8 @@ for mode in read write freed misaligned; do
     # shellcheck disable=SC2086
     sticky "$T_TMP/$mode.out" $want
     t_case $? "$mode: the launch fails with ${want// / or } and stays failed"
+    sticky_alloc "$T_TMP/$mode.out"
+    t_case $? "$mode: a cuMemAlloc after it answers the same error ($(field "$T_TMP/$mode.out" alloc))"
     one_line "$T_TMP/$mode.err" "f_$( [ "$mode" = freed ] && echo read || echo "$mode")" block thread "$addr"
     ok=$?
     t_case $ok "$mode: one hostcuda: line names the kernel, block, thread and address 0x$addr"
@@ -72,6 +77,8 @@ HOSTCUDA_KERNEL_TIMEOUT_S=2 run hang hang
 t1=$(date +%s)
 sticky "$T_TMP/hang.out" CUDA_ERROR_LAUNCH_TIMEOUT CUDA_ERROR_LAUNCH_FAILED
 t_case $? "a kernel that never ends is stopped (HOSTCUDA_KERNEL_TIMEOUT_S=2): LAUNCH_TIMEOUT or LAUNCH_FAILED, sticky ($((t1 - t0)) s)"
+sticky_alloc "$T_TMP/hang.out"
+t_case $? "hang: a cuMemAlloc after it answers the same error ($(field "$T_TMP/hang.out" alloc))"
 one_line "$T_TMP/hang.err" f_hang
 t_case $? "hang: one hostcuda: line names the kernel"
 [ "$rc" -eq 0 ] || evidence hang
@@ -79,6 +86,8 @@ t_case $? "hang: one hostcuda: line names the kernel"
 HOSTCUDA_KERNEL_TIMEOUT_S=20 run barrier barrier
 sticky "$T_TMP/barrier.out" CUDA_ERROR_LAUNCH_FAILED
 t_case $? "a barrier some warps never reach: CUDA_ERROR_LAUNCH_FAILED, sticky"
+sticky_alloc "$T_TMP/barrier.out"
+t_case $? "barrier: a cuMemAlloc after it answers the same error ($(field "$T_TMP/barrier.out" alloc))"
 one_line "$T_TMP/barrier.err" f_barrier warp
 ok=$?
 t_case $ok "barrier: one hostcuda: line names the kernel and the warps"
@@ -87,6 +96,8 @@ t_case $ok "barrier: one hostcuda: line names the kernel and the warps"
 run assert assert
 sticky "$T_TMP/assert.out" CUDA_ERROR_ASSERT
 t_case $? "a failed assert(): CUDA_ERROR_ASSERT, sticky"
+sticky_alloc "$T_TMP/assert.out"
+t_case $? "assert: a cuMemAlloc after it answers the same error ($(field "$T_TMP/assert.out" alloc))"
 # a GPU prints: FILE:LINE: f_assert: block: [0,0,0], thread: [5,0,0] Assertion `p[t] < 5` failed.
 # shellcheck disable=SC2016  # a literal backquote in the pattern
 grep -q 'block: \[0,0,0\], thread: \[5,0,0\] Assertion `p\[t\] < 5` failed' "$T_TMP/assert.err" "$T_TMP/assert.out"
@@ -115,6 +126,8 @@ if [ -e "$LLMC" ]; then
     run llmc_bad llmc "$LLMC" 96 96
     sticky "$T_TMP/llmc_bad.out" CUDA_ERROR_ILLEGAL_ADDRESS
     t_case $? "llm.c matmul_forward_kernel4, C=96 OC=96 (not multiples of 128): CUDA_ERROR_ILLEGAL_ADDRESS"
+    sticky_alloc "$T_TMP/llmc_bad.out"
+    t_case $? "llm.c overrun: a cuMemAlloc after it answers the same error ($(field "$T_TMP/llmc_bad.out" alloc))"
     one_line "$T_TMP/llmc_bad.err" matmul_forward_kernel4 block thread
     ok=$?
     t_case $ok "llm.c overrun: one hostcuda: line names the kernel, block and thread"
