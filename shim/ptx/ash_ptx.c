@@ -1562,6 +1562,11 @@ static int keep_lines(parser *P)
         m->lines[i] = dupn(b, (int)(len > 200 ? 200 : len));
         if (!m->lines[i])
             return -1;
+        char *w = m->lines[i];   /* nvcc separates operands with tabs: one space for a run */
+        for (const char *c = m->lines[i]; *c; c++)
+            if (!((*c == ' ' || *c == '\t') && w > m->lines[i] && w[-1] == ' '))
+                *w++ = *c == '\t' ? ' ' : *c;
+        *w = 0;
         m->nlines = i + 1;
         if (!e)
             break;
