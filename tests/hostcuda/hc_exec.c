@@ -396,8 +396,12 @@ static void dev_assert(hc_cta *C, hc_warp *W, int lane, const ash_ptx_insn *in, 
         return;
     unsigned t[3];
     thread_xyz(C->X, (unsigned)(W->id * 32 + lane), t);
-    xfail(C->X, CUDA_ERROR_ASSERT, "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.", file,
-          (unsigned)args[2], fn, C->ctaid[0], C->ctaid[1], C->ctaid[2], t[0], t[1], t[2], msg);
+    char gpu[1800];
+    snprintf(gpu, sizeof gpu, "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n", file,
+             (unsigned)args[2], fn, C->ctaid[0], C->ctaid[1], C->ctaid[2], t[0], t[1], t[2], msg);
+    out_append(C->X, gpu, strlen(gpu));   /* printed where a GPU prints it: with the device's output */
+    xfail(C->X, CUDA_ERROR_ASSERT, "device assertion failed in %s (PTX line %d) block (%u,%u,%u) thread (%u,%u,%u)",
+          C->X->f->name, in->line, C->ctaid[0], C->ctaid[1], C->ctaid[2], t[0], t[1], t[2]);
 }
 
 /* call of a builtin: arguments are the caller's .param variables (in its local frame) */
@@ -625,12 +629,16 @@ static void deadlock(hc_cta *C)
         }
     }
     xlaunch *X = C->X;
+    char bars[512] = "";
+    size_t bo = 0;
+    for (int id = bid; id >= 0 && id < HC_NBAR && bo < sizeof bars - 64; id++)
+        if (C->bar_count[id])
+            bo += (size_t)snprintf(bars + bo, sizeof bars - bo, "%sbarrier %d has %u of %u threads", bo ? ", " : "",
+                                   id, C->bar_count[id], C->bar_expect[id] ? C->bar_expect[id] : C->live_threads);
     xfail(X, CUDA_ERROR_LAUNCH_FAILED,
-          "barrier deadlock in %s block (%u,%u,%u): barrier %d has %u of %u threads; waiting warps: %s; missing "
-          "warps: %s",
-          X->f->name, C->ctaid[0], C->ctaid[1], C->ctaid[2], bid, bid >= 0 ? C->bar_count[bid] : 0,
-          bid >= 0 && C->bar_expect[bid] ? C->bar_expect[bid] : C->live_threads, waiting[0] ? waiting : "none",
-          missing[0] ? missing : "none (they wait at another barrier)");
+          "barrier deadlock in %s block (%u,%u,%u): %s; waiting warps: %s; missing warps: %s", X->f->name,
+          C->ctaid[0], C->ctaid[1], C->ctaid[2], bars[0] ? bars : "no barrier has arrivals",
+          waiting[0] ? waiting : "none", missing[0] ? missing : "none (they wait at another barrier)");
 }
 
 static int cta_run(hc_cta *C)
@@ -778,11 +786,8 @@ CUresult hc_exec_run(const hc_exec_launch *L)
         atomic_fetch_add(&L->stats->lane_instr, atomic_load(&X.lane_instr));
         atomic_fetch_add(&L->stats->nanos, t1 - t0);
     }
-    if (X.err != CUDA_SUCCESS) {
-        if (X.err == CUDA_ERROR_ASSERT)
-            fprintf(stderr, "%s\n", X.msg);
+    if (X.err != CUDA_SUCCESS)
         fprintf(stderr, "hostcuda: %s\n", X.msg);
-    }
     pthread_mutex_destroy(&X.mu);
     return X.err;
 }

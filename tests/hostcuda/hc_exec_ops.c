@@ -751,6 +751,8 @@ int hc_exec_insn(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t pc, uin
                 for (int i = 0; i < n; i++)
                     if (in->o[1].vec[i] >= 0)
                         v |= zx(W->R[(size_t)in->o[1].vec[i] * 32 + l], w) << (w * i);
+                    else if (in->o[1].vec[i] == -2)
+                        v |= zx((uint64_t)in->o[1].vimm[i], w) << (w * i);
                 D[l] = v;
             });
             return HC_STEP_NEXT;
@@ -809,8 +811,8 @@ int hc_exec_insn(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t pc, uin
             if (!p)
                 return -1;
             for (int i = 0; i < n; i++) {
-                int r = V ? -2 : in->o[1].vec[i];
-                uint64_t v = V ? V[l] : r >= 0 ? W->R[(size_t)r * 32 + l] : 0;
+                int r = V ? -3 : in->o[1].vec[i];
+                uint64_t v = V ? V[l] : r >= 0 ? W->R[(size_t)r * 32 + l] : r == -2 ? (uint64_t)in->o[1].vimm[i] : 0;
                 memcpy(p + i * esz, &v, (size_t)esz);
             }
         }

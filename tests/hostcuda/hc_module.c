@@ -286,7 +286,7 @@ static CUresult image_decode(hc_image *img, const char *text)
         for (int v = 0; v < img->px.nvars; v++) {
             const ash_ptx_var *pv = &img->px.vars[v];
             if (pv->func < 0 && (pv->space == ASH_PTX_S_GLOBAL || pv->space == ASH_PTX_S_CONST) &&
-                img->px_var[v] < 0) {
+                !pv->is_extern && img->px_var[v] < 0) {
                 fprintf(stderr, "hostcuda: kernel %s: module variable %s was not allocated\n", name, pv->name);
                 return CUDA_ERROR_INVALID_PTX;
             }

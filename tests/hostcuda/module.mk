@@ -75,6 +75,25 @@ $(HOSTCUDA_DIR)/test_kernels_sm80.fatbin: $(HOSTCUDA_SRC_DIR)/test_kernels.cu in
 $(HOSTCUDA_DIR)/hc_fatbin_run: $(HOSTCUDA_SRC_DIR)/hc_fatbin_run.c $(HOSTCUDA_LIB) | $(DEPS_STAMP)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ $< $(HOSTCUDA_TEST_LDFLAGS) -lcuda -ldl
 
+# hc_ptx_check: the interpreter's load-time check on PTX files (tests/hostcuda/test_hc_ptx_corpus.sh)
+$(HOSTCUDA_DIR)/hc_ptx_check: $(HOSTCUDA_SRC_DIR)/hc_ptx_check.c $(BUILD)/$(HOSTCUDA_SRC_DIR)/hc_exec.o \
+                              $(BUILD)/$(HOSTCUDA_SRC_DIR)/hc_exec_ops.o $(BUILD)/shim/ptx/ash_ptx.o | $(DEPS_STAMP)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -I/usr/local/cuda/include $(HOSTCUDA_CFLAGS) -o $@ $^ $(PTHREAD) -lm
+
+# the interpreter's own tests: kernels with no host twin (exec_kernels.cu -> PTX)
+$(HOSTCUDA_DIR)/exec_kernels.ptx: $(HOSTCUDA_SRC_DIR)/exec_kernels.cu | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) -o $@ $<
+$(HOSTCUDA_DIR)/test_hc_exec: $(HOSTCUDA_SRC_DIR)/test_hc_exec.c $(HOSTCUDA_LIB) $(HOSTCUDA_DIR)/exec_kernels.ptx \
+                              | $(DEPS_STAMP)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ $< $(HOSTCUDA_TEST_LDFLAGS) -lcuda
+
+$(HOSTCUDA_DIR)/hc_exec_matmul: $(HOSTCUDA_SRC_DIR)/hc_exec_matmul.c $(HOSTCUDA_LIB) | $(DEPS_STAMP)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ $< $(HOSTCUDA_TEST_LDFLAGS) -lcuda -lm
+
+ALL += $(HOSTCUDA_DIR)/hc_ptx_check $(HOSTCUDA_DIR)/exec_kernels.ptx $(HOSTCUDA_DIR)/test_hc_exec \
+       $(HOSTCUDA_DIR)/hc_exec_matmul
+TESTS += $(HOSTCUDA_SRC_DIR)/test_hc_exec.sh $(HOSTCUDA_SRC_DIR)/test_hc_exec_llmc.sh
 ALL += $(HOSTCUDA_LIB) $(HOSTCUDA_TKERN_PTX) $(HOSTCUDA_TKERN_SO) $(HOSTCUDA_TESTS) $(HOSTCUDA_DIR)/hc_race \
        $(HOSTCUDA_FATBINS) $(HOSTCUDA_DIR)/hc_fatbin_run
 TESTS += $(HOSTCUDA_TESTS) $(HOSTCUDA_SRC_DIR)/test_hc_exports.sh $(HOSTCUDA_SRC_DIR)/test_hc_valgrind.sh \
