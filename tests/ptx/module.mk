@@ -58,4 +58,5 @@ $(PTXT_DIR)/test_ptx_sem: $(PTXT_DIR)/sem_kernels.ptx
 
 PTXT_BINS := $(PTXT_DIR)/test_ptx_isa $(PTXT_DIR)/test_ptx_sem
 ALL += $(PTXT_BINS) $(PTXT_DIR)/ptx_fault_run $(PTXT_DIR)/fault_kernels.ptx $(PTXT_DIR)/ptx_twin_run $(PTXT_NOFMA_PTX)
-TESTS += $(PTXT_BINS) $(PTXT_SRC)/test_ptx_faults.sh $(PTXT_SRC)/test_ptx_twins.sh $(PTXT_SRC)/test_ptx_equivalence.sh
+TESTS += $(PTXT_BINS) $(PTXT_SRC)/test_ptx_faults.sh $(PTXT_SRC)/test_ptx_twins.sh $(PTXT_SRC)/test_ptx_equivalence.sh \
+         $(PTXT_SRC)/test_ptx_equivalence_mpi.sh
