@@ -317,3 +317,24 @@ extern "C" __global__ void s_globals(int *out)
     out[t] = (int)(g_table[t & 7] * g_scale) + c_bias[t & 3];
     atomicAdd(&g_counter, 1ull);
 }
+
+/* generic addressing: one pointer that points into shared, global or local memory by lane, used
+ * through generic ld/st (cvta); read-only loads through the non-coherent path (__ldg: ld.global.nc)
+ * and 16-byte vector loads and stores (float4) */
+extern "C" __global__ void s_generic(const float4 *in, float4 *out, float *gen)
+{
+    __shared__ float sh[256];
+    float loc[4];
+    int t = threadIdx.x, g = GTID;
+    float4 v = __ldg(&in[g]);
+    sh[t] = v.x;
+    loc[t & 3] = v.y;
+    gen[g] = v.z;
+    __syncthreads();
+    volatile float *p = (t % 3 == 0) ? &sh[t] : (t % 3 == 1) ? &gen[g] : &loc[t & 3];
+    float r = *p;
+    *p = r * 2.0f;
+    __syncthreads();
+    float back = (t % 3 == 0) ? sh[t] : (t % 3 == 1) ? gen[g] : loc[t & 3];
+    out[g] = make_float4(r, back, v.w + 1.0f, (float)(t % 3));
+}

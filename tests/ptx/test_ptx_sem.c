@@ -7,7 +7,8 @@
  * or xor; s32 u32 u64 s64 f32 f64 f16x2 bf16x2) from many CTAs at once; divergence and
  * reconvergence (nested branches, per-lane trip counts, early return, a warp-synchronous
  * reduction); recursion, local arrays, a struct by value; dynamic shared memory with and without
- * the MAX_DYNAMIC_SHARED_SIZE_BYTES opt-in; initialised module globals through cuModuleGetGlobal.
+ * the MAX_DYNAMIC_SHARED_SIZE_BYTES opt-in; initialised module globals through cuModuleGetGlobal;
+ * generic addressing into shared, global and local memory, ld.global.nc and vector accesses.
  * Each result is compared with a C model; a mismatch prints both. Negative control: the shuffle
  * results against the model of a different delta must differ. Skips (77) without an interpreter.
  * Usage: test_ptx_sem [PTX_FILE] (default: sem_kernels.ptx next to this binary).
@@ -658,8 +659,45 @@ static void test_globals(void)
     cuModuleUnload(m);
 }
 
+/* ---------------------------------------------------------------- generic addressing */
+static void test_generic(void)
+{
+    CUmodule m;
+    CUfunction f = get("s_generic", &m);
+    enum { NB = 2, BN = 128, N = NB * BN };
+    static float in[4 * N], got[4 * N], gen[N];
+    for (int i = 0; i < 4 * N; i++)
+        in[i] = (float)(i % 97) * 0.5f + 1.0f;
+    CUdeviceptr din = dalloc(sizeof in, in), dout = dalloc(sizeof got, NULL), dgen = dalloc(sizeof gen, NULL);
+    void *args[] = {&din, &dout, &dgen};
+    const char *what = "generic ld/st into shared, global and local memory; ld.global.nc; 16-byte vector loads and stores";
+    if (!f || launch(f, NB, 1, BN, 1, 1, 0, args) != CUDA_SUCCESS) {
+        tcase(0, what);
+        return;
+    }
+    PTXT_CHECK(cuMemcpyDtoH(got, dout, sizeof got));
+    PTXT_CHECK(cuMemcpyDtoH(gen, dgen, sizeof gen));
+    int bad = 0;
+    for (int g = 0; g < N; g++) {
+        int t = g % BN, k = t % 3;
+        const float *v = in + 4 * g;
+        float r = k == 0 ? v[0] : k == 1 ? v[2] : v[1];
+        float want[4] = {r, 2.0f * r, v[3] + 1.0f, (float)k};
+        float wgen = k == 1 ? 2.0f * v[2] : v[2];
+        if (memcmp(got + 4 * g, want, sizeof want) || gen[g] != wgen) {
+            if (bad++ < 6)
+                printf("#   generic: thread %d: got {%g %g %g %g} gen %g, expected {%g %g %g %g} gen %g\n", g,
+                       (double)got[4 * g], (double)got[4 * g + 1], (double)got[4 * g + 2], (double)got[4 * g + 3],
+                       (double)gen[g], (double)want[0], (double)want[1], (double)want[2], (double)want[3], (double)wgen);
+        }
+    }
+    tcase(bad == 0, what);
+    cuMemFree(din), cuMemFree(dout), cuMemFree(dgen);
+    cuModuleUnload(m);
+}
+
 static void (*const tests[])(void) = {test_special, test_shfl, test_vote, test_barrier, test_atomics,
-                                      test_diverge, test_calls, test_dynshared, test_globals};
+                                      test_diverge, test_calls, test_dynshared, test_globals, test_generic};
 #define NTESTS (int)(sizeof tests / sizeof tests[0])
 
 int main(int argc, char **argv)
