@@ -237,6 +237,13 @@ static uint64_t sreg_value(const hc_cta *C, const hc_warp *W, int sr, int l)
     }
 }
 
+/* a symbol whose address differs per lane: local variables and .param variables of functions */
+static int sym_per_lane(const ash_ptx_module *m, int sym)
+{
+    const ash_ptx_var *v = &m->vars[sym];
+    return v->space == ASH_PTX_S_LOCAL || (v->space == ASH_PTX_S_PARAM && !v->is_entry_param);
+}
+
 /* the 32 values of source operand k */
 static const uint64_t *src(const hc_cta *C, const hc_warp *W, const ash_ptx_insn *in, int k, uint64_t *tmp)
 {
@@ -261,8 +268,9 @@ static const uint64_t *src(const hc_cta *C, const hc_warp *W, const ash_ptx_insn
     case ASH_PTX_K_SYM: {
         const ash_ptx_module *m = hc_exec_launch_of(C)->m;
         uint64_t v = sym_value(C, m, o);
+        int pl = sym_per_lane(m, o->sym);
         for (int l = 0; l < 32; l++)
-            tmp[l] = v;
+            tmp[l] = v + (pl ? W->lbase[l] : 0);
         return tmp;
     }
     default:
@@ -773,11 +781,12 @@ int hc_exec_insn(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t pc, uin
             space = ASH_PTX_S_LOCAL;
         int esz = ash_ptx_type_size(t), n = in->vec;
         uint64_t base_sym = a->sym >= 0 ? sym_value(C, m, &(ash_ptx_opnd){.sym = a->sym}) : 0;
+        int pl = a->sym >= 0 && sym_per_lane(m, a->sym);
         const uint64_t *Rb = a->reg >= 0 ? W->R + (size_t)a->reg * 32 : NULL;
         for (int l = 0; l < 32; l++) {
             if (!(E >> l & 1))
                 continue;
-            uint64_t addr = (Rb ? Rb[l] : base_sym) + (uint64_t)a->imm;
+            uint64_t addr = (Rb ? Rb[l] : base_sym + (pl ? W->lbase[l] : 0)) + (uint64_t)a->imm;
             const unsigned char *p = hc_exec_addr(C, W, l, in, space, addr, (unsigned)(esz * n), HC_ACC_LD);
             if (!p)
                 return -1;
@@ -801,12 +810,13 @@ int hc_exec_insn(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t pc, uin
             space = ASH_PTX_S_LOCAL;
         int esz = ash_ptx_type_size(t), n = in->vec;
         uint64_t base_sym = a->sym >= 0 ? sym_value(C, m, &(ash_ptx_opnd){.sym = a->sym}) : 0;
+        int pl = a->sym >= 0 && sym_per_lane(m, a->sym);
         const uint64_t *Rb = a->reg >= 0 ? W->R + (size_t)a->reg * 32 : NULL;
         const uint64_t *V = in->o[1].kind == ASH_PTX_K_VEC ? NULL : src(C, W, in, 1, ta);
         for (int l = 0; l < 32; l++) {
             if (!(E >> l & 1))
                 continue;
-            uint64_t addr = (Rb ? Rb[l] : base_sym) + (uint64_t)a->imm;
+            uint64_t addr = (Rb ? Rb[l] : base_sym + (pl ? W->lbase[l] : 0)) + (uint64_t)a->imm;
             unsigned char *p = hc_exec_addr(C, W, l, in, space, addr, (unsigned)(esz * n), HC_ACC_ST);
             if (!p)
                 return -1;
@@ -1279,12 +1289,24 @@ other:
         set_pcs(W, M, E, (uint32_t)in->o[0].imm, pc + 1);
         return HC_STEP_DONE;
     case ASH_PTX_OP_RET:
-    case ASH_PTX_OP_EXIT:
+    case ASH_PTX_OP_EXIT: {
+        uint32_t inner = 0;   /* lanes returning from a .func */
+        if (in->op == ASH_PTX_OP_RET)
+            LOOP(E, { if (W->depth[l]) inner |= 1u << l; });
+        if (inner) {
+            if (hc_exec_return(C, W, in, inner) < 0)
+                return -1;
+            E &= ~inner;
+            M &= ~inner;
+            if (!M)
+                return HC_STEP_DONE;
+        }
         W->live &= ~E;
         C->live_threads -= (unsigned)__builtin_popcount(E);
         if (M & ~E)
             set_pcs(W, M & ~E, 0, 0, pc + 1);
         return HC_STEP_DONE;
+    }
     case ASH_PTX_OP_BAR:
     case ASH_PTX_OP_BARRIER: {
         if (in->sub == ASH_PTX_B_WARP) {   /* bar.warp.sync mask */
@@ -1334,6 +1356,7 @@ other:
         const ash_ptx_module *m = hc_exec_launch_of(C)->m;
         int space = in->space ? in->space : ASH_PTX_S_GENERIC;
         uint64_t base_sym = a->sym >= 0 ? sym_value(C, m, &(ash_ptx_opnd){.sym = a->sym}) : 0;
+        int pl = a->sym >= 0 && sym_per_lane(m, a->sym);
         const uint64_t *Rb = a->reg >= 0 ? W->R + (size_t)a->reg * 32 : NULL;
         const uint64_t *B = src(C, W, in, k + 1, tb);
         const uint64_t *Cc = in->nops > k + 2 ? src(C, W, in, k + 2, tc) : NULL;
@@ -1342,7 +1365,7 @@ other:
         for (int l = 0; l < 32; l++) {
             if (!(E >> l & 1))
                 continue;
-            uint64_t addr = (Rb ? Rb[l] : base_sym) + (uint64_t)a->imm;
+            uint64_t addr = (Rb ? Rb[l] : base_sym + (pl ? W->lbase[l] : 0)) + (uint64_t)a->imm;
             void *p = hc_exec_addr(C, W, l, in, space, addr, (unsigned)esz, HC_ACC_ATOM);
             if (!p)
                 return -1;
@@ -1463,9 +1486,7 @@ other:
         return HC_STEP_NEXT;
     }
     case ASH_PTX_OP_CALL:
-        if (E && hc_exec_call(C, W, in, E) < 0)
-            return -1;
-        return HC_STEP_NEXT;
+        return hc_exec_call(C, W, in, pc, M, E);
     case ASH_PTX_OP_TRAP:
         if (E) {
             hc_exec_trap(C, W, in, (int)first_lane(E));
