@@ -874,6 +874,8 @@ static void *worker(void *arg)
     memset(&C, 0, sizeof C);
     C.X = X;
     C.nwarps = X->nwarps;
+    C.shared_bytes = X->shared_bytes;
+    C.ranges = X->L->ranges;
     size_t nregs = X->nregs ? X->nregs : 1;
     C.w = calloc(X->nwarps, sizeof *C.w);
     C.shared = calloc(1, X->shared_bytes + 16);

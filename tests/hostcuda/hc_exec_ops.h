@@ -42,6 +42,8 @@ typedef struct hc_cta {
     hc_warp *w;
     unsigned nwarps;
     unsigned char *shared;
+    size_t shared_bytes;             /* copies of launch facts for the fast paths */
+    const hc_exec_range *ranges;
     char *local;
     uint64_t *regs;
     unsigned bar_count[HC_NBAR], bar_expect[HC_NBAR], bar_red[HC_NBAR], bar_red_and[HC_NBAR];
