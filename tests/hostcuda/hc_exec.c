@@ -255,9 +255,10 @@ static void fault_space(hc_cta *C, hc_warp *W, int lane, const ash_ptx_insn *in,
     thread_xyz(X, (unsigned)(W->id * 32 + lane), t);
     xfail(X, CUDA_ERROR_ILLEGAL_ADDRESS,
           "illegal address in %s (PTX line %d: %s) block (%u,%u,%u) thread (%u,%u,%u): %s %u bytes at %s address "
-          "0x%llx; the %s window is %zu bytes",
+          "0x%llx; the %s window is %zu bytes%s",
           X->f->name, in->line, ash_ptx_line_text(X->m, in->line), C->ctaid[0], C->ctaid[1], C->ctaid[2], t[0],
-          t[1], t[2], acc_name(acc), size, space, (unsigned long long)a, space, limit);
+          t[1], t[2], acc_name(acc), size, space, (unsigned long long)a, space, limit,
+          size > 1 && (a & (size - 1)) ? " (misaligned)" : "");
 }
 
 /* host address of [a, a + size) in `space` for lane, or NULL after a fault */
@@ -284,7 +285,10 @@ void *hc_exec_addr(hc_cta *C, hc_warp *W, int lane, const ash_ptx_insn *in, int 
         if (space == ASH_PTX_S_GLOBAL || space == ASH_PTX_S_CONST)
             fault_addr(C, W, lane, in, acc, a, size, "(misaligned)");
         else
-            fault_space(C, W, lane, in, acc, a, size, "misaligned", 0);
+            fault_space(C, W, lane, in, acc, a, size,
+                        space == ASH_PTX_S_SHARED ? "shared" : space == ASH_PTX_S_LOCAL ? "local" : "param",
+                        space == ASH_PTX_S_SHARED ? X->shared_bytes
+                        : space == ASH_PTX_S_LOCAL ? X->local_size : X->L->params_size);
         return NULL;
     }
     switch (space) {

@@ -248,6 +248,15 @@ static int case_fault(const char *name)
     CUresult rc2 = cuCtxSynchronize();
     cuGetErrorName(rc2, &en);
     printf("after: %s\n", en);
+    int x;
+    rc2 = cuMemcpyDtoH(&x, d, sizeof x);
+    cuGetErrorName(rc2, &en);
+    printf("copy: %s\n", en);
+    int n = 64;
+    void *args[] = {&d, &n};
+    rc2 = cuLaunchKernel(fn("ex_oob"), 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL);
+    cuGetErrorName(rc2, &en);
+    printf("next launch: %s\n", en);
     return 0;
 }
 
