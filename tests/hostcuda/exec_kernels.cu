@@ -125,3 +125,31 @@ extern "C" __global__ void ex_spin(volatile int *flag)
     while (*flag == 0)
         ;
 }
+
+/* device functions that stay calls: recursion to different depths per lane, a struct by value */
+__device__ __noinline__ int ex_fib(int n)
+{
+    return n < 2 ? n : ex_fib(n - 1) + ex_fib(n - 2);
+}
+
+struct ex_pair {
+    int a;
+    float b;
+};
+
+__device__ __noinline__ ex_pair ex_mkpair(int x, float y)
+{
+    ex_pair p;
+    p.a = x * 2 + 1;
+    p.b = y + 1.0f;
+    return p;
+}
+
+extern "C" __global__ void ex_calls(int *out, float *fout)
+{
+    int t = threadIdx.x;
+    out[t] = ex_fib(t % 12);
+    ex_pair p = ex_mkpair(t, 0.5f * t);
+    out[32 + t] = p.a;
+    fout[t] = p.b;
+}

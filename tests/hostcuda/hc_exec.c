@@ -25,6 +25,7 @@
 #include <time.h>
 
 #define QUANTUM 512
+#define HC_CALL_STACK 16384   /* bytes of call stack per thread when the kernel calls device functions */
 
 static uint64_t now_ns(void)
 {
@@ -34,6 +35,10 @@ static uint64_t now_ns(void)
 }
 
 /* ---------------------------------------------------------------- load-time check */
+static int is_builtin(const ash_ptx_func *f)
+{
+    return !strcmp(f->name, "vprintf") || !strcmp(f->name, "__assertfail");
+}
 static int insn_supported(const ash_ptx_module *m, const ash_ptx_insn *in, const char **why)
 {
     *why = NULL;
@@ -43,9 +48,10 @@ static int insn_supported(const ash_ptx_module *m, const ash_ptx_insn *in, const
         return 0;
     case ASH_PTX_OP_CALL: {
         const ash_ptx_func *f = &m->funcs[in->o[0].sym];
-        if (!strcmp(f->name, "vprintf") || !strcmp(f->name, "__assertfail"))
+        if (is_builtin(f) || (!f->is_extern && !f->is_entry))
             return 1;
-        *why = "call of a device function (.func) not supported";
+        *why = f->is_entry ? "call of a kernel (dynamic parallelism) not supported"
+                           : "call of an external device function not supported";
         return 0;
     }
     case ASH_PTX_OP_BRA:
@@ -82,22 +88,70 @@ static int insn_supported(const ash_ptx_module *m, const ash_ptx_insn *in, const
     }
 }
 
-int hc_exec_check(const ash_ptx_module *m, int fi, char *msg, size_t n)
+/* the functions kernel `fi` can reach (itself first); mark[f] = 1; returns how many */
+static int reachable(const ash_ptx_module *m, int fi, char *mark, int *order)
 {
-    const ash_ptx_func *f = &m->funcs[fi];
-    for (int i = f->first; i < f->first + f->count; i++) {
-        const ash_ptx_insn *in = &m->insns[i];
-        const char *why;
-        if (!insn_supported(m, in, &why)) {
-            snprintf(msg, n, "kernel %s: PTX line %d: %s: %s", f->name, in->line, why,
-                     ash_ptx_line_text(m, in->line));
-            return -1;
+    int n = 0;
+    order[n++] = fi;
+    mark[fi] = 1;
+    for (int k = 0; k < n; k++) {
+        const ash_ptx_func *f = &m->funcs[order[k]];
+        for (int i = f->first; i < f->first + f->count; i++) {
+            const ash_ptx_insn *in = &m->insns[i];
+            if (in->op == ASH_PTX_OP_CALL && in->o[0].kind == ASH_PTX_K_FUNC && !mark[in->o[0].sym] &&
+                !is_builtin(&m->funcs[in->o[0].sym])) {
+                mark[in->o[0].sym] = 1;
+                order[n++] = in->o[0].sym;
+            }
         }
     }
+    return n;
+}
+
+int hc_exec_check(const ash_ptx_module *m, int fi, char *msg, size_t n)
+{
+    char *mark = calloc((size_t)m->nfuncs + 1, 1);
+    int *order = calloc((size_t)m->nfuncs + 1, sizeof *order);
+    if (!mark || !order) {
+        free(mark);
+        free(order);
+        snprintf(msg, n, "kernel %s: out of memory", m->funcs[fi].name);
+        return -1;
+    }
+    int nr = reachable(m, fi, mark, order), bad = 0;
+    for (int k = 0; k < nr && !bad; k++) {
+        const ash_ptx_func *f = &m->funcs[order[k]];
+        if (!f->defined) {
+            snprintf(msg, n, "kernel %s: calls %s, which this module declares but does not define", m->funcs[fi].name,
+                     f->name);
+            bad = 1;
+            break;
+        }
+        for (int i = f->first; i < f->first + f->count; i++) {
+            const ash_ptx_insn *in = &m->insns[i];
+            const char *why;
+            if (!insn_supported(m, in, &why)) {
+                snprintf(msg, n, "kernel %s: PTX line %d: %s: %s", m->funcs[fi].name, in->line, why,
+                         ash_ptx_line_text(m, in->line));
+                bad = 1;
+                break;
+            }
+        }
+        for (int v = 0; v < m->nvars && !bad; v++)
+            if (k > 0 && m->vars[v].func == order[k] && m->vars[v].space == ASH_PTX_S_SHARED) {
+                snprintf(msg, n, "kernel %s: .shared variable %s inside device function %s not supported",
+                         m->funcs[fi].name, m->vars[v].name, f->name);
+                bad = 1;
+            }
+    }
+    free(mark);
+    free(order);
+    if (bad)
+        return -1;
     for (int i = 0; i < m->nvars; i++)
         if (m->vars[i].func == fi && m->vars[i].space == ASH_PTX_S_SHARED && m->vars[i].is_extern &&
             m->vars[i].init) {
-            snprintf(msg, n, "kernel %s: initialised shared variable %s", f->name, m->vars[i].name);
+            snprintf(msg, n, "kernel %s: initialised shared variable %s", m->funcs[fi].name, m->vars[i].name);
             return -1;
         }
     return 0;
@@ -116,6 +170,9 @@ typedef struct xlaunch {
     const ash_ptx_insn *code;
     unsigned nthreads, nwarps, ncta;
     size_t shared_bytes, dyn_base, frame;
+    size_t local_size;           /* per thread: the kernel's frame, then the call stack */
+    int *regbase;                /* per function: its first slot in a warp's register file, -1: not reached */
+    size_t nregs;                /* slots per lane */
     atomic_uint next_cta;
     atomic_int abort;
     pthread_mutex_t mu;
@@ -198,9 +255,10 @@ static void fault_space(hc_cta *C, hc_warp *W, int lane, const ash_ptx_insn *in,
     thread_xyz(X, (unsigned)(W->id * 32 + lane), t);
     xfail(X, CUDA_ERROR_ILLEGAL_ADDRESS,
           "illegal address in %s (PTX line %d: %s) block (%u,%u,%u) thread (%u,%u,%u): %s %u bytes at %s address "
-          "0x%llx; the %s window is %zu bytes",
+          "0x%llx; the %s window is %zu bytes%s",
           X->f->name, in->line, ash_ptx_line_text(X->m, in->line), C->ctaid[0], C->ctaid[1], C->ctaid[2], t[0],
-          t[1], t[2], acc_name(acc), size, space, (unsigned long long)a, space, limit);
+          t[1], t[2], acc_name(acc), size, space, (unsigned long long)a, space, limit,
+          size > 1 && (a & (size - 1)) ? " (misaligned)" : "");
 }
 
 /* host address of [a, a + size) in `space` for lane, or NULL after a fault */
@@ -227,7 +285,10 @@ void *hc_exec_addr(hc_cta *C, hc_warp *W, int lane, const ash_ptx_insn *in, int 
         if (space == ASH_PTX_S_GLOBAL || space == ASH_PTX_S_CONST)
             fault_addr(C, W, lane, in, acc, a, size, "(misaligned)");
         else
-            fault_space(C, W, lane, in, acc, a, size, "misaligned", 0);
+            fault_space(C, W, lane, in, acc, a, size,
+                        space == ASH_PTX_S_SHARED ? "shared" : space == ASH_PTX_S_LOCAL ? "local" : "param",
+                        space == ASH_PTX_S_SHARED ? X->shared_bytes
+                        : space == ASH_PTX_S_LOCAL ? X->local_size : X->L->params_size);
         return NULL;
     }
     switch (space) {
@@ -238,11 +299,11 @@ void *hc_exec_addr(hc_cta *C, hc_warp *W, int lane, const ash_ptx_insn *in, int 
         }
         return C->shared + a;
     case ASH_PTX_S_LOCAL:
-        if (a + size > X->frame || a + size < a) {
-            fault_space(C, W, lane, in, acc, a, size, "local", X->frame);
+        if (a + size > X->local_size || a + size < a) {
+            fault_space(C, W, lane, in, acc, a, size, "local", X->local_size);
             return NULL;
         }
-        return C->local + (size_t)(W->id * 32 + lane) * X->frame + a;
+        return C->local + (size_t)(W->id * 32 + lane) * X->local_size + a;
     case ASH_PTX_S_PARAM:
         if (a + size > X->L->params_size || a + size < a) {
             fault_space(C, W, lane, in, acc, a, size, "param", X->L->params_size);
@@ -405,7 +466,7 @@ static void dev_assert(hc_cta *C, hc_warp *W, int lane, const ash_ptx_insn *in, 
 }
 
 /* call of a builtin: arguments are the caller's .param variables (in its local frame) */
-int hc_exec_call(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t E)
+static int call_builtin(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t E)
 {
     xlaunch *X = C->X;
     const ash_ptx_module *m = X->m;
@@ -417,7 +478,8 @@ int hc_exec_call(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t E)
         uint64_t args[8] = {0};
         for (int k = 0; k < in->call_nargs && k < 8; k++) {
             const ash_ptx_var *v = &m->vars[m->callvars[in->call_args + in->call_nret + k]];
-            const unsigned char *p = (const unsigned char *)C->local + (size_t)(W->id * 32 + l) * X->frame + v->offset;
+            const unsigned char *p =
+                (const unsigned char *)C->local + (size_t)(W->id * 32 + l) * X->local_size + W->lbase[l] + v->offset;
             memcpy(&args[k], p, v->size > 8 ? 8 : v->size);
         }
         if (is_printf) {
@@ -425,7 +487,8 @@ int hc_exec_call(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t E)
                 return -1;
             if (in->call_nret) {
                 const ash_ptx_var *rv = &m->vars[m->callvars[in->call_args]];
-                unsigned char *p = (unsigned char *)C->local + (size_t)(W->id * 32 + l) * X->frame + rv->offset;
+                unsigned char *p =
+                    (unsigned char *)C->local + (size_t)(W->id * 32 + l) * X->local_size + W->lbase[l] + rv->offset;
                 int32_t zero = 0;
                 memcpy(p, &zero, rv->size < 4 ? rv->size : 4);
             }
@@ -434,6 +497,117 @@ int hc_exec_call(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t E)
             return -1;
         }
     }
+    return 0;
+}
+
+/* A call frame in the lane's local memory, above the caller's frame:
+ *   [header: return pc, caller's frame base, call pc][callee's saved registers][callee's frame]
+ * The callee's registers are saved so that recursion finds its own values after a return. */
+typedef struct frame_hdr {
+    uint32_t ret_pc, old_lbase, call_pc, pad;
+} frame_hdr;
+
+static size_t al16(size_t v)
+{
+    return (v + 15) & ~(size_t)15;
+}
+
+static unsigned char *lane_local(hc_cta *C, hc_warp *W, int l)
+{
+    return (unsigned char *)C->local + (size_t)(W->id * 32 + l) * C->X->local_size;
+}
+
+int hc_exec_call(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t pc, uint32_t M, uint32_t E)
+{
+    xlaunch *X = C->X;
+    const ash_ptx_module *m = X->m;
+    int fi = in->o[0].sym;
+    const ash_ptx_func *callee = &m->funcs[fi], *caller = &m->funcs[in->func];
+    if (is_builtin(callee)) {
+        if (E && call_builtin(C, W, in, E) < 0)
+            return -1;
+        return HC_STEP_NEXT;
+    }
+    if (!E)
+        return HC_STEP_NEXT;
+    size_t save = al16(sizeof(frame_hdr) + (size_t)callee->nregs * 8);
+    const uint64_t *Rc = W->Rall + (size_t)X->regbase[fi] * 32;
+    for (int l = 0; l < 32; l++) {
+        if (!(E >> l & 1))
+            continue;
+        size_t nb = al16(W->lbase[l] + caller->frame_size), nl = nb + save;
+        if (nl + callee->frame_size > X->local_size || W->depth[l] == UINT16_MAX) {
+            unsigned t[3];
+            thread_xyz(X, (unsigned)(W->id * 32 + l), t);
+            xfail(X, CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
+                  "stack overflow in %s (PTX line %d: %s) block (%u,%u,%u) thread (%u,%u,%u): call depth %u, %zu bytes "
+                  "of local memory per thread",
+                  X->f->name, in->line, ash_ptx_line_text(m, in->line), C->ctaid[0], C->ctaid[1], C->ctaid[2], t[0],
+                  t[1], t[2], (unsigned)W->depth[l] + 1, X->local_size);
+            return -1;
+        }
+        unsigned char *base = lane_local(C, W, l);
+        frame_hdr h = {pc + 1, W->lbase[l], pc, 0};
+        memcpy(base + nb, &h, sizeof h);
+        for (int r = 0; r < callee->nregs; r++)
+            memcpy(base + nb + sizeof h + (size_t)r * 8, &Rc[(size_t)r * 32 + l], 8);
+        /* arguments: the caller's .param variables into the callee's parameters */
+        for (int k = 0; k < in->call_nargs && k < callee->nparams; k++) {
+            const ash_ptx_var *av = &m->vars[m->callvars[in->call_args + in->call_nret + k]];
+            const ash_ptx_var *pv = &m->vars[callee->params[k].var];
+            size_t n = av->size < pv->size ? av->size : pv->size;
+            memcpy(base + nl + pv->offset, base + W->lbase[l] + av->offset, n);
+        }
+        W->lbase[l] = (uint32_t)nl;
+        W->depth[l]++;
+    }
+    uint32_t target = (uint32_t)callee->first;
+    if (E == M && W->uniform) {
+        W->upc = target;
+    } else {
+        hc_exec_deuniform(W);
+        for (int l = 0; l < 32; l++)
+            if (M >> l & 1)
+                W->pc[l] = (E >> l & 1) ? target : pc + 1;
+    }
+    return HC_STEP_DONE;
+}
+
+int hc_exec_return(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t E)
+{
+    xlaunch *X = C->X;
+    const ash_ptx_module *m = X->m;
+    const ash_ptx_func *callee = &m->funcs[in->func];
+    size_t save = al16(sizeof(frame_hdr) + (size_t)callee->nregs * 8);
+    uint64_t *Rc = W->Rall + (size_t)X->regbase[in->func] * 32;
+    uint32_t first = UINT32_MAX;
+    int same = 1;
+    hc_exec_deuniform(W);
+    for (int l = 0; l < 32; l++) {
+        if (!(E >> l & 1))
+            continue;
+        unsigned char *base = lane_local(C, W, l);
+        size_t nl = W->lbase[l], nb = nl - save;
+        frame_hdr h;
+        memcpy(&h, base + nb, sizeof h);
+        const ash_ptx_insn *call = &X->code[h.call_pc];
+        for (int k = 0; k < call->call_nret && k < callee->nrets; k++) {
+            const ash_ptx_var *rv = &m->vars[m->callvars[call->call_args + k]];
+            const ash_ptx_var *cv = &m->vars[callee->rets[k]];
+            size_t n = rv->size < cv->size ? rv->size : cv->size;
+            memcpy(base + h.old_lbase + rv->offset, base + nl + cv->offset, n);
+        }
+        for (int r = 0; r < callee->nregs; r++)
+            memcpy(&Rc[(size_t)r * 32 + l], base + nb + sizeof h + (size_t)r * 8, 8);
+        W->lbase[l] = h.old_lbase;
+        W->depth[l]--;
+        W->pc[l] = h.ret_pc;
+        if (first == UINT32_MAX)
+            first = h.ret_pc;
+        else if (h.ret_pc != first)
+            same = 0;
+    }
+    (void)same;
     return 0;
 }
 
@@ -534,6 +708,7 @@ static int warp_run(hc_cta *C, hc_warp *W, int budget)
             }
         }
         const ash_ptx_insn *in = &code[pc];
+        W->R = W->Rall + (size_t)X->regbase[in->func] * 32;
         uint32_t E = M;
         if (in->guard >= 0) {
             const uint64_t *g = W->R + (size_t)in->guard * 32;
@@ -661,6 +836,8 @@ static int cta_run(hc_cta *C)
         W->id = (int)w;
         W->cache = -1;
         W->force = 0;
+        memset(W->lbase, 0, sizeof W->lbase);
+        memset(W->depth, 0, sizeof W->depth);
     }
     unsigned rounds = 0;
     for (;;) {
@@ -701,17 +878,19 @@ static void *worker(void *arg)
     memset(&C, 0, sizeof C);
     C.X = X;
     C.nwarps = X->nwarps;
-    size_t nregs = (size_t)X->f->nregs ? (size_t)X->f->nregs : 1;
+    C.shared_bytes = X->shared_bytes;
+    C.ranges = X->L->ranges;
+    size_t nregs = X->nregs ? X->nregs : 1;
     C.w = calloc(X->nwarps, sizeof *C.w);
     C.shared = calloc(1, X->shared_bytes + 16);
-    C.local = calloc(1, X->frame * X->nwarps * 32 + 16);
+    C.local = calloc(1, X->local_size * X->nwarps * 32 + 16);
     C.regs = calloc(nregs * 32 * X->nwarps + 32, sizeof(uint64_t));
     if (!C.w || !C.shared || !C.local || !C.regs) {
         xfail(X, CUDA_ERROR_OUT_OF_MEMORY, "out of host memory for a CTA of %s", X->f->name);
         goto out;
     }
     for (unsigned w = 0; w < X->nwarps; w++)
-        C.w[w].R = C.regs + nregs * 32 * w;
+        C.w[w].R = C.w[w].Rall = C.regs + nregs * 32 * w;
     unsigned gx = X->L->grid[0], gy = X->L->grid[1];
     for (;;) {
         if (atomic_load_explicit(&X->abort, memory_order_relaxed))
@@ -751,6 +930,28 @@ CUresult hc_exec_run(const hc_exec_launch *L)
     X.dyn_base = (X.f->shared_size + 15) / 16 * 16;
     X.shared_bytes = X.dyn_base + L->shmem;
     X.frame = (X.f->frame_size + 15) / 16 * 16;
+    /* registers: the kernel's slots, then those of every function it can call */
+    const ash_ptx_module *m = L->m;
+    X.regbase = calloc((size_t)m->nfuncs + 1, sizeof *X.regbase);
+    char *mark = calloc((size_t)m->nfuncs + 1, 1);
+    int *order = calloc((size_t)m->nfuncs + 1, sizeof *order);
+    if (!X.regbase || !mark || !order) {
+        free(X.regbase);
+        free(mark);
+        free(order);
+        fprintf(stderr, "hostcuda: out of host memory for a launch of %s\n", X.f->name);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    int nr = reachable(m, L->func, mark, order);
+    for (int i = 0; i < m->nfuncs; i++)
+        X.regbase[i] = 0;
+    for (int k = 0; k < nr; k++) {
+        X.regbase[order[k]] = (int)X.nregs;
+        X.nregs += (size_t)m->funcs[order[k]].nregs;
+    }
+    X.local_size = X.frame + (nr > 1 ? HC_CALL_STACK : 0);
+    free(mark);
+    free(order);
     pthread_mutex_init(&X.mu, NULL);
     uint64_t t0 = now_ns();
     if (L->timeout_s > 0)
@@ -789,5 +990,6 @@ CUresult hc_exec_run(const hc_exec_launch *L)
     if (X.err != CUDA_SUCCESS)
         fprintf(stderr, "hostcuda: %s\n", X.msg);
     pthread_mutex_destroy(&X.mu);
+    free(X.regbase);
     return X.err;
 }

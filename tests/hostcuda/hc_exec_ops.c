@@ -237,6 +237,13 @@ static uint64_t sreg_value(const hc_cta *C, const hc_warp *W, int sr, int l)
     }
 }
 
+/* a symbol whose address differs per lane: local variables and .param variables of functions */
+static int sym_per_lane(const ash_ptx_module *m, int sym)
+{
+    const ash_ptx_var *v = &m->vars[sym];
+    return v->space == ASH_PTX_S_LOCAL || (v->space == ASH_PTX_S_PARAM && !v->is_entry_param);
+}
+
 /* the 32 values of source operand k */
 static const uint64_t *src(const hc_cta *C, const hc_warp *W, const ash_ptx_insn *in, int k, uint64_t *tmp)
 {
@@ -261,8 +268,9 @@ static const uint64_t *src(const hc_cta *C, const hc_warp *W, const ash_ptx_insn
     case ASH_PTX_K_SYM: {
         const ash_ptx_module *m = hc_exec_launch_of(C)->m;
         uint64_t v = sym_value(C, m, o);
+        int pl = sym_per_lane(m, o->sym);
         for (int l = 0; l < 32; l++)
-            tmp[l] = v;
+            tmp[l] = v + (pl ? W->lbase[l] : 0);
         return tmp;
     }
     default:
@@ -357,6 +365,24 @@ static int exec_half(const ash_ptx_insn *in, uint32_t E, uint64_t *D, const uint
         D[l] = r;
     });
     return ok ? 0 : -1;
+}
+
+/* fma.rn.f32 for a whole warp: the hardware fused multiply-add where the CPU has one (a clone
+ * chosen when the library loads), libm's exact fmaf elsewhere */
+__attribute__((target_clones("fma", "default"))) static void fma32_warp(uint64_t *D, const uint64_t *A,
+                                                                        const uint64_t *B, const uint64_t *Cc,
+                                                                        int ftz)
+{
+    float r[32];
+    if (ftz) {
+        for (int l = 0; l < 32; l++)
+            r[l] = ftz32(__builtin_fmaf(ftz32(f32(A[l])), ftz32(f32(B[l])), ftz32(f32(Cc[l]))));
+    } else {
+        for (int l = 0; l < 32; l++)
+            r[l] = __builtin_fmaf(f32(A[l]), f32(B[l]), f32(Cc[l]));
+    }
+    for (int l = 0; l < 32; l++)
+        D[l] = bf32(r[l]);
 }
 
 /* ---------------------------------------------------------------- conversions */
@@ -724,6 +750,23 @@ static uint32_t first_lane(uint32_t E)
     return E ? (uint32_t)__builtin_ctz(E) : 0;
 }
 
+/* the common accesses without a call: shared memory in range, global memory in the warp's last
+ * allocation; the rest (and every fault) through hc_exec_addr */
+static inline void *fast_addr(hc_cta *C, hc_warp *W, int l, const ash_ptx_insn *in, int space, uint64_t a,
+                              unsigned size, int acc)
+{
+    if (!(a & (size - 1))) {
+        if (space == ASH_PTX_S_SHARED && a + size <= C->shared_bytes)
+            return C->shared + a;
+        if ((space == ASH_PTX_S_GLOBAL || space == ASH_PTX_S_GENERIC) && W->cache >= 0) {
+            const hc_exec_range *r = &C->ranges[W->cache];
+            if (a >= r->lo && a - r->lo + size <= r->size)
+                return r->rw + (a - r->lo);
+        }
+    }
+    return hc_exec_addr(C, W, l, in, space, a, size, acc);
+}
+
 /* ---------------------------------------------------------------- the instructions */
 int hc_exec_insn(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t pc, uint32_t M, uint32_t E)
 {
@@ -773,22 +816,45 @@ int hc_exec_insn(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t pc, uin
             space = ASH_PTX_S_LOCAL;
         int esz = ash_ptx_type_size(t), n = in->vec;
         uint64_t base_sym = a->sym >= 0 ? sym_value(C, m, &(ash_ptx_opnd){.sym = a->sym}) : 0;
+        int pl = a->sym >= 0 && sym_per_lane(m, a->sym);
         const uint64_t *Rb = a->reg >= 0 ? W->R + (size_t)a->reg * 32 : NULL;
+        uint64_t *Dv[4];
+        for (int i = 0; i < n; i++) {
+            int r = in->o[0].kind == ASH_PTX_K_VEC ? in->o[0].vec[i] : in->o[0].reg;
+            Dv[i] = r >= 0 ? W->R + (size_t)r * 32 : sink;
+        }
+        const int sgn = tsigned(t);
+        const unsigned total = (unsigned)(esz * n);
         for (int l = 0; l < 32; l++) {
             if (!(E >> l & 1))
                 continue;
-            uint64_t addr = (Rb ? Rb[l] : base_sym) + (uint64_t)a->imm;
-            const unsigned char *p = hc_exec_addr(C, W, l, in, space, addr, (unsigned)(esz * n), HC_ACC_LD);
+            uint64_t addr = (Rb ? Rb[l] : base_sym + (pl ? W->lbase[l] : 0)) + (uint64_t)a->imm;
+            const unsigned char *p = fast_addr(C, W, l, in, space, addr, total, HC_ACC_LD);
             if (!p)
                 return -1;
-            for (int i = 0; i < n; i++) {
-                uint64_t v = 0;
-                memcpy(&v, p + i * esz, (size_t)esz);
-                if (tsigned(t))
-                    v = (uint64_t)sx(v, esz * 8);
-                int r = in->o[0].kind == ASH_PTX_K_VEC ? in->o[0].vec[i] : in->o[0].reg;
-                if (r >= 0)
-                    W->R[(size_t)r * 32 + l] = v;
+            switch (esz) {
+            case 4:
+                for (int i = 0; i < n; i++) {
+                    uint32_t v;
+                    memcpy(&v, p + 4 * i, 4);
+                    Dv[i][l] = sgn ? (uint64_t)(int64_t)(int32_t)v : v;
+                }
+                break;
+            case 8:
+                for (int i = 0; i < n; i++)
+                    memcpy(&Dv[i][l], p + 8 * i, 8);
+                break;
+            case 2:
+                for (int i = 0; i < n; i++) {
+                    uint16_t v;
+                    memcpy(&v, p + 2 * i, 2);
+                    Dv[i][l] = sgn ? (uint64_t)(int64_t)(int16_t)v : v;
+                }
+                break;
+            default:
+                for (int i = 0; i < n; i++)
+                    Dv[i][l] = sgn ? (uint64_t)(int64_t)(int8_t)p[i] : p[i];
+                break;
             }
         }
         return HC_STEP_NEXT;
@@ -801,19 +867,56 @@ int hc_exec_insn(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t pc, uin
             space = ASH_PTX_S_LOCAL;
         int esz = ash_ptx_type_size(t), n = in->vec;
         uint64_t base_sym = a->sym >= 0 ? sym_value(C, m, &(ash_ptx_opnd){.sym = a->sym}) : 0;
+        int pl = a->sym >= 0 && sym_per_lane(m, a->sym);
         const uint64_t *Rb = a->reg >= 0 ? W->R + (size_t)a->reg * 32 : NULL;
         const uint64_t *V = in->o[1].kind == ASH_PTX_K_VEC ? NULL : src(C, W, in, 1, ta);
+        const uint64_t *Sv[4];
+        uint64_t imm[4][1];
+        for (int i = 0; i < n; i++) {
+            int r = V ? -3 : in->o[1].vec[i];
+            if (V) {
+                Sv[i] = V;
+            } else if (r >= 0) {
+                Sv[i] = W->R + (size_t)r * 32;
+            } else {   /* an immediate or `_`: the same value in every lane */
+                for (int l = 0; l < 32; l++)
+                    tb[l] = r == -2 ? (uint64_t)in->o[1].vimm[i] : 0;
+                imm[i][0] = 0;
+                Sv[i] = i == 0 ? tb : i == 1 ? tc : i == 2 ? td : ta;
+                if (Sv[i] != tb)
+                    memcpy((uint64_t *)Sv[i], tb, sizeof tb);
+            }
+        }
+        (void)imm;
+        const unsigned total = (unsigned)(esz * n);
         for (int l = 0; l < 32; l++) {
             if (!(E >> l & 1))
                 continue;
-            uint64_t addr = (Rb ? Rb[l] : base_sym) + (uint64_t)a->imm;
-            unsigned char *p = hc_exec_addr(C, W, l, in, space, addr, (unsigned)(esz * n), HC_ACC_ST);
+            uint64_t addr = (Rb ? Rb[l] : base_sym + (pl ? W->lbase[l] : 0)) + (uint64_t)a->imm;
+            unsigned char *p = fast_addr(C, W, l, in, space, addr, total, HC_ACC_ST);
             if (!p)
                 return -1;
-            for (int i = 0; i < n; i++) {
-                int r = V ? -3 : in->o[1].vec[i];
-                uint64_t v = V ? V[l] : r >= 0 ? W->R[(size_t)r * 32 + l] : r == -2 ? (uint64_t)in->o[1].vimm[i] : 0;
-                memcpy(p + i * esz, &v, (size_t)esz);
+            switch (esz) {
+            case 4:
+                for (int i = 0; i < n; i++) {
+                    uint32_t v = (uint32_t)Sv[i][l];
+                    memcpy(p + 4 * i, &v, 4);
+                }
+                break;
+            case 8:
+                for (int i = 0; i < n; i++)
+                    memcpy(p + 8 * i, &Sv[i][l], 8);
+                break;
+            case 2:
+                for (int i = 0; i < n; i++) {
+                    uint16_t v = (uint16_t)Sv[i][l];
+                    memcpy(p + 2 * i, &v, 2);
+                }
+                break;
+            default:
+                for (int i = 0; i < n; i++)
+                    p[i] = (unsigned char)Sv[i][l];
+                break;
             }
         }
         return HC_STEP_NEXT;
@@ -872,22 +975,40 @@ int hc_exec_insn(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t pc, uin
                 old = fegetround();
                 fesetround(fm);
             }
+/* three loops, so the common forms carry no per-lane test of the flags */
 #define F32OP(expr)                                                                             \
-    LOOP(E, {                                                                                  \
-        float a = f32(A[l]), b = B ? f32(B[l]) : 0.0f, c = Cc ? f32(Cc[l]) : 0.0f;             \
-        if (ftz) { a = ftz32(a); b = ftz32(b); c = ftz32(c); }                                 \
-        float r = (expr);                                                                      \
-        if (ftz) r = ftz32(r);                                                                 \
-        if (sat) r = sat32(r);                                                                 \
-        D[l] = bf32(r);                                                                        \
-        (void)c;                                                                               \
-    })
+    do {                                                                                       \
+        if (!ftz && !sat) {                                                                    \
+            LOOP(E, {                                                                          \
+                float a = f32(A[l]), b = B ? f32(B[l]) : 0.0f, c = Cc ? f32(Cc[l]) : 0.0f;     \
+                D[l] = bf32(expr);                                                             \
+                (void)a; (void)b; (void)c;                                                     \
+            });                                                                                \
+        } else if (!sat) {                                                                     \
+            LOOP(E, {                                                                          \
+                float a = ftz32(f32(A[l])), b = B ? ftz32(f32(B[l])) : 0.0f;                   \
+                float c = Cc ? ftz32(f32(Cc[l])) : 0.0f;                                       \
+                D[l] = bf32(ftz32(expr));                                                      \
+                (void)a; (void)b; (void)c;                                                     \
+            });                                                                                \
+        } else {                                                                               \
+            LOOP(E, {                                                                          \
+                float a = f32(A[l]), b = B ? f32(B[l]) : 0.0f, c = Cc ? f32(Cc[l]) : 0.0f;     \
+                if (ftz) { a = ftz32(a); b = ftz32(b); c = ftz32(c); }                         \
+                float r = (expr);                                                              \
+                if (ftz) r = ftz32(r);                                                         \
+                D[l] = bf32(sat32(r));                                                         \
+            });                                                                                \
+        }                                                                                      \
+    } while (0)
             switch (op) {
             case ASH_PTX_OP_ADD: F32OP(a + b); break;
             case ASH_PTX_OP_SUB: F32OP(a - b); break;
             case ASH_PTX_OP_MUL: F32OP(a * b); break;
             case ASH_PTX_OP_FMA: case ASH_PTX_OP_MAD:
-                if (in->rnd || op == ASH_PTX_OP_FMA)
+                if (E == ~0u && !sat && Cc && B && fm == FE_TONEAREST && (in->rnd || op == ASH_PTX_OP_FMA))
+                    fma32_warp(D, A, B, Cc, ftz);
+                else if (in->rnd || op == ASH_PTX_OP_FMA)
                     F32OP(fmaf(a, b, c));
                 else
                     F32OP(a * b + c);
@@ -1279,12 +1400,24 @@ other:
         set_pcs(W, M, E, (uint32_t)in->o[0].imm, pc + 1);
         return HC_STEP_DONE;
     case ASH_PTX_OP_RET:
-    case ASH_PTX_OP_EXIT:
+    case ASH_PTX_OP_EXIT: {
+        uint32_t inner = 0;   /* lanes returning from a .func */
+        if (in->op == ASH_PTX_OP_RET)
+            LOOP(E, { if (W->depth[l]) inner |= 1u << l; });
+        if (inner) {
+            if (hc_exec_return(C, W, in, inner) < 0)
+                return -1;
+            E &= ~inner;
+            M &= ~inner;
+            if (!M)
+                return HC_STEP_DONE;
+        }
         W->live &= ~E;
         C->live_threads -= (unsigned)__builtin_popcount(E);
         if (M & ~E)
             set_pcs(W, M & ~E, 0, 0, pc + 1);
         return HC_STEP_DONE;
+    }
     case ASH_PTX_OP_BAR:
     case ASH_PTX_OP_BARRIER: {
         if (in->sub == ASH_PTX_B_WARP) {   /* bar.warp.sync mask */
@@ -1334,6 +1467,7 @@ other:
         const ash_ptx_module *m = hc_exec_launch_of(C)->m;
         int space = in->space ? in->space : ASH_PTX_S_GENERIC;
         uint64_t base_sym = a->sym >= 0 ? sym_value(C, m, &(ash_ptx_opnd){.sym = a->sym}) : 0;
+        int pl = a->sym >= 0 && sym_per_lane(m, a->sym);
         const uint64_t *Rb = a->reg >= 0 ? W->R + (size_t)a->reg * 32 : NULL;
         const uint64_t *B = src(C, W, in, k + 1, tb);
         const uint64_t *Cc = in->nops > k + 2 ? src(C, W, in, k + 2, tc) : NULL;
@@ -1342,7 +1476,7 @@ other:
         for (int l = 0; l < 32; l++) {
             if (!(E >> l & 1))
                 continue;
-            uint64_t addr = (Rb ? Rb[l] : base_sym) + (uint64_t)a->imm;
+            uint64_t addr = (Rb ? Rb[l] : base_sym + (pl ? W->lbase[l] : 0)) + (uint64_t)a->imm;
             void *p = hc_exec_addr(C, W, l, in, space, addr, (unsigned)esz, HC_ACC_ATOM);
             if (!p)
                 return -1;
@@ -1463,9 +1597,7 @@ other:
         return HC_STEP_NEXT;
     }
     case ASH_PTX_OP_CALL:
-        if (E && hc_exec_call(C, W, in, E) < 0)
-            return -1;
-        return HC_STEP_NEXT;
+        return hc_exec_call(C, W, in, pc, M, E);
     case ASH_PTX_OP_TRAP:
         if (E) {
             hc_exec_trap(C, W, in, (int)first_lane(E));

@@ -21,7 +21,10 @@ enum { HC_ACC_LD = 0, HC_ACC_ST, HC_ACC_ATOM };
 enum { HC_STEP_NEXT = 0, HC_STEP_DONE = 1, HC_STEP_YIELD = 2 };
 
 typedef struct hc_warp {
-    uint64_t *R;            /* [slot][lane] */
+    uint64_t *R;            /* [slot][lane] of the function being executed (Rall + its base) */
+    uint64_t *Rall;         /* the warp's whole register file: the kernel's, then each callee's */
+    uint32_t lbase[32];     /* each lane's current frame in its local memory (0: the kernel's) */
+    uint16_t depth[32];     /* each lane's call depth */
     uint32_t pc[32];
     uint32_t live, blocked, wsync;
     uint32_t upc;
@@ -39,6 +42,8 @@ typedef struct hc_cta {
     hc_warp *w;
     unsigned nwarps;
     unsigned char *shared;
+    size_t shared_bytes;             /* copies of launch facts for the fast paths */
+    const hc_exec_range *ranges;
     char *local;
     uint64_t *regs;
     unsigned bar_count[HC_NBAR], bar_expect[HC_NBAR], bar_red[HC_NBAR], bar_red_and[HC_NBAR];
@@ -51,7 +56,9 @@ typedef struct hc_cta {
 int hc_exec_insn(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t pc, uint32_t M, uint32_t E);
 void *hc_exec_addr(hc_cta *C, hc_warp *W, int lane, const ash_ptx_insn *in, int space, uint64_t a, unsigned size,
                    int acc);
-int hc_exec_call(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t E);
+int hc_exec_call(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t pc, uint32_t M, uint32_t E);
+/* ret for lanes E of a .func (depth > 0): back to their callers; -1 after a fault */
+int hc_exec_return(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t E);
 void hc_exec_deuniform(hc_warp *W);
 /* launch facts the instructions need */
 size_t hc_exec_frame(const hc_cta *C);

@@ -1202,6 +1202,9 @@ static CUresult launch(const void *f, unsigned int gx, unsigned int gy, unsigned
         rc = callee_px(f, &p->px, &p->mod);
     if (rc == CUDA_SUCCESS && shmem > (unsigned int)max_dyn)
         rc = CUDA_ERROR_INVALID_VALUE;
+    struct CUctx_st *cur = NULL;
+    if (rc == CUDA_SUCCESS && hc_current_ctx(&cur) == CUDA_SUCCESS && hc_ctx_sticky(cur) != CUDA_SUCCESS)
+        rc = hc_ctx_sticky(cur);   /* after a fault every launch fails, as on a GPU */
     if (rc == CUDA_SUCCESS && p->px >= 0) {
         p->ctx = p->mod->ctx;
         p->argsize = e->argsize;

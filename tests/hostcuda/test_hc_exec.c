@@ -1,7 +1,8 @@
 /* test_hc_exec — hostcuda's PTX interpreter through the Driver API, on kernels that have no host
  * twin (tests/hostcuda/exec_kernels.cu, PTX made by nvcc).
  * Property: barriers with shared memory, divergence and reconvergence, warp votes / shuffles /
- * match, atomics from CTAs on several host threads and dynamic shared memory give exactly the
+ * match, atomics from CTAs on several host threads, dynamic shared memory and device-function
+ * calls (recursion, a struct returned by value) give exactly the
  * values CUDA defines (integer data: exact); a launch with more dynamic shared memory than the
  * function allows is refused. The fault cases (`test_hc_exec CASE`) are run one per process by
  * test_hc_exec.sh, which checks their result and their hostcuda: line.
@@ -186,6 +187,29 @@ static void case_dynshared(void)
     cuMemFree(dy);
 }
 
+static void case_calls(void)
+{
+    int out[64];
+    float fo[32];
+    CUdeviceptr d = dalloc(sizeof out), df = dalloc(sizeof fo);
+    void *args[] = {&d, &df};
+    CK(cuLaunchKernel(fn("ex_calls"), 1, 1, 1, 32, 1, 1, 0, NULL, args, NULL));
+    CK(cuMemcpyDtoH(out, d, sizeof out));
+    CK(cuMemcpyDtoH(fo, df, sizeof fo));
+    int fib[12] = {0, 1, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89};
+    for (int t = 0; t < 32; t++) {
+        char what[64];
+        snprintf(what, sizeof what, "ex_calls fib(%d) lane %d", t % 12, t);
+        EXPECT_EQ(what, out[t], fib[t % 12]);
+        snprintf(what, sizeof what, "ex_calls struct return .a lane %d", t);
+        EXPECT_EQ(what, out[32 + t], 2 * t + 1);
+        snprintf(what, sizeof what, "ex_calls struct return .b*2 lane %d", t);
+        EXPECT_EQ(what, (int)(fo[t] * 2), t + 2);
+    }
+    cuMemFree(d);
+    cuMemFree(df);
+}
+
 /* fault cases: the launch (or the synchronise after it) reports the error; printed for the script */
 static int case_fault(const char *name)
 {
@@ -224,6 +248,15 @@ static int case_fault(const char *name)
     CUresult rc2 = cuCtxSynchronize();
     cuGetErrorName(rc2, &en);
     printf("after: %s\n", en);
+    int x;
+    rc2 = cuMemcpyDtoH(&x, d, sizeof x);
+    cuGetErrorName(rc2, &en);
+    printf("copy: %s\n", en);
+    int n = 64;
+    void *args[] = {&d, &n};
+    rc2 = cuLaunchKernel(fn("ex_oob"), 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL);
+    cuGetErrorName(rc2, &en);
+    printf("next launch: %s\n", en);
     return 0;
 }
 
@@ -247,6 +280,7 @@ int main(int argc, char **argv)
     case_vote();
     case_atomics();
     case_dynshared();
+    case_calls();
     printf("%s: %d failure(s)\n", fails ? "FAIL" : "ok", fails);
     return fails ? 1 : 0;
 }

@@ -32,9 +32,11 @@ fault() { # case env... -> stdout+stderr in $T_TMP/$1
 }
 has() { grep -qE -- "$2" "$T_TMP/$1" || { echo "# $1: no line matching: $2"; t_show "$T_TMP/$1"; return 1; }; }
 
+fault printf
 fault oob
 has oob "^launch: CUDA_ERROR_ILLEGAL_ADDRESS$" &&
-    has oob "^after: CUDA_ERROR_ILLEGAL_ADDRESS$" &&
+    has oob "^after: CUDA_ERROR_ILLEGAL_ADDRESS$" && has oob "^copy: CUDA_ERROR_ILLEGAL_ADDRESS$" &&
+    has oob "^next launch: CUDA_ERROR_ILLEGAL_ADDRESS$" && has printf "^next launch: CUDA_SUCCESS$" &&
     has oob "^hostcuda: illegal address in ex_oob \(PTX line [0-9]+: st\.global\.[a-z0-9]+ \[%rd[0-9]+\], %r[0-9]+;\) block \(1,0,0\) thread \(5,0,0\): st 4 bytes at 0x[0-9a-f]+; nearest allocation 0x[0-9a-f]+\+256, 12 bytes after it$"
 t_case $? "out-of-bounds store: ILLEGAL_ADDRESS, sticky, one line with kernel, PTX line, block, thread, distance"
 [ "$(grep -c '^hostcuda:' "$T_TMP/oob")" -eq 1 ]
