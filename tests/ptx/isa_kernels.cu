@@ -87,10 +87,19 @@ typedef unsigned long long u64;
     KSIG(name)                                                                                  \
     {                                                                                           \
         IDX CT_U32 r;                                                                           \
-        asm volatile("{ .reg .pred p; " insn " p, %1, %2; selp.u32 %0, 1, 0, p; }"              \
+        asm volatile("{ .reg .pred %%p0; " insn " %%p0, %1, %2; selp.u32 %0, 1, 0, %%p0; }"     \
                      : "=r"(r) : CN_##IT(LD_##IT(a[i])), CN_##IT(LD_##IT(b[i])));               \
         o[i] = r;                                                                               \
     }
+/* a predicate register named without '%' (a plain identifier is a legal PTX register name) */
+KSIG(k_pred_plain_name)
+{
+    IDX unsigned r;
+    asm volatile("{ .reg .pred p; setp.lt.s32 p, %1, %2; selp.u32 %0, 1, 0, p; }" : "=r"(r)
+                 : "r"((unsigned)a[i]), "r"((unsigned)b[i]));
+    o[i] = r;
+}
+
 /* a result with a carry: add.cc then addc (out = sum | carry << 32) */
 KSIG(k_addc_u32)
 {
@@ -307,3 +316,96 @@ K2(k_set_lt_u32_f32, U32, F32, "set.lt.u32.f32")
 K2(k_set_geu_f32_f32, F32, F32, "set.geu.f32.f32")
 K3M(k_slct_u32_f32, U32, U32, U32, F32, "slct.u32.f32")
 K3M(k_slct_s32_s32, U32, U32, U32, U32, "slct.s32.s32")
+
+/* ---- more integer forms nvcc emits */
+KSIG(k_testp_f32)   /* out: bit 0 finite, 1 infinite, 2 number, 3 notanumber, 4 normal, 5 subnormal */
+{
+    IDX unsigned r;
+    asm volatile("{ .reg .pred %%q<6>; .reg .u32 %%t<6>;\n\t"
+                 "testp.finite.f32 %%q0, %1; testp.infinite.f32 %%q1, %1; testp.number.f32 %%q2, %1;\n\t"
+                 "testp.notanumber.f32 %%q3, %1; testp.normal.f32 %%q4, %1; testp.subnormal.f32 %%q5, %1;\n\t"
+                 "selp.u32 %%t0, 1, 0, %%q0; selp.u32 %%t1, 2, 0, %%q1; selp.u32 %%t2, 4, 0, %%q2;\n\t"
+                 "selp.u32 %%t3, 8, 0, %%q3; selp.u32 %%t4, 16, 0, %%q4; selp.u32 %%t5, 32, 0, %%q5;\n\t"
+                 "or.b32 %%t0, %%t0, %%t1; or.b32 %%t0, %%t0, %%t2; or.b32 %%t0, %%t0, %%t3;\n\t"
+                 "or.b32 %%t0, %%t0, %%t4; or.b32 %0, %%t0, %%t5; }"
+                 : "=r"(r) : "f"(LD_F32(a[i])));
+    o[i] = r;
+}
+KSIG(k_testp_f64)
+{
+    IDX unsigned r;
+    asm volatile("{ .reg .pred %%q<3>; .reg .u32 %%t<3>;\n\t"
+                 "testp.finite.f64 %%q0, %1; testp.normal.f64 %%q1, %1; testp.subnormal.f64 %%q2, %1;\n\t"
+                 "selp.u32 %%t0, 1, 0, %%q0; selp.u32 %%t1, 16, 0, %%q1; selp.u32 %%t2, 32, 0, %%q2;\n\t"
+                 "or.b32 %%t0, %%t0, %%t1; or.b32 %0, %%t0, %%t2; }"
+                 : "=r"(r) : "d"(LD_F64(a[i])));
+    o[i] = r;
+}
+/* predicate logic and setp's combining form: bits of {p, q, and, or, xor, not p, p2, q2, @p mov} */
+KSIG(k_pred_logic)
+{
+    IDX unsigned r;
+    asm volatile("{ .reg .pred %%p, %%q, %%r<4>, %%p2, %%q2; .reg .u32 %%t<9>;\n\t"
+                 "setp.lt.s32 %%p, %1, %2; setp.lt.s32 %%q, %2, %3;\n\t"
+                 "and.pred %%r0, %%p, %%q; or.pred %%r1, %%p, %%q; xor.pred %%r2, %%p, %%q; not.pred %%r3, %%p;\n\t"
+                 "setp.gt.and.s32 %%p2|%%q2, %1, %3, %%q;\n\t"
+                 "selp.u32 %%t0, 1, 0, %%p; selp.u32 %%t1, 2, 0, %%q; selp.u32 %%t2, 4, 0, %%r0;\n\t"
+                 "selp.u32 %%t3, 8, 0, %%r1; selp.u32 %%t4, 16, 0, %%r2; selp.u32 %%t5, 32, 0, %%r3;\n\t"
+                 "selp.u32 %%t6, 64, 0, %%p2; selp.u32 %%t7, 128, 0, %%q2;\n\t"
+                 "mov.u32 %%t8, 0; @%%p mov.u32 %%t8, 256; @!%%q or.b32 %%t8, %%t8, 512;\n\t"
+                 "or.b32 %%t0, %%t0, %%t1; or.b32 %%t0, %%t0, %%t2; or.b32 %%t0, %%t0, %%t3;\n\t"
+                 "or.b32 %%t0, %%t0, %%t4; or.b32 %%t0, %%t0, %%t5; or.b32 %%t0, %%t0, %%t6;\n\t"
+                 "or.b32 %%t0, %%t0, %%t7; or.b32 %0, %%t0, %%t8; }"
+                 : "=r"(r) : "r"((unsigned)a[i]), "r"((unsigned)b[i]), "r"((unsigned)c[i]));
+    o[i] = r;
+}
+KSIG(k_addc_multiline)   /* add.cc / addc as separate statements on separate lines */
+{
+    IDX unsigned lo, hi;
+    asm volatile("add.cc.u32 %0, %2, %3;\n\taddc.u32 %1, 0, 0;" : "=r"(lo), "=r"(hi)
+                 : "r"((unsigned)a[i]), "r"((unsigned)b[i]));
+    o[i] = (u64)lo | (u64)hi << 32;
+}
+KSIG(k_mov_pack)   /* mov.b64 {lo, hi} -> d, and back: out = swap of the halves */
+{
+    IDX u64 r;
+    asm volatile("{ .reg .u32 %%lo, %%hi;\n\tmov.b64 {%%lo, %%hi}, %1;\n\tmov.b64 %0, {%%hi, %%lo}; }" : "=l"(r) : "l"(a[i]));
+    o[i] = r;
+}
+K1(k_bfind_u32, U32, U32, "bfind.u32")
+K1(k_bfind_s32, U32, U32, "bfind.s32")
+K1(k_bfind_shiftamt_u32, U32, U32, "bfind.shiftamt.u32")
+K3(k_dp4a_u32, U32, U32, "dp4a.u32.u32", "")
+K3(k_dp4a_s32, U32, U32, "dp4a.s32.s32", "")
+K3(k_dp2a_lo_u32, U32, U32, "dp2a.lo.u32.u32", "")
+K3(k_dp2a_hi_s32, U32, U32, "dp2a.hi.s32.s32", "")
+K3(k_sad_u32, U32, U32, "sad.u32", "")
+K3(k_sad_s32, U32, U32, "sad.s32", "")
+K1(k_cnot_b32, U32, U32, "cnot.b32")
+K3(k_prmt_f4e, U32, U32, "prmt.b32.f4e", "")
+K3(k_prmt_rc8, U32, U32, "prmt.b32.rc8", "")
+K3(k_prmt_ecl, U32, U32, "prmt.b32.ecl", "")
+K3(k_prmt_ecr, U32, U32, "prmt.b32.ecr", "")
+K3(k_prmt_rc16, U32, U32, "prmt.b32.rc16", "")
+K2(k_add_s16, U16, U16, "add.s16")
+K2(k_mul_lo_u16, U16, U16, "mul.lo.u16")
+K2(k_max_s16, U16, U16, "max.s16")
+KSIG(k_mul_wide_s16)
+{
+    IDX unsigned r;
+    asm volatile("mul.wide.s16 %0, %1, %2;" : "=r"(r) : "h"((unsigned short)a[i]), "h"((unsigned short)b[i]));
+    o[i] = r;
+}
+K2(k_div_full_ftz_f32, F32, F32, "div.full.ftz.f32")
+K1(k_abs_ftz_f32, F32, F32, "abs.ftz.f32")
+K1(k_neg_ftz_f32, F32, F32, "neg.ftz.f32")
+K1(k_cvt_rmi_f32_f32, F32, F32, "cvt.rmi.f32.f32")
+K1(k_cvt_rpi_f32_f32, F32, F32, "cvt.rpi.f32.f32")
+K1(k_cvt_rn_f64_u32, F64, U32, "cvt.rn.f64.u32")
+K1(k_cvt_rzi_s32_f64, U32, F64, "cvt.rzi.s32.f64")
+K1(k_cvt_rni_s16_f32, U16, F32, "cvt.rni.s16.f32")
+K1(k_cvt_rn_f16_f64, U16, F64, "cvt.rn.f16.f64")
+K1(k_cvt_rm_f32_f64, F32, F64, "cvt.rm.f32.f64")
+K1(k_cvt_rp_f32_f64, F32, F64, "cvt.rp.f32.f64")
+K1(k_cvt_u8_u32, U32, U32, "cvt.u8.u32")
+K1(k_cvt_sat_u16_s32, U16, U32, "cvt.sat.u16.s32")

@@ -425,6 +425,115 @@ R(r_slct_u32_f32)
 }
 R(r_slct_s32) { *r = I32(x[2]) >= 0 ? U32V(x[0]) : U32V(x[1]); return 0; }
 
+
+/* ---- more forms (predicates, testp, bfind, dot products, sad, prmt modes, 16-bit, cvt) */
+R(r_pred_plain) { *r = I32(x[0]) < I32(x[1]); return 0; }
+R(r_testp32)
+{
+    float a = f32_of(x[0]);
+    int c = fpclassify(a);
+    /* glibc's isinf() is -1 for -inf: every class test normalised to 0 / 1 */
+    *r = (uint64_t)((isfinite(a) != 0) | (isinf(a) != 0) << 1 | !isnan(a) << 2 | (isnan(a) != 0) << 3 |
+                    (c == FP_NORMAL) << 4 | (c == FP_SUBNORMAL) << 5);
+    return 0;
+}
+R(r_testp64)
+{
+    double a = f64_of(x[0]);
+    int c = fpclassify(a);
+    *r = (uint64_t)((isfinite(a) != 0) | (c == FP_NORMAL) << 4 | (c == FP_SUBNORMAL) << 5);
+    return 0;
+}
+R(r_pred_logic)
+{
+    int a = I32(x[0]), b = I32(x[1]), c = I32(x[2]);
+    int p = a < b, q = b < c, gt = a > c;
+    *r = (uint64_t)(p | q << 1 | (p & q) << 2 | (p | q) << 3 | (p ^ q) << 4 | !p << 5 | (gt && q) << 6 |
+                    (!gt && q) << 7 | p << 8 | !q << 9);
+    return 0;
+}
+R(r_mov_pack) { *r = x[0] >> 32 | x[0] << 32; return 0; }
+static uint32_t bfind_u(uint32_t a) { return a ? 31u - (uint32_t)__builtin_clz(a) : 0xffffffffu; }
+R(r_bfind_u32) { *r = bfind_u(U32V(x[0])); return 0; }
+R(r_bfind_s32) { int32_t a = I32(x[0]); *r = bfind_u((uint32_t)(a < 0 ? ~a : a)); return 0; }
+R(r_bfind_shiftamt) { uint32_t p = bfind_u(U32V(x[0])); *r = p == 0xffffffffu ? p : 31u - p; return 0; }
+static uint32_t dp4a(uint32_t a, uint32_t b, uint32_t c, int sgn)
+{
+    uint32_t d = c;
+    for (int k = 0; k < 4; k++) {
+        int32_t x = sgn ? (int8_t)(a >> 8 * k) : (int32_t)(uint8_t)(a >> 8 * k);
+        int32_t y = sgn ? (int8_t)(b >> 8 * k) : (int32_t)(uint8_t)(b >> 8 * k);
+        d += (uint32_t)(x * y);
+    }
+    return d;
+}
+R(r_dp4a_u) { *r = dp4a(U32V(x[0]), U32V(x[1]), U32V(x[2]), 0); return 0; }
+R(r_dp4a_s) { *r = dp4a(U32V(x[0]), U32V(x[1]), U32V(x[2]), 1); return 0; }
+static uint32_t dp2a(uint32_t a, uint32_t b, uint32_t c, int hi, int sgn)
+{
+    uint32_t d = c;
+    for (int k = 0; k < 2; k++) {
+        int32_t x = sgn ? (int16_t)(a >> 16 * k) : (int32_t)(uint16_t)(a >> 16 * k);
+        int bi = k + (hi ? 2 : 0);
+        int32_t y = sgn ? (int8_t)(b >> 8 * bi) : (int32_t)(uint8_t)(b >> 8 * bi);
+        d += (uint32_t)(x * y);
+    }
+    return d;
+}
+R(r_dp2a_lo_u) { *r = dp2a(U32V(x[0]), U32V(x[1]), U32V(x[2]), 0, 0); return 0; }
+R(r_dp2a_hi_s) { *r = dp2a(U32V(x[0]), U32V(x[1]), U32V(x[2]), 1, 1); return 0; }
+R(r_sad_u) { uint32_t a = U32V(x[0]), b = U32V(x[1]); *r = (uint32_t)(U32V(x[2]) + (a < b ? b - a : a - b)); return 0; }
+R(r_sad_s)
+{
+    int32_t a = I32(x[0]), b = I32(x[1]);
+    *r = (uint32_t)(U32V(x[2]) + (a < b ? (uint32_t)b - (uint32_t)a : (uint32_t)a - (uint32_t)b));
+    return 0;
+}
+R(r_cnot) { *r = U32V(x[0]) == 0; return 0; }
+static uint32_t prmt_mode(uint32_t a, uint32_t b, uint32_t c, int mode)
+{
+    uint64_t bytes = (uint64_t)b << 32 | a;
+    uint32_t n = c & 3, d = 0;
+    for (uint32_t k = 0; k < 4; k++) {
+        uint32_t sel;
+        switch (mode) {
+        case 0: sel = n + k; break;                        /* f4e */
+        case 1: sel = n; break;                            /* rc8 */
+        case 2: sel = k > n ? k : n; break;                /* ecl */
+        case 3: sel = k < n ? k : n; break;                /* ecr */
+        default: sel = (k & 1) + 2 * (c & 1); break;       /* rc16 */
+        }
+        d |= (uint32_t)(bytes >> (8 * sel) & 0xff) << (8 * k);
+    }
+    return d;
+}
+R(r_prmt_f4e) { *r = prmt_mode(U32V(x[0]), U32V(x[1]), U32V(x[2]), 0); return 0; }
+R(r_prmt_rc8) { *r = prmt_mode(U32V(x[0]), U32V(x[1]), U32V(x[2]), 1); return 0; }
+R(r_prmt_ecl) { *r = prmt_mode(U32V(x[0]), U32V(x[1]), U32V(x[2]), 2); return 0; }
+R(r_prmt_ecr) { *r = prmt_mode(U32V(x[0]), U32V(x[1]), U32V(x[2]), 3); return 0; }
+R(r_prmt_rc16) { *r = prmt_mode(U32V(x[0]), U32V(x[1]), U32V(x[2]), 4); return 0; }
+R(r_add_s16) { *r = (uint16_t)((uint16_t)x[0] + (uint16_t)x[1]); return 0; }
+R(r_mul_lo_u16) { *r = (uint16_t)((uint32_t)(uint16_t)x[0] * (uint16_t)x[1]); return 0; }
+R(r_max_s16) { int16_t a = (int16_t)(uint16_t)x[0], b = (int16_t)(uint16_t)x[1]; *r = (uint16_t)(a > b ? a : b); return 0; }
+R(r_mul_wide_s16) { *r = (uint32_t)((int32_t)(int16_t)(uint16_t)x[0] * (int16_t)(uint16_t)x[1]); return 0; }
+R(r_div_full_ftz)
+{
+    *r = bits_f32(ftz32(ftz32(f32_of(x[0])) / ftz32(f32_of(x[1]))));
+    return 0;
+}
+R(r_abs_ftz32) { *r = bits_f32(fabsf(ftz32(f32_of(x[0])))); if (isnan(f32_of(x[0]))) *r = x[0] & 0x7fffffffu; return 0; }
+R(r_neg_ftz32) { *r = bits_f32(-ftz32(f32_of(x[0]))); if (isnan(f32_of(x[0]))) *r = (x[0] ^ 0x80000000u) & 0xffffffffu; return 0; }
+R(r_cvt_rmi_f32) { *r = bits_f32(floorf(f32_of(x[0]))); return 0; }
+R(r_cvt_rpi_f32) { *r = bits_f32(ceilf(f32_of(x[0]))); return 0; }
+R(r_cvt_rn_f64_u32) { *r = bits_f64((double)U32V(x[0])); return 0; }
+R(r_cvt_rzi_s32_f64) { int n; *r = (uint32_t)(int32_t)f2i(f64_of(x[0]), RZ, INT32_MIN, INT32_MAX, &n); return 0; }
+R(r_cvt_rni_s16) { int n; *r = (uint16_t)(int16_t)f2i(f32_of(x[0]), RN, INT16_MIN, INT16_MAX, &n); return 0; }
+R(r_cvt_rn_f16_f64) { *r = f64_to_narrow(f64_of(x[0]), FMT_F16, RN); return 0; }   /* one rounding, not via f32 */
+R(r_cvt_rm_f32_f64) { *r = bits_f32(d2f_mode(RM, f64_of(x[0]))); return 0; }
+R(r_cvt_rp_f32_f64) { *r = bits_f32(d2f_mode(RP, f64_of(x[0]))); return 0; }
+R(r_cvt_u8_u32) { *r = U32V(x[0]) & 0xff; return 0; }
+R(r_cvt_sat_u16_s32) { int32_t v = I32(x[0]); *r = (uint16_t)(v < 0 ? 0 : v > 65535 ? 65535 : v); return 0; }
+
 /* ---------------------------------------------------------------- the table */
 #define E1(k, s, o, t, f) {k, s, o, 1, {t}, f, C_EXACT, 0, 0}
 #define E2(k, s, o, t, f) {k, s, o, 2, {t, t}, f, C_EXACT, 0, 0}
@@ -608,6 +717,44 @@ static const isa_case cases[] = {
     E2("k_set_geu_f32_f32", "set.geu.f32.f32", F32, F32, r_set_geu_f32),
     {"k_slct_u32_f32", "slct.u32.f32", U32, 3, {U32, U32, F32}, r_slct_u32_f32, C_EXACT, 0, 0},
     {"k_slct_s32_s32", "slct.s32.s32", U32, 3, {U32, U32, U32}, r_slct_s32, C_EXACT, 0, 0},
+    {"k_pred_plain_name", "a .pred register named without % (setp.lt.s32 p)", U32, 2, {U32, U32}, r_pred_plain, C_EXACT, 0, 0},
+    {"k_addc_multiline", "add.cc.u32 + addc.u32 (two lines)", U64, 2, {U32, U32}, r_addc, C_EXACT, 0, 0},
+    E1("k_testp_f32", "testp.finite/infinite/number/notanumber/normal/subnormal.f32", U32, F32, r_testp32),
+    E1("k_testp_f64", "testp.finite/normal/subnormal.f64", U32, F64, r_testp64),
+    E3("k_pred_logic", "and/or/xor/not.pred, setp.gt.and.s32 p|q, @p / @!p", U32, U32, r_pred_logic),
+    E1("k_mov_pack", "mov.b64 {lo, hi} and back", U64, U64, r_mov_pack),
+    E1("k_bfind_u32", "bfind.u32", U32, U32, r_bfind_u32),
+    E1("k_bfind_s32", "bfind.s32", U32, U32, r_bfind_s32),
+    E1("k_bfind_shiftamt_u32", "bfind.shiftamt.u32", U32, U32, r_bfind_shiftamt),
+    E3("k_dp4a_u32", "dp4a.u32.u32", U32, U32, r_dp4a_u),
+    E3("k_dp4a_s32", "dp4a.s32.s32", U32, U32, r_dp4a_s),
+    E3("k_dp2a_lo_u32", "dp2a.lo.u32.u32", U32, U32, r_dp2a_lo_u),
+    E3("k_dp2a_hi_s32", "dp2a.hi.s32.s32", U32, U32, r_dp2a_hi_s),
+    E3("k_sad_u32", "sad.u32", U32, U32, r_sad_u),
+    E3("k_sad_s32", "sad.s32", U32, U32, r_sad_s),
+    E1("k_cnot_b32", "cnot.b32", U32, U32, r_cnot),
+    E3("k_prmt_f4e", "prmt.b32.f4e", U32, U32, r_prmt_f4e),
+    E3("k_prmt_rc8", "prmt.b32.rc8", U32, U32, r_prmt_rc8),
+    E3("k_prmt_ecl", "prmt.b32.ecl", U32, U32, r_prmt_ecl),
+    E3("k_prmt_ecr", "prmt.b32.ecr", U32, U32, r_prmt_ecr),
+    E3("k_prmt_rc16", "prmt.b32.rc16", U32, U32, r_prmt_rc16),
+    E2("k_add_s16", "add.s16", U16, U16, r_add_s16),
+    E2("k_mul_lo_u16", "mul.lo.u16", U16, U16, r_mul_lo_u16),
+    E2("k_max_s16", "max.s16", U16, U16, r_max_s16),
+    E2("k_mul_wide_s16", "mul.wide.s16", U32, U16, r_mul_wide_s16),
+    {"k_div_full_ftz_f32", "div.full.ftz.f32 (2 ulp)", F32, 2, {F32, F32}, r_div_full_ftz, C_ULP, 2, 0},
+    E1("k_abs_ftz_f32", "abs.ftz.f32", F32, F32, r_abs_ftz32),
+    E1("k_neg_ftz_f32", "neg.ftz.f32", F32, F32, r_neg_ftz32),
+    E1("k_cvt_rmi_f32_f32", "cvt.rmi.f32.f32", F32, F32, r_cvt_rmi_f32),
+    E1("k_cvt_rpi_f32_f32", "cvt.rpi.f32.f32", F32, F32, r_cvt_rpi_f32),
+    E1("k_cvt_rn_f64_u32", "cvt.rn.f64.u32", F64, U32, r_cvt_rn_f64_u32),
+    E1("k_cvt_rzi_s32_f64", "cvt.rzi.s32.f64", U32, F64, r_cvt_rzi_s32_f64),
+    E1("k_cvt_rni_s16_f32", "cvt.rni.s16.f32", U16, F32, r_cvt_rni_s16),
+    E1("k_cvt_rn_f16_f64", "cvt.rn.f16.f64 (one rounding)", F16, F64, r_cvt_rn_f16_f64),
+    E1("k_cvt_rm_f32_f64", "cvt.rm.f32.f64", F32, F64, r_cvt_rm_f32_f64),
+    E1("k_cvt_rp_f32_f64", "cvt.rp.f32.f64", F32, F64, r_cvt_rp_f32_f64),
+    E1("k_cvt_u8_u32", "cvt.u8.u32", U32, U32, r_cvt_u8_u32),
+    E1("k_cvt_sat_u16_s32", "cvt.sat.u16.s32", U16, U32, r_cvt_sat_u16_s32),
 };
 #define NCASES (int)(sizeof cases / sizeof cases[0])
 
@@ -632,7 +779,9 @@ static const uint64_t sp_f64[] = {0, 0x8000000000000000ull, 0x3ff0000000000000ul
                                   0x7fefffffffffffffull, 0xffefffffffffffffull, 0x7ff0000000000000ull,
                                   0xfff0000000000000ull, 0x7ff8000000000000ull, 0xfff8000000000000ull,
                                   0x43e0000000000000ull, 0xc3e0000000000000ull, 0x4330000000000001ull,
-                                  0x3ff8000000000000ull, 0x400921fb54442d18ull, 0x3fd5555555555555ull};
+                                  0x3ff8000000000000ull, 0x400921fb54442d18ull, 0x3fd5555555555555ull,
+                                  0x3ff0020000000001ull, 0x3ff001ffffffffffull, 0x40effdffffffffffull,
+                                  0x3e70000000000001ull, 0x41e0000000000000ull, 0xc1e0000000200000ull};
 static const uint64_t sp_f16[] = {0x0000, 0x8000, 0x3c00, 0xbc00, 0x3800, 0x4000, 0x3e00, 0x0001, 0x8001, 0x03ff,
                                   0x0400, 0x7bff, 0xfbff, 0x7c00, 0xfc00, 0x7e00, 0xfe00, 0x3c01, 0x5bff, 0x1400};
 static const uint64_t sp_bf16[] = {0x0000, 0x8000, 0x3f80, 0xbf80, 0x3f00, 0x4000, 0x3fc0, 0x0001, 0x8001, 0x007f,
