@@ -338,3 +338,70 @@ extern "C" __global__ void s_generic(const float4 *in, float4 *out, float *gen)
     float back = (t % 3 == 0) ? sh[t] : (t % 3 == 1) ? gen[g] : loc[t & 3];
     out[g] = make_float4(r, back, v.w + 1.0f, (float)(t % 3));
 }
+
+/* every atomic operation on shared memory, per block, then copied out: out[16 * block + k] */
+extern "C" __global__ void s_atomics_shared(const int *in, unsigned long long *out)
+{
+    __shared__ int si[6];
+    __shared__ unsigned su[5];
+    __shared__ unsigned long long sl[4];
+    __shared__ float sf;
+    int v = in[GTID], t = threadIdx.x;
+    if (t == 0) {
+        si[0] = 0, si[1] = 0x7fffffff, si[2] = -0x7fffffff - 1, si[3] = -1, si[4] = 0, si[5] = 0;
+        su[0] = 0, su[1] = 0, su[2] = 0xffffffffu, su[3] = 0, su[4] = 0;
+        sl[0] = 0, sl[1] = ~0ull, sl[2] = 0, sl[3] = 0;
+        sf = 0.0f;
+    }
+    __syncthreads();
+    atomicAdd(&si[0], v - 50);
+    atomicMin(&si[1], v * 13 % 77 - 30);
+    atomicMax(&si[2], v * 13 % 77 - 30);
+    atomicAnd(&si[3], ~(1 << (v % 30)));
+    atomicOr(&si[4], 1 << (v % 27));
+    atomicXor(&si[5], v * 7);
+    atomicInc(&su[0], 10);
+    atomicDec(&su[1], 12);
+    atomicMin(&su[2], (unsigned)v * 2654435761u);
+    unsigned old = atomicExch(&su[3], (unsigned)t + 1);
+    atomicAdd(&sl[3], (unsigned long long)old);
+    atomicAdd(&sl[0], (unsigned long long)v << 33);
+    atomicMin(&sl[1], (unsigned long long)v * 0x123456789ull);
+    atomicMax(&sl[2], (unsigned long long)v * 0x123456789ull);
+    atomicCAS(&su[4], (unsigned)t, (unsigned)t + 1);   /* succeeds in turn only for 0, 1, 2, ...: ends at some k */
+    atomicAdd(&sf, (float)(v % 16));
+    __syncthreads();
+    if (t == 0) {
+        unsigned long long *o = out + 16 * BID;
+        for (int k = 0; k < 6; k++)
+            o[k] = (unsigned)si[k];
+        for (int k = 0; k < 5; k++)
+            o[6 + k] = su[k];
+        o[11] = sl[0], o[12] = sl[1], o[13] = sl[2], o[14] = sl[3] + su[3];
+        o[15] = __float_as_uint(sf);
+    }
+}
+
+/* producer/consumer on a named barrier: warp 0 writes and bar.arrive's, warp 1 bar.sync's and reads;
+ * then lanes of a warp in two halves that shuffle within their own half (partial masks), __syncwarp */
+extern "C" __global__ void s_arrive(const int *in, int *out)
+{
+    __shared__ int buf[32];
+    int t = threadIdx.x, lane = t & 31, g = GTID, v = in[g];
+    out[3 * g] = 0;
+    if (t < 32) {
+        buf[lane] = v * 3;
+        asm volatile("bar.arrive 1, 64;" ::: "memory");
+    } else if (t < 64) {
+        asm volatile("bar.sync 1, 64;" ::: "memory");
+        out[3 * g] = buf[31 - lane];
+    }
+    int r;
+    if (lane & 1)
+        r = __shfl_xor_sync(0xaaaaaaaa, v, 2);
+    else
+        r = __shfl_sync(0x55555555, v, (lane + 2) & 31);
+    __syncwarp();
+    out[3 * g + 1] = r;
+    out[3 * g + 2] = __shfl_sync(0xffffffff, r, 31 - lane);
+}

@@ -696,8 +696,100 @@ static void test_generic(void)
     cuModuleUnload(m);
 }
 
+/* ---------------------------------------------------------------- shared atomics, arrive */
+static void test_atomics_shared(void)
+{
+    CUmodule m;
+    CUfunction f = get("s_atomics_shared", &m);
+    enum { NB = 3, BN = 96, N = NB * BN };
+    static int in[N];
+    static unsigned long long got[16 * NB];
+    for (int i = 0; i < N; i++)
+        in[i] = (i * 31 + 7) % 101;
+    CUdeviceptr din = dalloc(sizeof in, in), dout = dalloc(sizeof got, NULL);
+    void *args[] = {&din, &dout};
+    const char *what = "atom on shared memory: add min max and or xor (s32), inc dec min exch cas (u32), add min max (u64), add (f32)";
+    if (!f || launch(f, NB, 1, BN, 1, 1, 0, args) != CUDA_SUCCESS) {
+        tcase(0, what);
+        return;
+    }
+    PTXT_CHECK(cuMemcpyDtoH(got, dout, sizeof got));
+    int bad = 0;
+    for (int b = 0; b < NB; b++) {
+        int si[6] = {0, 0x7fffffff, INT_MIN, -1, 0, 0};
+        unsigned su[3] = {0, 0, 0xffffffffu};
+        unsigned long long sl[3] = {0, ~0ull, 0}, tsum = 0;
+        float sf = 0;
+        for (int t = 0; t < BN; t++) {
+            int v = in[b * BN + t], mm = v * 13 % 77 - 30;
+            si[0] += v - 50, si[1] = mm < si[1] ? mm : si[1], si[2] = mm > si[2] ? mm : si[2];
+            si[3] &= ~(1 << (v % 30)), si[4] |= 1 << (v % 27), si[5] ^= v * 7;
+            unsigned h = (unsigned)v * 2654435761u;
+            su[2] = h < su[2] ? h : su[2];
+            sl[0] += (unsigned long long)v << 33;
+            unsigned long long w = (unsigned long long)v * 0x123456789ull;
+            sl[1] = w < sl[1] ? w : sl[1], sl[2] = w > sl[2] ? w : sl[2];
+            tsum += (unsigned)t + 1;
+            sf += (float)(v % 16);
+        }
+        su[0] = BN % 11;                 /* atomicInc(10) BN times from 0 */
+        su[1] = (13 - BN % 13) % 13;     /* atomicDec(12) BN times from 0 */
+        unsigned long long w[16] = {(unsigned)si[0], (unsigned)si[1], (unsigned)si[2], (unsigned)si[3], (unsigned)si[4],
+                                    (unsigned)si[5], su[0], su[1], su[2], 0, 0, sl[0], sl[1], sl[2], tsum, 0};
+        unsigned long long *o = got + 16 * b;
+        float gf;
+        uint32_t fb = (uint32_t)o[15];
+        memcpy(&gf, &fb, 4);
+        /* exch: the returned values plus the last one = every value stored (1..BN) plus the initial 0;
+         * cas: thread k succeeds only when the word holds k, so the word ends at some 1 <= k <= BN */
+        int ok = o[9] >= 1 && o[9] <= BN && o[10] >= 1 && o[10] <= BN && gf == sf;
+        for (int k = 0; k < 15; k++)
+            if (k != 9 && k != 10 && o[k] != w[k])
+                ok = 0, printf("#   shared atomics block %d word %d: got %#llx, expected %#llx\n", b, k, o[k], w[k]);
+        if (!ok)
+            bad++, printf("#   shared atomics block %d: exch %llu, cas %llu, f32 %g (expected %g)\n", b, o[9], o[10],
+                          (double)gf, (double)sf);
+    }
+    tcase(bad == 0, what);
+    cuMemFree(din), cuMemFree(dout);
+    cuModuleUnload(m);
+}
+
+static void test_arrive(void)
+{
+    CUmodule m;
+    CUfunction f = get("s_arrive", &m);
+    enum { NB = 2, BN = 96, N = NB * BN };
+    static int in[N], got[3 * N];
+    for (int i = 0; i < N; i++)
+        in[i] = i * 5 + 2;
+    CUdeviceptr din = dalloc(sizeof in, in), dout = dalloc(sizeof got, NULL);
+    void *args[] = {&din, &dout};
+    const char *what = "bar.arrive / bar.sync producer-consumer; shuffles with partial masks in divergent halves; __syncwarp";
+    if (!f || launch(f, NB, 1, BN, 1, 1, 0, args) != CUDA_SUCCESS) {
+        tcase(0, what);
+        return;
+    }
+    PTXT_CHECK(cuMemcpyDtoH(got, dout, sizeof got));
+    int bad = 0;
+    for (int g = 0; g < N; g++) {
+        int t = g % BN, lane = t & 31, w0 = g - lane;
+        int r_of[32];
+        for (int l = 0; l < 32; l++)
+            r_of[l] = (l & 1) ? in[w0 + (l ^ 2)] : in[w0 + ((l + 2) & 31)];
+        int want[3] = {t >= 32 && t < 64 ? 3 * in[g - t + (31 - lane)] : 0, r_of[lane], r_of[31 - lane]};
+        if (memcmp(got + 3 * g, want, sizeof want) && bad++ < 6)
+            printf("#   arrive: thread %d: got {%d %d %d}, expected {%d %d %d}\n", g, got[3 * g], got[3 * g + 1],
+                   got[3 * g + 2], want[0], want[1], want[2]);
+    }
+    tcase(bad == 0, what);
+    cuMemFree(din), cuMemFree(dout);
+    cuModuleUnload(m);
+}
+
 static void (*const tests[])(void) = {test_special, test_shfl, test_vote, test_barrier, test_atomics,
-                                      test_diverge, test_calls, test_dynshared, test_globals, test_generic};
+                                      test_diverge, test_calls, test_dynshared, test_globals, test_generic,
+                                      test_atomics_shared, test_arrive};
 #define NTESTS (int)(sizeof tests / sizeof tests[0])
 
 int main(int argc, char **argv)
