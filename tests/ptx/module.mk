@@ -16,9 +16,14 @@ $(PTXT_DIR)/sem_kernels.ptx: $(PTXT_SRC)/sem_kernels.cu | $(DEPS_STAMP)
 	$(NVCC) -ptx -arch=compute_90 -O2 -o $@ $<
 
 # the references need the FPU's rounding modes honoured: -frounding-math
-$(PTXT_DIR)/test_ptx_%: $(PTXT_SRC)/test_ptx_%.c $(PTXT_SRC)/ptxt.h $(PTXT_SRC)/isa_ref.h $(HOSTCUDA_LIB) | $(DEPS_STAMP)
+$(PTXT_DIR)/test_ptx_isa: $(PTXT_SRC)/test_ptx_isa.c $(PTXT_SRC)/isa_cases.c $(PTXT_SRC)/isa_cases.h $(PTXT_SRC)/ptxt.h \
+                          $(PTXT_SRC)/isa_ref.h $(HOSTCUDA_LIB) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(CPPFLAGS) -frounding-math -I$(PTXT_SRC) -o $@ $< $(PTXT_LDFLAGS)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -frounding-math -I$(PTXT_SRC) -o $@ $(PTXT_SRC)/test_ptx_isa.c $(PTXT_SRC)/isa_cases.c \
+	    $(PTXT_LDFLAGS)
+$(PTXT_DIR)/test_ptx_sem: $(PTXT_SRC)/test_ptx_sem.c $(PTXT_SRC)/ptxt.h $(HOSTCUDA_LIB) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -I$(PTXT_SRC) -o $@ $< $(PTXT_LDFLAGS)
 
 $(PTXT_DIR)/fault_kernels.ptx: $(PTXT_SRC)/fault_kernels.cu | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
