@@ -976,11 +976,16 @@ CUresult hc_exec_run(const hc_exec_launch *L)
         free(th);
     }
     uint64_t t1 = now_ns();
-    if (X.plen) {
-        fwrite(X.pbuf, 1, X.plen, stdout);
-        fflush(stdout);
+    if (X.plen && L->out) {
+        *L->out = X.pbuf;
+        *L->outlen = X.plen;
+    } else {
+        if (X.plen) {
+            fwrite(X.pbuf, 1, X.plen, stdout);
+            fflush(stdout);
+        }
+        free(X.pbuf);
     }
-    free(X.pbuf);
     if (L->stats) {
         atomic_fetch_add(&L->stats->launches, 1);
         atomic_fetch_add(&L->stats->warp_instr, atomic_load(&X.warp_instr));

@@ -41,6 +41,8 @@ typedef struct hc_exec_launch {
     int threads;                  /* host threads */
     double timeout_s;             /* 0: none */
     hc_exec_stats *stats;
+    char **out;                   /* non-NULL: device printf output handed back (malloc'ed), else stdout */
+    size_t *outlen;
 } hc_exec_launch;
 
 /* 0 if kernel `func` can run; else -1 and one line (without the "hostcuda: " prefix) in msg */
