@@ -10,6 +10,8 @@
  * generic addresses reach through windows above the canonical host range (cvta adds the base).
  * Faults stop the launch: the first is reported as one hostcuda: line and the launch's result.
  * Threading: one launch at a time per call; the workers share only the launch record (atomics).
+ * Must not: write outside the device arenas, the CTA's shared buffer or the threads' local
+ * memory; hang (deadlocks and timeouts end the launch); take hc_mu (the caller snapshots memory).
  */
 #include "hc_exec.h"
 #include "hc_exec_ops.h"
@@ -838,6 +840,7 @@ static int cta_run(hc_cta *C)
         W->force = 0;
         memset(W->lbase, 0, sizeof W->lbase);
         memset(W->depth, 0, sizeof W->depth);
+        memset(W->cc, 0, sizeof W->cc);
     }
     unsigned rounds = 0;
     for (;;) {
