@@ -338,6 +338,11 @@ void *hc_exec_addr(hc_cta *C, hc_warp *W, int lane, const ash_ptx_insn *in, int 
             W->cache = f;
             return R[f].rw + (a - R[f].lo);
         }
+        if (X->L->resolve) {
+            void *p = X->L->resolve(a, size);
+            if (p)
+                return p;
+        }
         fault_addr(C, W, lane, in, acc, a, size, NULL);
         return NULL;
     }

@@ -1088,6 +1088,14 @@ typedef struct {
     size_t argsize;
 } launch_payload;
 
+/* memory mapped through the virtual-memory API (hc_vmm.c), outside the allocation table */
+static void *vmm_resolve(uint64_t a, size_t n)
+{
+    void *rw = NULL;
+    int dev;
+    return hc_vmm_resolve((uintptr_t)a, n, &rw, &dev) ? rw : NULL;
+}
+
 static void run_interpreted(launch_payload *p)
 {
     if (hc_ctx_sticky(p->ctx) != CUDA_SUCCESS)
@@ -1110,7 +1118,7 @@ static void run_interpreted(launch_payload *p)
         .shmem = p->dims.shared_bytes, .params = p->blob, .params_size = p->argsize,
         .var_addr = p->mod->px_addr, .ranges = ranges, .nranges = nr,
         .threads = hc_opt.exec_threads, .timeout_s = hc_opt.kernel_timeout_s,
-        .stats = es ? &es->st : NULL,
+        .stats = es ? &es->st : NULL, .resolve = vmm_resolve,
     };
     char *out = NULL;
     size_t outlen = 0;
