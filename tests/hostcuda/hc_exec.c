@@ -10,6 +10,8 @@
  * generic addresses reach through windows above the canonical host range (cvta adds the base).
  * Faults stop the launch: the first is reported as one hostcuda: line and the launch's result.
  * Threading: one launch at a time per call; the workers share only the launch record (atomics).
+ * Must not: write outside the device arenas, the CTA's shared buffer or the threads' local
+ * memory; hang (deadlocks and timeouts end the launch); take hc_mu (the caller snapshots memory).
  */
 #include "hc_exec.h"
 #include "hc_exec_ops.h"
@@ -335,6 +337,11 @@ void *hc_exec_addr(hc_cta *C, hc_warp *W, int lane, const ash_ptx_insn *in, int 
         if (f >= 0 && a - R[f].lo + size <= R[f].size) {
             W->cache = f;
             return R[f].rw + (a - R[f].lo);
+        }
+        if (X->L->resolve) {
+            void *p = X->L->resolve(a, size);
+            if (p)
+                return p;
         }
         fault_addr(C, W, lane, in, acc, a, size, NULL);
         return NULL;
@@ -838,6 +845,7 @@ static int cta_run(hc_cta *C)
         W->force = 0;
         memset(W->lbase, 0, sizeof W->lbase);
         memset(W->depth, 0, sizeof W->depth);
+        memset(W->cc, 0, sizeof W->cc);
     }
     unsigned rounds = 0;
     for (;;) {
@@ -976,11 +984,16 @@ CUresult hc_exec_run(const hc_exec_launch *L)
         free(th);
     }
     uint64_t t1 = now_ns();
-    if (X.plen) {
-        fwrite(X.pbuf, 1, X.plen, stdout);
-        fflush(stdout);
+    if (X.plen && L->out) {
+        *L->out = X.pbuf;
+        *L->outlen = X.plen;
+    } else {
+        if (X.plen) {
+            fwrite(X.pbuf, 1, X.plen, stdout);
+            fflush(stdout);
+        }
+        free(X.pbuf);
     }
-    free(X.pbuf);
     if (L->stats) {
         atomic_fetch_add(&L->stats->launches, 1);
         atomic_fetch_add(&L->stats->warp_instr, atomic_load(&X.warp_instr));

@@ -9,6 +9,8 @@
  * which is exact before the one final rounding for add, sub, mul (24 >= 2*11+2 bits).
  * .approx functions use libm (more accurate than the GPU's, within its documented bounds).
  * Threading: called by one CTA worker for one warp; atomics on shared and global are host atomics.
+ * Must not: touch memory other than through hc_exec_addr / fast_addr (which check every access),
+ * or leave the rounding mode changed after an instruction.
  */
 #include "hc_exec_ops.h"
 
@@ -350,7 +352,24 @@ static int exec_half(const ash_ptx_insn *in, uint32_t E, uint64_t *D, const uint
                     if (!(bh & 0x7c00)) b = copysignf(0, b);
                     if (!(ch & 0x7c00)) c = copysignf(0, c);
                 }
-                float v = half_op(in->op, a, b, c, in->flags, &ok);
+                float v;
+                if (in->op == ASH_PTX_OP_FMA || in->op == ASH_PTX_OP_MAD) {
+                    /* a*b is exact in double; the sum rounded to odd, twice, then once to the
+                     * half type: one correct rounding of the exact a*b+c */
+                    int old = fegetround();
+                    feclearexcept(FE_INEXACT);
+                    fesetround(FE_TOWARDZERO);
+                    volatile double p = (double)a * (double)b;
+                    volatile double sum = p + (double)c;
+                    int inexact = fetestexcept(FE_INEXACT) != 0;
+                    fesetround(old);
+                    double d = sum;
+                    if (inexact && !isnan(d) && !isinf(d))
+                        d = f64(bf64(d) | 1);
+                    v = d2f_odd(d);
+                } else {
+                    v = half_op(in->op, a, b, c, in->flags, &ok);
+                }
                 if (in->flags & ASH_PTX_F_SAT)
                     v = sat32(v);
                 if (in->op == ASH_PTX_OP_MIN || in->op == ASH_PTX_OP_MAX)
@@ -939,21 +958,26 @@ int hc_exec_insn(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t pc, uin
         uint64_t *D = dst(W, in, 0);
         const uint64_t *A = src(C, W, in, 1, ta);
         int st = in->type2 ? in->type2 : t;
+        if (t == ASH_PTX_T_F16X2 || t == ASH_PTX_T_BF16X2) {   /* d = {cvt(a) high, cvt(b) low} */
+            const uint64_t *B = src(C, W, in, 2, tb);
+            int et = t == ASH_PTX_T_F16X2 ? ASH_PTX_T_F16 : ASH_PTX_T_BF16;
+            LOOP(E, { D[l] = (cvt_one(A[l], et, st, in->rnd, in->flags) << 16) |
+                             cvt_one(B[l], et, st, in->rnd, in->flags); });
+            return HC_STEP_NEXT;
+        }
         if (t == ASH_PTX_T_F32 && st == ASH_PTX_T_F16 && !in->flags)
             LOOP(E, { D[l] = bf32(h2f((uint32_t)A[l] & 0xffff)); });
         else if (t == ASH_PTX_T_BF16 && st == ASH_PTX_T_F32 && in->rnd == ASH_PTX_R_RN && !in->flags)
             LOOP(E, { D[l] = f2bh(f32(A[l]), ASH_PTX_R_RN); });
         else
             LOOP(E, { D[l] = cvt_one(A[l], t, st, in->rnd, in->flags); });
-        if (t == ASH_PTX_T_F16X2 || t == ASH_PTX_T_BF16X2)
-            return -1;
         return HC_STEP_NEXT;
     }
     case ASH_PTX_OP_ADD: case ASH_PTX_OP_SUB: case ASH_PTX_OP_MUL: case ASH_PTX_OP_MAD: case ASH_PTX_OP_FMA:
     case ASH_PTX_OP_DIV: case ASH_PTX_OP_MIN: case ASH_PTX_OP_MAX: case ASH_PTX_OP_NEG: case ASH_PTX_OP_ABS:
     case ASH_PTX_OP_RCP: case ASH_PTX_OP_SQRT: case ASH_PTX_OP_RSQRT: case ASH_PTX_OP_EX2: case ASH_PTX_OP_LG2:
     case ASH_PTX_OP_SIN: case ASH_PTX_OP_COS: case ASH_PTX_OP_TANH: case ASH_PTX_OP_REM:
-    case ASH_PTX_OP_COPYSIGN:
+    case ASH_PTX_OP_COPYSIGN: case ASH_PTX_OP_ADDC: case ASH_PTX_OP_SUBC: case ASH_PTX_OP_MADC:
         break;
     default:
         goto other;
@@ -1016,12 +1040,14 @@ int hc_exec_insn(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t pc, uin
             case ASH_PTX_OP_DIV: F32OP(a / b); break;
             case ASH_PTX_OP_NEG: LOOP(E, { float a = f32(A[l]); if (ftz) a = ftz32(a); D[l] = bf32(-a); }); break;
             case ASH_PTX_OP_ABS: LOOP(E, { float a = f32(A[l]); if (ftz) a = ftz32(a); D[l] = bf32(fabsf(a)); }); break;
-            case ASH_PTX_OP_MIN:
-                F32OP((isnan(a) || isnan(b)) ? ((in->flags & ASH_PTX_F_NAN) ? NAN : fminf(a, b))
+            case ASH_PTX_OP_MIN:   /* a NaN operand (quiet or signalling) gives the other; two: canonical NaN */
+                F32OP((isnan(a) || isnan(b)) ? (((in->flags & ASH_PTX_F_NAN) || (isnan(a) && isnan(b))) ? f32(0x7fffffff)
+                                                : isnan(a) ? b : a)
                       : (a < b || (a == b && signbit(a))) ? a : b);
                 break;
             case ASH_PTX_OP_MAX:
-                F32OP((isnan(a) || isnan(b)) ? ((in->flags & ASH_PTX_F_NAN) ? NAN : fmaxf(a, b))
+                F32OP((isnan(a) || isnan(b)) ? (((in->flags & ASH_PTX_F_NAN) || (isnan(a) && isnan(b))) ? f32(0x7fffffff)
+                                                : isnan(a) ? b : a)
                       : (a > b || (a == b && !signbit(a))) ? a : b);
                 break;
             case ASH_PTX_OP_RCP: F32OP(1.0f / a); break;
@@ -1068,11 +1094,13 @@ int hc_exec_insn(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t pc, uin
             case ASH_PTX_OP_NEG: F64OP(-a); break;
             case ASH_PTX_OP_ABS: F64OP(fabs(a)); break;
             case ASH_PTX_OP_MIN:
-                F64OP((isnan(a) || isnan(b)) ? ((in->flags & ASH_PTX_F_NAN) ? NAN : fmin(a, b))
+                F64OP((isnan(a) || isnan(b)) ? (((in->flags & ASH_PTX_F_NAN) || (isnan(a) && isnan(b))) ? f64(0x7fffffffffffffffull)
+                                                : isnan(a) ? b : a)
                       : (a < b || (a == b && signbit(a))) ? a : b);
                 break;
             case ASH_PTX_OP_MAX:
-                F64OP((isnan(a) || isnan(b)) ? ((in->flags & ASH_PTX_F_NAN) ? NAN : fmax(a, b))
+                F64OP((isnan(a) || isnan(b)) ? (((in->flags & ASH_PTX_F_NAN) || (isnan(a) && isnan(b))) ? f64(0x7fffffffffffffffull)
+                                                : isnan(a) ? b : a)
                       : (a > b || (a == b && !signbit(a))) ? a : b);
                 break;
             case ASH_PTX_OP_RCP: F64OP(1.0 / a); break;
@@ -1094,6 +1122,30 @@ int hc_exec_insn(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t pc, uin
         /* integers */
         const int s = tsigned(t);
         const uint32_t fl = in->flags;
+        if ((fl & ASH_PTX_F_CC) || op == ASH_PTX_OP_ADDC || op == ASH_PTX_OP_SUBC || op == ASH_PTX_OP_MADC) {
+            /* extended precision: the carry flag is per lane (add.cc/addc, sub.cc/subc, mad.cc/madc) */
+            int cin = op == ASH_PTX_OP_ADDC || op == ASH_PTX_OP_SUBC || op == ASH_PTX_OP_MADC;
+            int cout = (fl & ASH_PTX_F_CC) != 0;
+            uint64_t mask = bits >= 64 ? ~0ull : (1ull << bits) - 1;
+            LOOP(E, {
+                unsigned __int128 c = cin ? W->cc[l] : 0, r;
+                uint64_t a = zx(A[l], bits), b = zx(B[l], bits);
+                if (op == ASH_PTX_OP_ADD || op == ASH_PTX_OP_ADDC) {
+                    r = (unsigned __int128)a + b + c;
+                } else if (op == ASH_PTX_OP_SUB || op == ASH_PTX_OP_SUBC) {
+                    r = (unsigned __int128)a - b - c;
+                } else {
+                    unsigned __int128 p = (unsigned __int128)(s ? (unsigned __int128)(__int128)sx(a, bits) * (unsigned __int128)(__int128)sx(b, bits)
+                                                                : (unsigned __int128)a * b);
+                    uint64_t part = (fl & ASH_PTX_F_HI) ? (uint64_t)(p >> bits) & mask : (uint64_t)p & mask;
+                    r = (unsigned __int128)part + zx(Cc ? Cc[l] : 0, bits) + c;
+                }
+                D[l] = (uint64_t)r & mask;
+                if (cout)
+                    W->cc[l] = (uint8_t)((r >> bits) & 1);
+            });
+            return HC_STEP_NEXT;
+        }
         switch (op) {
         case ASH_PTX_OP_ADD:
             if (fl & ASH_PTX_F_SAT)
@@ -1267,27 +1319,16 @@ other:
         uint64_t *D = dst(W, in, 0);
         const uint64_t *A = src(C, W, in, 1, ta), *B = src(C, W, in, 2, tb), *Cc = src(C, W, in, 3, tc);
         int s = tsigned(t);
-        LOOP(E, {
-            uint32_t pos = (uint32_t)B[l] & 0xff, len = (uint32_t)Cc[l] & 0xff;
-            uint64_t a = zx(A[l], bits), r;
-            int sbit;
-            if (len == 0) {
-                r = 0;
-                sbit = 0;
-            } else {
-                uint32_t msb = pos + len - 1 < (uint32_t)bits - 1 ? pos + len - 1 : (uint32_t)bits - 1;
-                sbit = s ? (int)((a >> msb) & 1) : 0;
-                r = pos >= (uint32_t)bits ? 0 : a >> pos;
-                if (len < 64)
-                    r &= (1ull << len) - 1;
-                if (pos >= (uint32_t)bits && s)
-                    sbit = (int)((a >> (bits - 1)) & 1);
-                if (sbit && len < 64)
-                    r |= ~((1ull << len) - 1);
+        LOOP(E, {   /* the PTX ISA's definition, bit by bit */
+            uint32_t pos = (uint32_t)B[l] & 0xff, len = (uint32_t)Cc[l] & 0xff, msb = (uint32_t)bits - 1;
+            uint64_t a = zx(A[l], bits), r = 0;
+            uint32_t top = pos + len - 1 < msb ? pos + len - 1 : msb;
+            uint64_t sbit = (!s || len == 0) ? 0 : (a >> top) & 1;
+            for (uint32_t i = 0; i <= msb; i++) {
+                uint64_t bit = (i < len && pos + i <= msb) ? (a >> (pos + i)) & 1 : sbit;
+                r |= bit << i;
             }
-            if (!len && s)
-                r = 0;
-            D[l] = zx(r, bits);
+            D[l] = r;
         });
         return HC_STEP_NEXT;
     }

@@ -25,6 +25,7 @@ typedef struct hc_warp {
     uint64_t *Rall;         /* the warp's whole register file: the kernel's, then each callee's */
     uint32_t lbase[32];     /* each lane's current frame in its local memory (0: the kernel's) */
     uint16_t depth[32];     /* each lane's call depth */
+    uint8_t cc[32];         /* each lane's carry flag (add.cc / addc ...) */
     uint32_t pc[32];
     uint32_t live, blocked, wsync;
     uint32_t upc;

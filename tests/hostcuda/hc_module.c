@@ -238,6 +238,17 @@ CUresult hc_ctx_sticky(struct CUctx_st *c)
     return c ? (CUresult)atomic_load(&c->sticky) : CUDA_SUCCESS;
 }
 
+void hc_ctx_flush_printf(struct CUctx_st *c)
+{
+    if (c && c->printf_len) {
+        fwrite(c->printf_buf, 1, c->printf_len, stdout);
+        fflush(stdout);
+        free(c->printf_buf);
+        c->printf_buf = NULL;
+        c->printf_len = 0;
+    }
+}
+
 /* Decode the PTX for the interpreter and choose, per entry, twin or interpreter; refuse the image
  * when a kernel that must be interpreted uses what the interpreter does not implement. */
 static CUresult image_decode(hc_image *img, const char *text)
@@ -1077,6 +1088,14 @@ typedef struct {
     size_t argsize;
 } launch_payload;
 
+/* memory mapped through the virtual-memory API (hc_vmm.c), outside the allocation table */
+static void *vmm_resolve(uint64_t a, size_t n)
+{
+    void *rw = NULL;
+    int dev;
+    return hc_vmm_resolve((uintptr_t)a, n, &rw, &dev) ? rw : NULL;
+}
+
 static void run_interpreted(launch_payload *p)
 {
     if (hc_ctx_sticky(p->ctx) != CUDA_SUCCESS)
@@ -1099,10 +1118,26 @@ static void run_interpreted(launch_payload *p)
         .shmem = p->dims.shared_bytes, .params = p->blob, .params_size = p->argsize,
         .var_addr = p->mod->px_addr, .ranges = ranges, .nranges = nr,
         .threads = hc_opt.exec_threads, .timeout_s = hc_opt.kernel_timeout_s,
-        .stats = es ? &es->st : NULL,
+        .stats = es ? &es->st : NULL, .resolve = vmm_resolve,
     };
+    char *out = NULL;
+    size_t outlen = 0;
+    L.out = &out;
+    L.outlen = &outlen;
     CUresult rc = hc_exec_run(&L);
     free(ranges);
+    if (out) {   /* device printf: written when the host synchronises, as a GPU does */
+        pthread_mutex_lock(&hc_mu);
+        struct CUctx_st *c = p->ctx;
+        char *nb = realloc(c->printf_buf, c->printf_len + outlen);
+        if (nb) {
+            memcpy(nb + c->printf_len, out, outlen);
+            c->printf_buf = nb;
+            c->printf_len += outlen;
+        }
+        pthread_mutex_unlock(&hc_mu);
+        free(out);
+    }
     if (es && hc_opt.exec_stats == 2)
         stat_line(es);
     if (rc != CUDA_SUCCESS) {
@@ -1202,9 +1237,8 @@ static CUresult launch(const void *f, unsigned int gx, unsigned int gy, unsigned
         rc = callee_px(f, &p->px, &p->mod);
     if (rc == CUDA_SUCCESS && shmem > (unsigned int)max_dyn)
         rc = CUDA_ERROR_INVALID_VALUE;
-    struct CUctx_st *cur = NULL;
-    if (rc == CUDA_SUCCESS && hc_current_ctx(&cur) == CUDA_SUCCESS && hc_ctx_sticky(cur) != CUDA_SUCCESS)
-        rc = hc_ctx_sticky(cur);   /* after a fault every launch fails, as on a GPU */
+    if (rc == CUDA_SUCCESS && s && hc_ctx_sticky(s->ctx) != CUDA_SUCCESS)
+        rc = hc_ctx_sticky(s->ctx);   /* after a fault every launch fails, as on a GPU */
     if (rc == CUDA_SUCCESS && p->px >= 0) {
         p->ctx = p->mod->ctx;
         p->argsize = e->argsize;

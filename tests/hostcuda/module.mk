@@ -21,10 +21,13 @@ $(BUILD)/$(HOSTCUDA_SRC_DIR)/%.o: $(HOSTCUDA_SRC_DIR)/%.c $(HOSTCUDA_HDRS) inclu
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CPPFLAGS) $(HOSTCUDA_CFLAGS) -c -o $@ $<
 
-# the PTX reader (shim/ptx: pure C11, no hostcuda dependency; the shim will link it too)
+# the PTX reader (shim/ptx: pure C11, no hostcuda dependency); built here unless the library
+# (libaccelshim.mk, included first) already builds shim/ptx
+ifeq ($(filter shim/ptx,$(ASH_LIB_DIRS)),)
 $(BUILD)/shim/ptx/ash_ptx.o: shim/ptx/ash_ptx.c shim/ptx/ash_ptx.h | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -c -o $@ $<
+endif
 # the interpreter's floating point honours PTX rounding modes through fesetround
 $(BUILD)/$(HOSTCUDA_SRC_DIR)/hc_exec_ops.o: HOSTCUDA_CFLAGS += -frounding-math
 

@@ -72,6 +72,13 @@ for bad in HOSTCUDA_EXEC=gpu HOSTCUDA_THREADS=0 HOSTCUDA_KERNEL_TIMEOUT_S=soon H
     t_case $(( rc != 0 && $? == 0 ? 0 : 1 )) "bad $bad: cuInit fails naming the variable" || t_show "$T_TMP/bad"
 done
 
+# HOSTCUDA_EXEC=twin keeps hostcuda's twin-only behaviour: test_hc_kernels' twin cases pass and a
+# kernel without a twin is not found (the test checks that branch itself)
+if [ -x "$H/test_hc_kernels" ]; then
+    HOSTCUDA_EXEC=twin timeout 300 "$H/test_hc_kernels" >"$T_TMP/twin" 2>&1
+    t_case $? "HOSTCUDA_EXEC=twin: test_hc_kernels passes with twins only" || t_show "$T_TMP/twin"
+fi
+
 # HOSTCUDA_EXEC_STATS=1: one line per kernel at exit
 HOSTCUDA_EXEC_STATS=1 timeout 120 "$RUN" "$PTX" >"$T_TMP/stats" 2>&1
 grep -qE "^hostcuda: exec ex_reduce launches=1 warp_instr=[1-9][0-9]* lane_instr=[1-9][0-9]* seconds=[0-9.]+$" "$T_TMP/stats"
