@@ -3,7 +3,7 @@
  * (HOSTCUDA_EXEC=twin) with a run through the PTX interpreter (HOSTCUDA_EXEC=ptx).
  *
  *   ptx_twin_run run OUT TEST_PTX MLP_PTX LAYERS_PTX CAST_PTX INSPECT_PTX [--perturb]
- *   ptx_twin_run compare A B [--nofma]
+ *   ptx_twin_run compare A B [--nofma | --exact]
  *
  * run: writes OUT, one record per output (kernel, buffer, element type, bound, data), and prints
  * "kernels: NAME..." (every kernel it launched). Launches use several CTAs so grid-stride loops
@@ -11,7 +11,8 @@
  * by more than its bound). compare: one TAP case per record: bit-identical, or within
  * the record's bound. The bound says why the two may differ: nvcc contracts a*b+c into one fma
  * (rounded once) where the host twin rounds twice, and CUDA's tanhf/powf are not glibc's; with the
- * PTX built -fmad=false (--nofma) only the library functions may differ. A dot product of K
+ * PTX built -fmad=false (--nofma) only the library functions may differ; --exact: every record
+ * bit-identical (two interpreter runs). A dot product of K
  * positive terms may then differ by up to 2K+2 ulps (each side within K ulps of the exact sum).
  * Every kernel gets inputs of its own (none computed by another kernel, whose allowed difference
  * would then reach an exact comparison). Floats compare in ulps (NaN equals any NaN: PTX canonicalises, x86 keeps payloads), integers
@@ -431,7 +432,7 @@ static int read_all(const char *path, rec **out)
     return n;
 }
 
-static int compare(const char *pa, const char *pb, int nofma)
+static int compare(const char *pa, const char *pb, int nofma, int exact)
 {
     rec *ra, *rb;
     int na = read_all(pa, &ra), nb = read_all(pb, &rb);
@@ -451,7 +452,7 @@ static int compare(const char *pa, const char *pb, int nofma)
         }
         size_t es = elem_size(ha.type), bytes = es * ha.count;
         const char *da = ra[ia].data, *db = b->data;
-        double tol = nofma ? ha.tol_nofma : ha.tol_fma, worst = 0;
+        double tol = exact ? 0 : nofma ? ha.tol_nofma : ha.tol_fma, worst = 0;
         int kind = tol == 0 ? K_EXACT : ha.kind, bad = 0, identical = !memcmp(da, db, bytes);
         for (uint64_t i = 0; i < ha.count && !identical; i++) {
             const char *x = da + i * es, *y = db + i * es;
@@ -497,10 +498,10 @@ static int compare(const char *pa, const char *pb, int nofma)
 int main(int argc, char **argv)
 {
     if (argc >= 4 && !strcmp(argv[1], "compare"))
-        return compare(argv[2], argv[3], argc > 4 && !strcmp(argv[4], "--nofma"));
+        return compare(argv[2], argv[3], argc > 4 && !strcmp(argv[4], "--nofma"), argc > 4 && !strcmp(argv[4], "--exact"));
     if (argc < 8 || strcmp(argv[1], "run")) {
         fprintf(stderr, "usage: ptx_twin_run run OUT TEST_PTX MLP_PTX LAYERS_PTX CAST_PTX INSPECT_PTX [--perturb]\n"
-                        "       ptx_twin_run compare A B [--nofma]\n");
+                        "       ptx_twin_run compare A B [--nofma | --exact]\n");
         return 2;
     }
     perturb = argc > 8 && !strcmp(argv[8], "--perturb");

@@ -8,6 +8,7 @@
 # tanhf/powf). The PTX built with -fmad=false must match within the tighter bounds (library
 # functions apart, bit-identical). Then the bundled trainer end to end: its parameters after 6
 # steps with the interpreter equal those with the twins within rtol 1e-5, atol 1e-7.
+# HOSTCUDA_THREADS=1 must give the same bits as the default thread count.
 # The interpreter's HOSTCUDA_EXEC_STATS=1 lines must name every kernel (a twin leaves none; with
 # none at all, hostcuda has no interpreter and the test skips).
 # Negative controls: the comparison fails when hc_saxpy's `a` is moved by 64 ulps, and the trainer
@@ -76,6 +77,13 @@ if [ "$rc" -eq 0 ]; then
     echo "# twin vs interpreter, PTX built with -fmad=false"
     compare "$T_TMP/twin" "$T_TMP/nofma" --nofma
 fi
+
+# the CTAs of a launch run on HOSTCUDA_THREADS host threads: one thread must give the same bits
+HOSTCUDA_THREADS=1 run ptx "$T_TMP/ptx1" "${PTX[@]}"
+"$RUN" compare "$T_TMP/ptx" "$T_TMP/ptx1" --exact >"$T_TMP/threads.tap" 2>&1
+ok=$?
+t_case $(( rc != 0 || ok != 0 )) "HOSTCUDA_THREADS=1 and the default give bit-identical results for every kernel"
+[ "$ok" -eq 0 ] || grep -v '^ok' "$T_TMP/threads.tap" | head -10
 
 run ptx "$T_TMP/perturbed" "${PTX[@]}" --perturb
 "$RUN" compare "$T_TMP/twin" "$T_TMP/perturbed" >"$T_TMP/neg.tap" 2>&1
