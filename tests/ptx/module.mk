@@ -61,7 +61,11 @@ $(foreach k,$(PTXT_PROJECT_KERNELS),$(eval $(call PTXT_NOFMA_RULE,$(k))))
 $(PTXT_DIR)/test_ptx_isa: $(PTXT_DIR)/isa_kernels.ptx
 $(PTXT_DIR)/test_ptx_sem: $(PTXT_DIR)/sem_kernels.ptx
 
-PTXT_BINS := $(PTXT_DIR)/test_ptx_isa $(PTXT_DIR)/test_ptx_sem
+$(PTXT_DIR)/test_ptx_llmc: $(PTXT_SRC)/test_ptx_llmc.c $(PTXT_SRC)/ptxt.h $(HOSTCUDA_LIB) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -I$(PTXT_SRC) -o $@ $< $(PTXT_LDFLAGS)
+
+PTXT_BINS := $(PTXT_DIR)/test_ptx_isa $(PTXT_DIR)/test_ptx_sem $(PTXT_DIR)/test_ptx_llmc
 ALL += $(PTXT_BINS) $(PTXT_DIR)/ptx_fault_run $(PTXT_DIR)/fault_kernels.ptx $(PTXT_DIR)/ptx_twin_run $(PTXT_NOFMA_PTX)
 TESTS += $(PTXT_BINS) $(PTXT_SRC)/test_ptx_faults.sh $(PTXT_SRC)/test_ptx_twins.sh $(PTXT_SRC)/test_ptx_equivalence.sh \
          $(PTXT_SRC)/test_ptx_equivalence_mpi.sh
