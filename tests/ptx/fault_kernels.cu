@@ -58,3 +58,13 @@ extern "C" __global__ void f_printf(const int *p)
     int t = threadIdx.x;
     printf("device printf: thread %d of block %d value %d half %.2f\n", t, blockIdx.x, p[t], p[t] * 0.5);
 }
+
+/* thread 5 reads shared memory far past the array's end (index from the host, so it is not folded) */
+extern "C" __global__ void f_shared(const int *p, int *out, int far)
+{
+    __shared__ int s[32];
+    int t = threadIdx.x;
+    s[t] = p[t];
+    __syncthreads();
+    out[t] = s[t == 5 ? far : t];
+}

@@ -5,7 +5,7 @@
  * (cuLaunchKernel, cuCtxSynchronize, a second cuCtxSynchronize and a cuMemAlloc after it: the
  * stickiness; addr: the address thread 5 touched (freed: thread 0, the first of all to fault),
  * base: its buffer). Modes: read write freed
- * misaligned hang barrier assert printf ok, and `llmc PTX C OC` (BT = 128 rows; prints
+ * misaligned null shared hang barrier assert printf ok, and `llmc PTX C OC` (BT = 128 rows; prints
  * maxrel=X for a successful launch, its result against a C matmul).
  * Usage: ptx_fault_run MODE [PTX_FILE]. Exit 0 when it ran to the end, 77 without an interpreter.
  */
@@ -122,6 +122,19 @@ int main(int argc, char **argv)
         r = cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, NULL, args, NULL);
         /* freed: every thread's read faults; thread 0's, at the base, is the first */
         report(r, strcmp(mode, "freed") ? p + 4 * (CUdeviceptr)(n + bad) : p, p);
+    } else if (!strcmp(mode, "null")) {
+        PTXT_CHECK(cuModuleGetFunction(&f, m, "f_read"));
+        CUdeviceptr null = 0;
+        bad = 5 - n;   /* every thread reads through a null pointer; thread 0's address is 0 */
+        void *args[] = {&null, &out, &n, &bad};
+        r = cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, NULL, args, NULL);
+        report(r, 0, 0);
+    } else if (!strcmp(mode, "shared")) {
+        PTXT_CHECK(cuModuleGetFunction(&f, m, "f_shared"));
+        int far = 100000;
+        void *args[] = {&p, &out, &far};
+        r = cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, NULL, args, NULL);
+        report(r, 0, p);
     } else if (!strcmp(mode, "write")) {
         PTXT_CHECK(cuModuleGetFunction(&f, m, "f_write"));
         void *args[] = {&p, &n, &bad};

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_ptx_faults.sh — proves a faulty kernel run by hostcuda's PTX interpreter (HOSTCUDA_EXEC=ptx)
 # is told what a GPU and compute-sanitizer would tell it, never hangs and never writes outside
-# the device arenas: an out-of-bounds read or write, a use after cuMemFree and a misaligned load
+# the device arenas: an out-of-bounds read or write, a use after cuMemFree, a misaligned load, a
+# null pointer and a shared-memory read past the CTA's shared memory
 # fail with CUDA_ERROR_ILLEGAL_ADDRESS (a misaligned one may say CUDA_ERROR_MISALIGNED_ADDRESS, as a
 # GPU does), sticky (the next synchronise answers the same; so does a cuMemAlloc, as on a GPU,
 # whose context is lost: a case of its own), with one `hostcuda:`
@@ -71,6 +72,22 @@ for mode in read write freed misaligned; do
     t_case $ok "$mode: one hostcuda: line names the kernel, block, thread and address 0x$addr"
     [ "$ok" -eq 0 ] || evidence "$mode"
 done
+
+# a null pointer, and shared memory read far past its end
+run null null
+sticky "$T_TMP/null.out" CUDA_ERROR_ILLEGAL_ADDRESS
+t_case $? "a read through a null pointer: CUDA_ERROR_ILLEGAL_ADDRESS, sticky"
+one_line "$T_TMP/null.err" f_read block thread
+ok=$?
+t_case $ok "null: one hostcuda: line names the kernel, block and thread"
+[ "$ok" -eq 0 ] || evidence null
+run shared shared
+sticky "$T_TMP/shared.out" CUDA_ERROR_ILLEGAL_ADDRESS
+t_case $? "a shared-memory read far past the CTA's shared memory: CUDA_ERROR_ILLEGAL_ADDRESS, sticky"
+one_line "$T_TMP/shared.err" f_shared block thread
+ok=$?
+t_case $ok "shared: one hostcuda: line names the kernel, block and thread"
+[ "$ok" -eq 0 ] || evidence shared
 
 t0=$(date +%s)
 HOSTCUDA_KERNEL_TIMEOUT_S=2 run hang hang
