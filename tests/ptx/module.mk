@@ -28,6 +28,9 @@ $(PTXT_DIR)/test_ptx_sem: $(PTXT_SRC)/test_ptx_sem.c $(PTXT_SRC)/ptxt.h $(HOSTCU
 $(PTXT_DIR)/fault_kernels.ptx: $(PTXT_SRC)/fault_kernels.cu | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(NVCC) -ptx -arch=compute_80 -O2 -o $@ $<
+$(PTXT_DIR)/refuse_kernels.ptx: $(PTXT_SRC)/refuse_kernels.cu | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(NVCC) -ptx -arch=compute_80 -O2 -o $@ $<
 $(PTXT_DIR)/ptx_fault_run: $(PTXT_SRC)/ptx_fault_run.c $(PTXT_SRC)/ptxt.h $(HOSTCUDA_LIB) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -I$(PTXT_SRC) -o $@ $< $(PTXT_LDFLAGS)
@@ -66,6 +69,6 @@ $(PTXT_DIR)/test_ptx_llmc: $(PTXT_SRC)/test_ptx_llmc.c $(PTXT_SRC)/ptxt.h $(HOST
 	$(CC) $(CFLAGS) $(CPPFLAGS) -I$(PTXT_SRC) -o $@ $< $(PTXT_LDFLAGS)
 
 PTXT_BINS := $(PTXT_DIR)/test_ptx_isa $(PTXT_DIR)/test_ptx_sem $(PTXT_DIR)/test_ptx_llmc
-ALL += $(PTXT_BINS) $(PTXT_DIR)/ptx_fault_run $(PTXT_DIR)/fault_kernels.ptx $(PTXT_DIR)/ptx_twin_run $(PTXT_NOFMA_PTX)
-TESTS += $(PTXT_BINS) $(PTXT_SRC)/test_ptx_faults.sh $(PTXT_SRC)/test_ptx_twins.sh $(PTXT_SRC)/test_ptx_equivalence.sh \
+ALL += $(PTXT_BINS) $(PTXT_DIR)/ptx_fault_run $(PTXT_DIR)/fault_kernels.ptx $(PTXT_DIR)/refuse_kernels.ptx $(PTXT_DIR)/ptx_twin_run $(PTXT_NOFMA_PTX)
+TESTS += $(PTXT_BINS) $(PTXT_SRC)/test_ptx_faults.sh $(PTXT_SRC)/test_ptx_refuse.sh $(PTXT_SRC)/test_ptx_twins.sh $(PTXT_SRC)/test_ptx_equivalence.sh \
          $(PTXT_SRC)/test_ptx_equivalence_mpi.sh

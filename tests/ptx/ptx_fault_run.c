@@ -5,9 +5,11 @@
  * (cuLaunchKernel, cuCtxSynchronize, a second cuCtxSynchronize and a cuMemAlloc after it: the
  * stickiness; addr: the address thread 5 touched (freed: thread 0, the first of all to fault),
  * base: its buffer). Modes: read write freed
- * misaligned null shared hang barrier assert printf ok, and `llmc PTX C OC` (BT = 128 rows; prints
+ * misaligned null shared hang barrier assert printf ok; `load PTX NAME` (prints load=RESULT for
+ * entry NAME cut out alone); and `llmc PTX C OC` (BT = 128 rows; prints
  * maxrel=X for a successful launch, its result against a C matmul).
- * Usage: ptx_fault_run MODE [PTX_FILE]. Exit 0 when it ran to the end, 77 without an interpreter.
+ * Usage: ptx_fault_run MODE [PTX_FILE] | load PTX NAME | llmc PTX C OC. Exit 0 when it ran to
+ * the end, 77 without an interpreter.
  */
 #include "ptxt.h"
 
@@ -83,6 +85,20 @@ int main(int argc, char **argv)
     const char *mode = argv[1];
     setvbuf(stdout, NULL, _IOLBF, 0);
     ptxt_start();
+    if (!strcmp(mode, "load")) {   /* load PTX NAME: the result of loading entry NAME alone */
+        if (argc < 4) {
+            fprintf(stderr, "usage: ptx_fault_run load PTX NAME\n");
+            return 2;
+        }
+        char *all = ptxt_slurp(argv[2]), *one = all ? ptxt_entry_module(all, argv[3]) : NULL;
+        if (!one) {
+            fprintf(stderr, "ptx_fault_run: no entry %s in %s\n", argv[3], argv[2]);
+            return 2;
+        }
+        CUmodule m;
+        printf("load=%s\n", ptxt_err(cuModuleLoadData(&m, one)));
+        return 0;
+    }
     if (!strcmp(mode, "llmc")) {
         if (argc < 5) {
             fprintf(stderr, "usage: ptx_fault_run llmc PTX C OC\n");
