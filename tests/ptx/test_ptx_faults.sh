@@ -12,6 +12,7 @@
 # device printf reaches stdout at the synchronise. llm.c's matmul_forward_kernel4 (PTX compiled
 # from ../shared/thirdparty at build time) runs with channels that are multiples of 128 (result
 # checked against a C matmul: the positive control) and is an illegal address with 96 channels.
+# HOSTCUDA_EXEC=auto interprets a kernel without a twin, =twin refuses it.
 # Each case runs ptx_fault_run in its own process under a time bound. Skips without an interpreter.
 set -u
 # shellcheck source=tests/lib.sh
@@ -56,6 +57,13 @@ run ok ok
 t_case $(( rc != 0 || $(grep -c 'sync=CUDA_SUCCESS again=CUDA_SUCCESS alloc=CUDA_SUCCESS' "$T_TMP/ok.out") != 1 )) \
     "positive control: the same read kernel in bounds succeeds"
 [ "$rc" -eq 0 ] || evidence ok
+
+# the execution modes: auto (the default) interprets a kernel with no twin; twin forbids it
+HOSTCUDA_EXEC=auto LD_LIBRARY_PATH=$T_HOSTCUDA_DIR timeout -k 5 60 "$RUN" ok >"$T_TMP/auto.out" 2>"$T_TMP/auto.err"
+t_case $(( $? != 0 || $(grep -c 'sync=CUDA_SUCCESS' "$T_TMP/auto.out") != 1 )) \
+    "HOSTCUDA_EXEC=auto runs a kernel that has no host twin through the interpreter"
+HOSTCUDA_EXEC=twin LD_LIBRARY_PATH=$T_HOSTCUDA_DIR timeout -k 5 60 "$RUN" ok >"$T_TMP/twin.out" 2>"$T_TMP/twin.err"
+t_case $(( $? != 77 )) "HOSTCUDA_EXEC=twin refuses it (cuModuleGetFunction: CUDA_ERROR_NOT_FOUND)"
 
 for mode in read write freed misaligned; do
     run "$mode" "$mode"
