@@ -153,3 +153,11 @@ extern "C" __global__ void ex_calls(int *out, float *fout)
     out[32 + t] = p.a;
     fout[t] = p.b;
 }
+
+/* an elementwise kernel for the speed figure (test_hc_exec PTX bench) */
+extern "C" __global__ void ex_axpy(float a, const float *x, float *y, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        y[i] = a * x[i] + y[i];
+}

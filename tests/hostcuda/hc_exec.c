@@ -81,6 +81,20 @@ static int insn_supported(const ash_ptx_module *m, const ash_ptx_insn *in, const
     case ASH_PTX_OP_PMEVENT: case ASH_PTX_OP_BRKPT:
         *why = "instruction not supported";
         return 0;
+    case ASH_PTX_OP_DIV: case ASH_PTX_OP_REM: case ASH_PTX_OP_RCP: case ASH_PTX_OP_SQRT: case ASH_PTX_OP_RSQRT:
+    case ASH_PTX_OP_LG2: case ASH_PTX_OP_SIN: case ASH_PTX_OP_COS: case ASH_PTX_OP_COPYSIGN:
+        if (in->type == ASH_PTX_T_F16 || in->type == ASH_PTX_T_F16X2 || in->type == ASH_PTX_T_BF16 ||
+            in->type == ASH_PTX_T_BF16X2) {
+            if (in->op == ASH_PTX_OP_RCP || in->op == ASH_PTX_OP_SQRT || in->op == ASH_PTX_OP_RSQRT)
+                return 1;
+            *why = "instruction not supported on half types";
+            return 0;
+        }
+        if (in->type == ASH_PTX_T_F64 && (in->op == ASH_PTX_OP_SIN || in->op == ASH_PTX_OP_COS)) {
+            *why = "instruction not supported";
+            return 0;
+        }
+        return 1;
     default:
         if (in->type == ASH_PTX_T_B128) {
             *why = "128-bit type not supported";

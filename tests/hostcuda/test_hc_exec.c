@@ -6,7 +6,8 @@
  * values CUDA defines (integer data: exact); a launch with more dynamic shared memory than the
  * function allows is refused. The fault cases (`test_hc_exec CASE`) are run one per process by
  * test_hc_exec.sh, which checks their result and their hostcuda: line.
- * Usage: test_hc_exec PTXFILE [CASE]   (no CASE: every non-fault case). Exit 0 pass, 1 fail. */
+ * Usage: test_hc_exec PTXFILE [CASE]   (no CASE: every non-fault case). Exit 0 pass, 1 fail.
+ *        test_hc_exec PTXFILE bench [N [REPEAT]]   an elementwise kernel for the speed figure. */
 #include <cuda.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -260,6 +261,29 @@ static int case_fault(const char *name)
     return 0;
 }
 
+/* speed: y = a*x + y over N floats, REPEAT launches (HOSTCUDA_EXEC_STATS=1 gives the figure) */
+static int case_bench(int n, int rep)
+{
+    float *x = malloc((size_t)n * 4);
+    if (!x)
+        return 2;
+    for (int i = 0; i < n; i++)
+        x[i] = (float)(i % 13);
+    CUdeviceptr dx = dalloc((size_t)n * 4), dy = dalloc((size_t)n * 4);
+    CK(cuMemcpyHtoD(dx, x, (size_t)n * 4));
+    CK(cuMemsetD32(dy, 0, (size_t)n));
+    float a = 2.0f;
+    void *args[] = {&a, &dx, &dy, &n};
+    for (int r = 0; r < rep; r++)
+        CK(cuLaunchKernel(fn("ex_axpy"), (unsigned)((n + 255) / 256), 1, 1, 256, 1, 1, 0, NULL, args, NULL));
+    CK(cuMemcpyDtoH(x, dy, (size_t)n * 4));
+    for (int i = 0; i < n; i++)
+        EXPECT_EQ("ex_axpy", (long long)x[i], 2LL * rep * (i % 13));
+    free(x);
+    printf("%s: ex_axpy %d floats x %d\n", fails ? "FAIL" : "ok", n, rep);
+    return fails ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -273,6 +297,8 @@ int main(int argc, char **argv)
     CK(cuDevicePrimaryCtxRetain(&ctx, dev));
     CK(cuCtxSetCurrent(ctx));
     CK(cuModuleLoad(&mod, argv[1]));
+    if (argc > 2 && !strcmp(argv[2], "bench"))
+        return case_bench(argc > 3 ? atoi(argv[3]) : 1 << 22, argc > 4 ? atoi(argv[4]) : 4);
     if (argc > 2)
         return case_fault(argv[2]);
     case_reduce();
