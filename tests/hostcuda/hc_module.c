@@ -62,6 +62,7 @@ struct CUkern_st {
     hc_ptx_entry *e;
     hc_kfn fn;
     int px;
+    int max_dyn_shared;            /* cuKernelSetAttribute; the functions made from it start with it */
 };
 
 struct CUlib_st {
@@ -785,6 +786,7 @@ CUresult CUDAAPI cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const 
             k->e = &library->img->ptx.entries[i];
             k->fn = fn;
             k->px = px;
+            k->max_dyn_shared = 49152;
             hc_reg_add(k, HC_K_KERNEL);
             library->kerns[i] = k;
         }
@@ -848,6 +850,8 @@ CUresult CUDAAPI cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
     CUresult rc = hc_reg_kind(kernel) == HC_K_KERNEL ? lib_module(kernel->lib, &m) : CUDA_ERROR_INVALID_HANDLE;
     if (rc == CUDA_SUCCESS)
         rc = module_function(m, kernel->e->name, pFunc);
+    if (rc == CUDA_SUCCESS && kernel->max_dyn_shared > (*pFunc)->max_dyn_shared)
+        (*pFunc)->max_dyn_shared = kernel->max_dyn_shared;   /* what cuKernelSetAttribute allowed */
     pthread_mutex_unlock(&hc_mu);
     return rc;
 }
@@ -868,7 +872,7 @@ static CUresult callee(const void *h, hc_ptx_entry **e, hc_kfn *fn, int *max_dyn
         const struct CUkern_st *k = h;
         *e = k->e;
         if (fn) *fn = k->fn;
-        if (max_dyn) *max_dyn = 49152;
+        if (max_dyn) *max_dyn = k->max_dyn_shared;
         return CUDA_SUCCESS;
     }
     default:
@@ -1045,6 +1049,37 @@ CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attri
         rc = value < -1 || value > 100 ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
     else if ((int)attrib < 0 || attrib >= CU_FUNC_ATTRIBUTE_MAX)
         rc = CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_unlock(&hc_mu);
+    return rc;
+}
+
+CUresult CUDAAPI cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev)
+{
+    HC_COUNT(cuKernelSetAttribute);
+    HC_CHECK_INIT();
+    if (dev < 0 || dev >= hc_ndev)
+        return CUDA_ERROR_INVALID_DEVICE;
+    pthread_mutex_lock(&hc_mu);
+    CUresult rc = CUDA_SUCCESS;
+    if (hc_reg_kind(kernel) != HC_K_KERNEL) {
+        rc = CUDA_ERROR_INVALID_HANDLE;
+    } else if (attrib == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) {
+        if (val < 0 || val > 232448) {
+            rc = CUDA_ERROR_INVALID_VALUE;
+        } else {
+            kernel->max_dyn_shared = val;
+            /* the kernel's functions in every context follow, as the driver's do */
+            for (struct CUmod_st *m = kernel->lib->mods; m; m = m->lib_next) {
+                int i = entry_index(m->img, kernel->e->name);
+                if (i >= 0 && m->funcs[i])
+                    m->funcs[i]->max_dyn_shared = val;
+            }
+        }
+    } else if (attrib == CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT) {
+        rc = val < -1 || val > 100 ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+    } else if ((int)attrib < 0 || attrib >= CU_FUNC_ATTRIBUTE_MAX) {
+        rc = CUDA_ERROR_INVALID_VALUE;
+    }
     pthread_mutex_unlock(&hc_mu);
     return rc;
 }

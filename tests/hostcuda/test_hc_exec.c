@@ -34,6 +34,7 @@ static int fails;
     } while (0)
 
 static CUmodule mod;
+static const char *ptx_path;
 
 static CUfunction fn(const char *name)
 {
@@ -181,6 +182,22 @@ static void case_dynshared(void)
     CK(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 64 * 1024));
     CK(cuLaunchKernel(f, G, 1, 1, B, 1, 1, 64 * 1024, NULL, args, NULL));
     CK(cuCtxSynchronize());
+    /* the same through a library's CUkernel and cuKernelSetAttribute (cudart's cudaFuncSetAttribute) */
+    CUlibrary lib;
+    CUkernel k;
+    CK(cuLibraryLoadFromFile(&lib, ptx_path, NULL, NULL, 0, NULL, NULL, 0));
+    CK(cuLibraryGetKernel(&k, lib, "ex_dynshared"));
+    rc = cuLaunchKernel((CUfunction)k, 1, 1, 1, B, 1, 1, 64 * 1024, NULL, args, NULL);
+    EXPECT_EQ("CUkernel: 64 KiB dynamic shared without the attribute is CUDA_ERROR_INVALID_VALUE", rc,
+              CUDA_ERROR_INVALID_VALUE);
+    CUdevice dev;
+    CK(cuDeviceGet(&dev, 0));
+    CK(cuKernelSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 64 * 1024, k, dev));
+    CK(cuMemsetD32(dy, 0, N));
+    CK(cuLaunchKernel((CUfunction)k, G, 1, 1, B, 1, 1, 64 * 1024, NULL, args, NULL));
+    CK(cuMemcpyDtoH(y, dy, sizeof y));
+    EXPECT_EQ("CUkernel ex_dynshared element 1", y[1], x[B - 2]);
+    CK(cuLibraryUnload(lib));
     int shared = -1;
     CK(cuFuncGetAttribute(&shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn("ex_reduce")));
     EXPECT_EQ("ex_reduce static shared bytes", shared, 32 * 4);
@@ -296,6 +313,7 @@ int main(int argc, char **argv)
     CK(cuDeviceGet(&dev, 0));
     CK(cuDevicePrimaryCtxRetain(&ctx, dev));
     CK(cuCtxSetCurrent(ctx));
+    ptx_path = argv[1];
     CK(cuModuleLoad(&mod, argv[1]));
     if (argc > 2 && !strcmp(argv[2], "bench"))
         return case_bench(argc > 3 ? atoi(argv[3]) : 1 << 22, argc > 4 ? atoi(argv[4]) : 4);
