@@ -830,7 +830,7 @@ static int decode_opcode(const tok *t, ash_ptx_insn *in)
             }
         }
         if ((op == ASH_PTX_OP_MUL || op == ASH_PTX_OP_MAD || op == ASH_PTX_OP_MUL24 || op == ASH_PTX_OP_MAD24 ||
-             op == ASH_PTX_OP_MADC) &&
+             op == ASH_PTX_OP_MADC || op == ASH_PTX_OP_DP2A) &&
             mn == 2 && (!memcmp(ms, "hi", 2) || !memcmp(ms, "lo", 2))) {
             in->flags |= ms[0] == 'h' ? ASH_PTX_F_HI : ASH_PTX_F_LO;
             continue;

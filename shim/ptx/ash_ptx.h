@@ -49,7 +49,7 @@ enum ash_ptx_space {
     X(FNS, "fns") X(BMSK, "bmsk") X(SZEXT, "szext") X(DP4A, "dp4a") X(DP2A, "dp2a")             \
     X(ISSPACEP, "isspacep") X(CREDUX, "redux") X(APPLYPRIORITY, "applypriority")                \
     X(CREATEPOLICY, "createpolicy") X(PMEVENT, "pmevent") X(BRKPT, "brkpt")                    \
-    X(ADDC, "addc") X(SUBC, "subc") X(MADC, "madc")
+    X(ADDC, "addc") X(SUBC, "subc") X(MADC, "madc") X(BFIND, "bfind")
 
 enum ash_ptx_opcode {
     ASH_PTX_OP_NONE = 0,

@@ -76,8 +76,8 @@ static int insn_supported(const ash_ptx_module *m, const ash_ptx_insn *in, const
             return 0;
         }
         return 1;
-    case ASH_PTX_OP_DP4A: case ASH_PTX_OP_DP2A: case ASH_PTX_OP_FNS: case ASH_PTX_OP_SZEXT:
-    case ASH_PTX_OP_BMSK: case ASH_PTX_OP_SAD: case ASH_PTX_OP_ISSPACEP: case ASH_PTX_OP_CREATEPOLICY:
+    case ASH_PTX_OP_FNS: case ASH_PTX_OP_SZEXT:
+    case ASH_PTX_OP_BMSK: case ASH_PTX_OP_ISSPACEP: case ASH_PTX_OP_CREATEPOLICY:
     case ASH_PTX_OP_PMEVENT: case ASH_PTX_OP_BRKPT:
         *why = "instruction not supported";
         return 0;
