@@ -1170,6 +1170,8 @@ static void run_interpreted(launch_payload *p)
             c->printf_buf = nb;
             c->printf_len += outlen;
         }
+        if (rc != CUDA_SUCCESS)   /* the context is lost: its output (an assert's message) goes now */
+            hc_ctx_flush_printf(c);
         pthread_mutex_unlock(&hc_mu);
         free(out);
     }

@@ -7,7 +7,8 @@
  * function allows is refused. The fault cases (`test_hc_exec CASE`) are run one per process by
  * test_hc_exec.sh, which checks their result and their hostcuda: line.
  * Usage: test_hc_exec PTXFILE [CASE]   (no CASE: every non-fault case). Exit 0 pass, 1 fail.
- *        test_hc_exec PTXFILE bench [N [REPEAT]]   an elementwise kernel for the speed figure. */
+ *        test_hc_exec PTXFILE bench [N [REPEAT]]   an elementwise kernel for the speed figure.
+ *        test_hc_exec PTXFILE load   prints the result of loading the module. */
 #include <cuda.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -314,6 +315,12 @@ int main(int argc, char **argv)
     CK(cuDevicePrimaryCtxRetain(&ctx, dev));
     CK(cuCtxSetCurrent(ctx));
     ptx_path = argv[1];
+    if (argc > 2 && !strcmp(argv[2], "load")) {   /* only the load's result, for refusals */
+        const char *en = "?";
+        cuGetErrorName(cuModuleLoad(&mod, argv[1]), &en);
+        printf("load: %s\n", en);
+        return 0;
+    }
     CK(cuModuleLoad(&mod, argv[1]));
     if (argc > 2 && !strcmp(argv[2], "bench"))
         return case_bench(argc > 3 ? atoi(argv[3]) : 1 << 22, argc > 4 ? atoi(argv[4]) : 4);
