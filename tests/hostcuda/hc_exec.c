@@ -764,17 +764,26 @@ static int warp_run(hc_cta *C, hc_warp *W, int budget)
     return steps;
 }
 
-/* the barrier ids whose waits are complete: release their lanes */
+/* The barrier ids whose waits are complete: release their lanes. As the PTX ISA defines it, a
+ * warp has arrived when all its non-exited threads have; a barrier without a thread count waits
+ * for every warp that has live threads (exited threads no longer count), one with a count for
+ * count / 32 warps (exited threads do not lower it, so a count that can no longer be reached is
+ * a deadlock). */
 static int barriers_release(hc_cta *C)
 {
     int released = 0;
     for (int id = 0; id < HC_NBAR; id++) {
         if (!C->bar_count[id])
             continue;
-        unsigned want = C->bar_expect[id] ? C->bar_expect[id] : C->live_threads;
-        if (C->bar_expect[id] && want > C->live_threads)
-            want = C->live_threads;
-        if (C->bar_count[id] < want)
+        unsigned arrived = 0, pending = 0;
+        for (unsigned w = 0; w < C->nwarps; w++) {
+            uint32_t live = C->w[w].live;
+            if (live && (C->bar_arr[id][w] & live) == live)
+                arrived++;
+            else if (live)
+                pending++;
+        }
+        if (C->bar_expect[id] ? arrived * 32 < C->bar_expect[id] : pending > 0)
             continue;
         for (unsigned w = 0; w < C->nwarps; w++) {
             hc_warp *W = &C->w[w];
@@ -787,7 +796,7 @@ static int barriers_release(hc_cta *C)
                         uint64_t v = in->sub == ASH_PTX_B_RED_POPC ? C->bar_red[id]
                                    : in->sub == ASH_PTX_B_RED_AND ? (C->bar_red_and[id] ? 1 : 0)
                                                                    : (C->bar_red[id] ? 1 : 0);
-                        W->R[(size_t)in->o[0].reg * 32 + l] = v;
+                        W->Rall[((size_t)C->X->regbase[in->func] + (size_t)in->o[0].reg) * 32 + l] = v;
                     }
                 }
         }
@@ -795,6 +804,7 @@ static int barriers_release(hc_cta *C)
         C->bar_expect[id] = 0;
         C->bar_red[id] = 0;
         C->bar_red_and[id] = 1;
+        memset(C->bar_arr[id], 0, sizeof C->bar_arr[id]);
         released = 1;
     }
     return released;
@@ -842,6 +852,7 @@ static int cta_run(hc_cta *C)
     xlaunch *X = C->X;
     const ash_ptx_func *f = X->f;
     memset(C->bar_count, 0, sizeof C->bar_count);
+    memset(C->bar_arr, 0, sizeof C->bar_arr);
     memset(C->bar_expect, 0, sizeof C->bar_expect);
     memset(C->bar_red, 0, sizeof C->bar_red);
     for (int i = 0; i < HC_NBAR; i++)

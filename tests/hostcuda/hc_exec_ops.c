@@ -1531,6 +1531,7 @@ other:
             unsigned fl = first_lane(E);
             unsigned id = (unsigned)Id[fl] & (HC_NBAR - 1);
             C->bar_count[id] += (unsigned)__builtin_popcount(E);
+            C->bar_arr[id][W->id] |= E;
             if (Cnt)
                 C->bar_expect[id] = (unsigned)Cnt[fl];
             if (red)
