@@ -453,6 +453,11 @@ static const struct { const char *s; int id; } sregs[] = {
 
 static int sreg_of(const tok *t)
 {
+    if (t->n >= 8 && t->n <= 9 && !memcmp(t->s, "%envreg", 7)) {
+        int k = atoi(t->s + 7);
+        if (k >= 0 && k < 32 && isdigit((unsigned char)t->s[7]))
+            return ASH_PTX_SR_ENVREG + k;
+    }
     for (size_t i = 0; i < sizeof sregs / sizeof sregs[0]; i++)
         if (is(t, sregs[i].s))
             return sregs[i].id;

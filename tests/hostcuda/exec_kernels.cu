@@ -161,3 +161,14 @@ extern "C" __global__ void ex_axpy(float a, const float *x, float *y, int n)
     if (i < n)
         y[i] = a * x[i] + y[i];
 }
+
+/* a grid-wide barrier (cooperative groups), launched with cuLaunchCooperativeKernel */
+#include <cooperative_groups.h>
+extern "C" __global__ void ex_gridsync(int *buf, int *out)
+{
+    cooperative_groups::grid_group g = cooperative_groups::this_grid();
+    int n = gridDim.x * blockDim.x, i = blockIdx.x * blockDim.x + threadIdx.x;
+    buf[i] = 3 * i;
+    g.sync();
+    out[i] = buf[(i + blockDim.x) % n];
+}

@@ -235,6 +235,7 @@ static uint64_t sreg_value(const hc_cta *C, const hc_warp *W, int sr, int l)
     case ASH_PTX_SR_DYNSMEM: return L->shmem;
     case ASH_PTX_SR_TOTALSMEM: return hc_exec_dyn_base(C) + L->shmem;
     case ASH_PTX_SR_WARPSZ: return 32;
+    case ASH_PTX_SR_ENVREG + 0 ... ASH_PTX_SR_ENVREG + 31: return L->envreg[sr - ASH_PTX_SR_ENVREG];
     default: return 0;
     }
 }

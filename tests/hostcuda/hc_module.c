@@ -1121,7 +1121,10 @@ typedef struct {
     struct CUmod_st *mod;
     struct CUctx_st *ctx;
     size_t argsize;
+    int coop;
+    CUdeviceptr gridbar;   /* a cooperative launch's grid-barrier workspace (device memory) */
 } launch_payload;
+#define HC_COOP_SMS 132   /* the SMs hostcuda's devices report */
 
 /* memory mapped through the virtual-memory API (hc_vmm.c), outside the allocation table */
 static void *vmm_resolve(uint64_t a, size_t n)
@@ -1152,9 +1155,13 @@ static void run_interpreted(launch_payload *p)
         .block = {p->dims.block.x, p->dims.block.y, p->dims.block.z},
         .shmem = p->dims.shared_bytes, .params = p->blob, .params_size = p->argsize,
         .var_addr = p->mod->px_addr, .ranges = ranges, .nranges = nr,
-        .threads = hc_opt.exec_threads, .timeout_s = hc_opt.kernel_timeout_s,
+        .threads = p->coop ? (int)(p->dims.grid.x * p->dims.grid.y * p->dims.grid.z) : hc_opt.exec_threads,
+        .timeout_s = hc_opt.kernel_timeout_s,
         .stats = es ? &es->st : NULL, .resolve = vmm_resolve,
+        .envreg = {0, (uint32_t)((uint64_t)p->gridbar >> 32), (uint32_t)p->gridbar},
     };
+    if (p->gridbar)
+        memset(hc_dev_rw((uintptr_t)p->gridbar), 0, 256);
     char *out = NULL;
     size_t outlen = 0;
     L.out = &out;
@@ -1195,6 +1202,11 @@ static void run_launch(hc_op *op)
 static void fini_launch(hc_op *op)
 {
     launch_payload *p = op->payload;
+    if (p->gridbar) {
+        pthread_mutex_lock(&hc_mu);
+        hc_mem_free(p->gridbar);
+        pthread_mutex_unlock(&hc_mu);
+    }
     free(p->args);
     free(p->blob);
     free(p);
@@ -1251,9 +1263,12 @@ static CUresult gather_params(const hc_ptx_entry *e, void **params, void **extra
     return CUDA_SUCCESS;
 }
 
+/* coop: a cooperative launch (cuLaunchCooperativeKernel, CU_LAUNCH_ATTRIBUTE_COOPERATIVE): an
+ * interpreted one runs all its CTAs at once, one host thread each, so grid-wide synchronisation
+ * (cooperative groups' grid.sync) can complete */
 static CUresult launch(const void *f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
                        unsigned int by, unsigned int bz, unsigned int shmem, CUstream h, void **params,
-                       void **extra, int pt)
+                       void **extra, int pt, int coop)
 {
     HC_CHECK_INIT();
     if (!f)
@@ -1279,6 +1294,12 @@ static CUresult launch(const void *f, unsigned int gx, unsigned int gy, unsigned
     if (rc == CUDA_SUCCESS && p->px >= 0) {
         p->ctx = p->mod->ctx;
         p->argsize = e->argsize;
+        p->coop = coop;
+        unsigned long long per_sm = 2048 / ((unsigned long long)bx * by * bz);
+        if (coop && (unsigned long long)gx * gy * gz > HC_COOP_SMS * (per_sm ? per_sm : 1))
+            rc = CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;   /* more CTAs than could be resident */
+        else if (coop)
+            rc = hc_mem_alloc(p->ctx, 256, NULL, &p->gridbar);
         px_facts pf = facts_of(f);
         if ((unsigned long long)bx * by * bz > (unsigned long long)pf.max_threads)
             rc = CUDA_ERROR_INVALID_VALUE;
@@ -1298,6 +1319,11 @@ static CUresult launch(const void *f, unsigned int gx, unsigned int gy, unsigned
     }
     pthread_mutex_unlock(&hc_mu);
     if (rc != CUDA_SUCCESS) {
+        if (p->gridbar) {
+            pthread_mutex_lock(&hc_mu);
+            hc_mem_free(p->gridbar);
+            pthread_mutex_unlock(&hc_mu);
+        }
         free(p->args);
         free(p->blob);
         free(p);
@@ -1311,7 +1337,7 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned in
 {
     HC_COUNT(cuLaunchKernel);
     return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream,
-                  kernelParams, extra, 0);
+                  kernelParams, extra, 0, 0);
 }
 
 CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
@@ -1321,7 +1347,7 @@ CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsign
 {
     HC_COUNT(cuLaunchKernel_ptsz);
     return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream,
-                  kernelParams, extra, 1);
+                  kernelParams, extra, 1, 0);
 }
 
 static CUresult launch_ex(const CUlaunchConfig *c, CUfunction f, void **params, void **extra, int pt)
@@ -1330,8 +1356,12 @@ static CUresult launch_ex(const CUlaunchConfig *c, CUfunction f, void **params, 
         return atomic_load(&hc_initialized) ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_INITIALIZED;
     if (c->numAttrs && !c->attrs)
         return CUDA_ERROR_INVALID_VALUE;
+    int coop = 0;
+    for (unsigned int i = 0; i < c->numAttrs; i++)
+        if (c->attrs[i].id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE)
+            coop = c->attrs[i].value.cooperative != 0;
     return launch(f, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX, c->blockDimY, c->blockDimZ,
-                  c->sharedMemBytes, c->hStream, params, extra, pt);
+                  c->sharedMemBytes, c->hStream, params, extra, pt, coop);
 }
 
 CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)
@@ -1354,7 +1384,7 @@ CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, 
 {
     HC_COUNT(cuLaunchCooperativeKernel);
     return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream,
-                  kernelParams, NULL, 0);
+                  kernelParams, NULL, 0, 1);
 }
 
 CUresult CUDAAPI cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
@@ -1364,5 +1394,5 @@ CUresult CUDAAPI cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridD
 {
     HC_COUNT(cuLaunchCooperativeKernel_ptsz);
     return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream,
-                  kernelParams, NULL, 1);
+                  kernelParams, NULL, 1, 1);
 }

@@ -2,7 +2,8 @@
  * twin (tests/hostcuda/exec_kernels.cu, PTX made by nvcc).
  * Property: barriers with shared memory, divergence and reconvergence, warp votes / shuffles /
  * match, atomics from CTAs on several host threads, dynamic shared memory and device-function
- * calls (recursion, a struct returned by value) give exactly the
+ * calls (recursion, a struct returned by value) and a cooperative launch's grid-wide barrier
+ * (all CTAs at once, whatever HOSTCUDA_THREADS) give exactly the
  * values CUDA defines (integer data: exact); a launch with more dynamic shared memory than the
  * function allows is refused. The fault cases (`test_hc_exec CASE`) are run one per process by
  * test_hc_exec.sh, which checks their result and their hostcuda: line.
@@ -229,6 +230,35 @@ static void case_calls(void)
     cuMemFree(df);
 }
 
+static void case_gridsync(void)
+{
+    enum { G = 8, B = 64, N = G * B };
+    int out[N];
+    CUdeviceptr buf = dalloc(N * 4), dout = dalloc(N * 4);
+    void *args[] = {&buf, &dout};
+    CUfunction f = fn("ex_gridsync");
+    CK(cuLaunchCooperativeKernel(f, G, 1, 1, B, 1, 1, 0, NULL, args));
+    CK(cuMemcpyDtoH(out, dout, sizeof out));
+    for (int i = 0; i < N; i++) {
+        char what[64];
+        snprintf(what, sizeof what, "ex_gridsync element %d", i);
+        EXPECT_EQ(what, out[i], 3 * ((i + B) % N));
+    }
+    /* the same through cuLaunchKernelEx with the cooperative attribute */
+    CUlaunchAttribute at = {.id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE, .value.cooperative = 1};
+    CUlaunchConfig cfg = {.gridDimX = G, .gridDimY = 1, .gridDimZ = 1, .blockDimX = B, .blockDimY = 1,
+                          .blockDimZ = 1, .attrs = &at, .numAttrs = 1};
+    CK(cuMemsetD32(dout, 0, N));
+    CK(cuLaunchKernelEx(&cfg, f, args, NULL));
+    CK(cuMemcpyDtoH(out, dout, sizeof out));
+    EXPECT_EQ("ex_gridsync via cuLaunchKernelEx element 5", out[5], 3 * (5 + B));
+    /* more CTAs than could be resident: refused */
+    CUresult rc = cuLaunchCooperativeKernel(f, 100000, 1, 1, B, 1, 1, 0, NULL, args);
+    EXPECT_EQ("a too-large cooperative launch", rc, CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE);
+    cuMemFree(buf);
+    cuMemFree(dout);
+}
+
 /* fault cases: the launch (or the synchronise after it) reports the error; printed for the script */
 static int case_fault(const char *name)
 {
@@ -332,6 +362,7 @@ int main(int argc, char **argv)
     case_atomics();
     case_dynshared();
     case_calls();
+    case_gridsync();
     printf("%s: %d failure(s)\n", fails ? "FAIL" : "ok", fails);
     return fails ? 1 : 0;
 }
