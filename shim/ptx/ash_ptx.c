@@ -453,6 +453,11 @@ static const struct { const char *s; int id; } sregs[] = {
 
 static int sreg_of(const tok *t)
 {
+    if (t->n >= 8 && t->n <= 9 && !memcmp(t->s, "%envreg", 7)) {
+        int k = atoi(t->s + 7);
+        if (k >= 0 && k < 32 && isdigit((unsigned char)t->s[7]))
+            return ASH_PTX_SR_ENVREG + k;
+    }
     for (size_t i = 0; i < sizeof sregs / sizeof sregs[0]; i++)
         if (is(t, sregs[i].s))
             return sregs[i].id;
@@ -830,7 +835,7 @@ static int decode_opcode(const tok *t, ash_ptx_insn *in)
             }
         }
         if ((op == ASH_PTX_OP_MUL || op == ASH_PTX_OP_MAD || op == ASH_PTX_OP_MUL24 || op == ASH_PTX_OP_MAD24 ||
-             op == ASH_PTX_OP_MADC) &&
+             op == ASH_PTX_OP_MADC || op == ASH_PTX_OP_DP2A) &&
             mn == 2 && (!memcmp(ms, "hi", 2) || !memcmp(ms, "lo", 2))) {
             in->flags |= ms[0] == 'h' ? ASH_PTX_F_HI : ASH_PTX_F_LO;
             continue;

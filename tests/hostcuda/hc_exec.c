@@ -76,11 +76,25 @@ static int insn_supported(const ash_ptx_module *m, const ash_ptx_insn *in, const
             return 0;
         }
         return 1;
-    case ASH_PTX_OP_DP4A: case ASH_PTX_OP_DP2A: case ASH_PTX_OP_FNS: case ASH_PTX_OP_SZEXT:
-    case ASH_PTX_OP_BMSK: case ASH_PTX_OP_SAD: case ASH_PTX_OP_ISSPACEP: case ASH_PTX_OP_CREATEPOLICY:
+    case ASH_PTX_OP_FNS: case ASH_PTX_OP_SZEXT:
+    case ASH_PTX_OP_BMSK: case ASH_PTX_OP_ISSPACEP: case ASH_PTX_OP_CREATEPOLICY:
     case ASH_PTX_OP_PMEVENT: case ASH_PTX_OP_BRKPT:
         *why = "instruction not supported";
         return 0;
+    case ASH_PTX_OP_DIV: case ASH_PTX_OP_REM: case ASH_PTX_OP_RCP: case ASH_PTX_OP_SQRT: case ASH_PTX_OP_RSQRT:
+    case ASH_PTX_OP_LG2: case ASH_PTX_OP_SIN: case ASH_PTX_OP_COS: case ASH_PTX_OP_COPYSIGN:
+        if (in->type == ASH_PTX_T_F16 || in->type == ASH_PTX_T_F16X2 || in->type == ASH_PTX_T_BF16 ||
+            in->type == ASH_PTX_T_BF16X2) {
+            if (in->op == ASH_PTX_OP_RCP || in->op == ASH_PTX_OP_SQRT || in->op == ASH_PTX_OP_RSQRT)
+                return 1;
+            *why = "instruction not supported on half types";
+            return 0;
+        }
+        if (in->type == ASH_PTX_T_F64 && (in->op == ASH_PTX_OP_SIN || in->op == ASH_PTX_OP_COS)) {
+            *why = "instruction not supported";
+            return 0;
+        }
+        return 1;
     default:
         if (in->type == ASH_PTX_T_B128) {
             *why = "128-bit type not supported";
@@ -750,17 +764,26 @@ static int warp_run(hc_cta *C, hc_warp *W, int budget)
     return steps;
 }
 
-/* the barrier ids whose waits are complete: release their lanes */
+/* The barrier ids whose waits are complete: release their lanes. As the PTX ISA defines it, a
+ * warp has arrived when all its non-exited threads have; a barrier without a thread count waits
+ * for every warp that has live threads (exited threads no longer count), one with a count for
+ * count / 32 warps (exited threads do not lower it, so a count that can no longer be reached is
+ * a deadlock). */
 static int barriers_release(hc_cta *C)
 {
     int released = 0;
     for (int id = 0; id < HC_NBAR; id++) {
         if (!C->bar_count[id])
             continue;
-        unsigned want = C->bar_expect[id] ? C->bar_expect[id] : C->live_threads;
-        if (C->bar_expect[id] && want > C->live_threads)
-            want = C->live_threads;
-        if (C->bar_count[id] < want)
+        unsigned arrived = 0, pending = 0;
+        for (unsigned w = 0; w < C->nwarps; w++) {
+            uint32_t live = C->w[w].live;
+            if (live && (C->bar_arr[id][w] & live) == live)
+                arrived++;
+            else if (live)
+                pending++;
+        }
+        if (C->bar_expect[id] ? arrived * 32 < C->bar_expect[id] : pending > 0)
             continue;
         for (unsigned w = 0; w < C->nwarps; w++) {
             hc_warp *W = &C->w[w];
@@ -773,7 +796,7 @@ static int barriers_release(hc_cta *C)
                         uint64_t v = in->sub == ASH_PTX_B_RED_POPC ? C->bar_red[id]
                                    : in->sub == ASH_PTX_B_RED_AND ? (C->bar_red_and[id] ? 1 : 0)
                                                                    : (C->bar_red[id] ? 1 : 0);
-                        W->R[(size_t)in->o[0].reg * 32 + l] = v;
+                        W->Rall[((size_t)C->X->regbase[in->func] + (size_t)in->o[0].reg) * 32 + l] = v;
                     }
                 }
         }
@@ -781,6 +804,7 @@ static int barriers_release(hc_cta *C)
         C->bar_expect[id] = 0;
         C->bar_red[id] = 0;
         C->bar_red_and[id] = 1;
+        memset(C->bar_arr[id], 0, sizeof C->bar_arr[id]);
         released = 1;
     }
     return released;
@@ -828,6 +852,7 @@ static int cta_run(hc_cta *C)
     xlaunch *X = C->X;
     const ash_ptx_func *f = X->f;
     memset(C->bar_count, 0, sizeof C->bar_count);
+    memset(C->bar_arr, 0, sizeof C->bar_arr);
     memset(C->bar_expect, 0, sizeof C->bar_expect);
     memset(C->bar_red, 0, sizeof C->bar_red);
     for (int i = 0; i < HC_NBAR; i++)

@@ -235,6 +235,7 @@ static uint64_t sreg_value(const hc_cta *C, const hc_warp *W, int sr, int l)
     case ASH_PTX_SR_DYNSMEM: return L->shmem;
     case ASH_PTX_SR_TOTALSMEM: return hc_exec_dyn_base(C) + L->shmem;
     case ASH_PTX_SR_WARPSZ: return 32;
+    case ASH_PTX_SR_ENVREG + 0 ... ASH_PTX_SR_ENVREG + 31: return L->envreg[sr - ASH_PTX_SR_ENVREG];
     default: return 0;
     }
 }
@@ -1404,6 +1405,59 @@ other:
         });
         return HC_STEP_NEXT;
     }
+    case ASH_PTX_OP_BFIND: {   /* the most significant non-sign bit; .shiftamt: the left shift to it */
+        uint64_t *D = dst(W, in, 0);
+        const uint64_t *A = src(C, W, in, 1, ta);
+        int s = tsigned(t), amt = (in->flags & ASH_PTX_F_SHIFTAMT) != 0;
+        LOOP(E, {
+            uint64_t a = zx(A[l], bits);
+            if (s && (a >> (bits - 1) & 1))
+                a = zx(~a, bits);
+            uint32_t r = 0xffffffffu;
+            if (a) {
+                uint32_t pos = (uint32_t)(63 - __builtin_clzll(a));
+                r = amt ? (uint32_t)bits - 1 - pos : pos;
+            }
+            D[l] = r;
+        });
+        return HC_STEP_NEXT;
+    }
+    case ASH_PTX_OP_DP4A: case ASH_PTX_OP_DP2A: {
+        uint64_t *D = dst(W, in, 0);
+        const uint64_t *A = src(C, W, in, 1, ta), *B = src(C, W, in, 2, tb), *Cc = src(C, W, in, 3, tc);
+        int sa = tsigned(t), sb = tsigned(in->type2 ? in->type2 : t), hi = (in->flags & ASH_PTX_F_HI) != 0;
+        int dp4 = in->op == ASH_PTX_OP_DP4A;
+        LOOP(E, {
+            uint32_t a = (uint32_t)A[l], b = (uint32_t)B[l];
+            int64_t acc = (sa || sb) ? (int64_t)(int32_t)(uint32_t)Cc[l] : (int64_t)(uint32_t)Cc[l];
+            for (int i = 0; i < (dp4 ? 4 : 2); i++) {
+                int64_t x = dp4 ? (sa ? (int64_t)(int8_t)(a >> (8 * i)) : (int64_t)((a >> (8 * i)) & 0xff))
+                                : (sa ? (int64_t)(int16_t)(a >> (16 * i)) : (int64_t)((a >> (16 * i)) & 0xffff));
+                int bi = dp4 ? i : (hi ? 2 : 0) + i;
+                int64_t y = sb ? (int64_t)(int8_t)(b >> (8 * bi)) : (int64_t)((b >> (8 * bi)) & 0xff);
+                acc += x * y;
+            }
+            D[l] = (uint32_t)acc;
+        });
+        return HC_STEP_NEXT;
+    }
+    case ASH_PTX_OP_SAD: {   /* c + |a - b| */
+        uint64_t *D = dst(W, in, 0);
+        const uint64_t *A = src(C, W, in, 1, ta), *B = src(C, W, in, 2, tb), *Cc = src(C, W, in, 3, tc);
+        int s = tsigned(t);
+        LOOP(E, {
+            uint64_t d;
+            if (s) {
+                int64_t a = sx(A[l], bits), b = sx(B[l], bits);
+                d = a < b ? (uint64_t)b - (uint64_t)a : (uint64_t)a - (uint64_t)b;
+            } else {
+                uint64_t a = zx(A[l], bits), b = zx(B[l], bits);
+                d = a < b ? b - a : a - b;
+            }
+            D[l] = zx(Cc[l] + d, bits);
+        });
+        return HC_STEP_NEXT;
+    }
     case ASH_PTX_OP_MUL24: case ASH_PTX_OP_MAD24: {
         uint64_t *D = dst(W, in, 0);
         const uint64_t *A = src(C, W, in, 1, ta), *B = src(C, W, in, 2, tb);
@@ -1478,6 +1532,7 @@ other:
             unsigned fl = first_lane(E);
             unsigned id = (unsigned)Id[fl] & (HC_NBAR - 1);
             C->bar_count[id] += (unsigned)__builtin_popcount(E);
+            C->bar_arr[id][W->id] |= E;
             if (Cnt)
                 C->bar_expect[id] = (unsigned)Cnt[fl];
             if (red)

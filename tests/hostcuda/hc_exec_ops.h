@@ -48,6 +48,7 @@ typedef struct hc_cta {
     char *local;
     uint64_t *regs;
     unsigned bar_count[HC_NBAR], bar_expect[HC_NBAR], bar_red[HC_NBAR], bar_red_and[HC_NBAR];
+    uint32_t bar_arr[HC_NBAR][32];   /* per barrier, per warp: the lanes that arrived (sync or arrive) */
     unsigned live_threads;
     unsigned long long warp_instr, lane_instr;
 } hc_cta;

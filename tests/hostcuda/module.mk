@@ -96,7 +96,8 @@ $(HOSTCUDA_DIR)/hc_exec_matmul: $(HOSTCUDA_SRC_DIR)/hc_exec_matmul.c $(HOSTCUDA_
 
 ALL += $(HOSTCUDA_DIR)/hc_ptx_check $(HOSTCUDA_DIR)/exec_kernels.ptx $(HOSTCUDA_DIR)/test_hc_exec \
        $(HOSTCUDA_DIR)/hc_exec_matmul
-TESTS += $(HOSTCUDA_SRC_DIR)/test_hc_exec.sh $(HOSTCUDA_SRC_DIR)/test_hc_exec_llmc.sh
+TESTS += $(HOSTCUDA_SRC_DIR)/test_hc_exec.sh $(HOSTCUDA_SRC_DIR)/test_hc_exec_llmc.sh \
+         $(HOSTCUDA_SRC_DIR)/test_hc_ptx_corpus.sh
 ALL += $(HOSTCUDA_LIB) $(HOSTCUDA_TKERN_PTX) $(HOSTCUDA_TKERN_SO) $(HOSTCUDA_TESTS) $(HOSTCUDA_DIR)/hc_race \
        $(HOSTCUDA_FATBINS) $(HOSTCUDA_DIR)/hc_fatbin_run
 TESTS += $(HOSTCUDA_TESTS) $(HOSTCUDA_SRC_DIR)/test_hc_exports.sh $(HOSTCUDA_SRC_DIR)/test_hc_valgrind.sh \

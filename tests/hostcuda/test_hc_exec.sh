@@ -72,6 +72,29 @@ for bad in HOSTCUDA_EXEC=gpu HOSTCUDA_THREADS=0 HOSTCUDA_KERNEL_TIMEOUT_S=soon H
     t_case $(( rc != 0 && $? == 0 ? 0 : 1 )) "bad $bad: cuInit fails naming the variable" || t_show "$T_TMP/bad"
 done
 
+# refused at load: a tensor-core instruction in a kernel that must be interpreted
+cat >"$T_TMP/mma.ptx" <<'PTX'
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k_mma(.param .u64 p)
+{
+	.reg .b32 %r<12>;
+	.reg .f32 %f<4>;
+	mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32 {%f0,%f1,%f2,%f3}, {%r0,%r1}, {%r2}, {%f0,%f1,%f2,%f3};
+	ret;
+}
+PTX
+timeout 60 "$RUN" "$T_TMP/mma.ptx" load >"$T_TMP/mma" 2>&1
+has mma "^load: CUDA_ERROR_NOT_SUPPORTED$" &&
+    has mma "^hostcuda: kernel k_mma: PTX line 8: instruction not supported: mma\.sync\.aligned\.m16n8k8"
+t_case $? "mma in a kernel without a twin: refused at load, one line with kernel, PTX line, instruction"
+# a syntax error: CUDA_ERROR_INVALID_PTX naming line, column and token
+printf '.version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k_bad()\n{\n\tadd.s32 %%r1, %%r2, 1;\n\tret;\n}\n' >"$T_TMP/bad.ptx"
+timeout 60 "$RUN" "$T_TMP/bad.ptx" load >"$T_TMP/bad" 2>&1
+has bad "^load: CUDA_ERROR_INVALID_PTX$" && has bad "ptx:6:10: undeclared register '%r1'"
+t_case $? "PTX that does not parse: INVALID_PTX with line:col and the token"
+
 # HOSTCUDA_EXEC=twin keeps hostcuda's twin-only behaviour: test_hc_kernels' twin cases pass and a
 # kernel without a twin is not found (the test checks that branch itself)
 if [ -x "$H/test_hc_kernels" ]; then
