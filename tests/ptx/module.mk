@@ -60,6 +60,15 @@ $(PTXT_DIR)/nofma/$(notdir $(1:.cu=.ptx)): $(1) include/ash_kernel.h | $$(DEPS_S
 	$$(NVCC) $$(NVCCFLAGS) -fmad=false -Iinclude -o $$@ $$<
 endef
 $(foreach k,$(PTXT_PROJECT_KERNELS),$(eval $(call PTXT_NOFMA_RULE,$(k))))
+# and for compute_75 (nvcc's default target: bf16 rounding done with integer instructions there,
+# with cvt.rn.bf16.f32 from compute_80 on)
+PTXT_CC75_PTX := $(addprefix $(PTXT_DIR)/cc75/,$(notdir $(PTXT_PROJECT_KERNELS:.cu=.ptx)))
+define PTXT_CC75_RULE
+$(PTXT_DIR)/cc75/$(notdir $(1:.cu=.ptx)): $(1) include/ash_kernel.h | $$(DEPS_STAMP)
+	@mkdir -p $$(dir $$@)
+	$$(NVCC) -ptx -arch=compute_75 -O2 -Iinclude -o $$@ $$<
+endef
+$(foreach k,$(PTXT_PROJECT_KERNELS),$(eval $(call PTXT_CC75_RULE,$(k))))
 
 $(PTXT_DIR)/test_ptx_isa: $(PTXT_DIR)/isa_kernels.ptx
 $(PTXT_DIR)/test_ptx_sem: $(PTXT_DIR)/sem_kernels.ptx
@@ -69,6 +78,7 @@ $(PTXT_DIR)/test_ptx_llmc: $(PTXT_SRC)/test_ptx_llmc.c $(PTXT_SRC)/ptxt.h $(HOST
 	$(CC) $(CFLAGS) $(CPPFLAGS) -I$(PTXT_SRC) -o $@ $< $(PTXT_LDFLAGS)
 
 PTXT_BINS := $(PTXT_DIR)/test_ptx_isa $(PTXT_DIR)/test_ptx_sem $(PTXT_DIR)/test_ptx_llmc
-ALL += $(PTXT_BINS) $(PTXT_DIR)/ptx_fault_run $(PTXT_DIR)/fault_kernels.ptx $(PTXT_DIR)/refuse_kernels.ptx $(PTXT_DIR)/ptx_twin_run $(PTXT_NOFMA_PTX)
+ALL += $(PTXT_BINS) $(PTXT_DIR)/ptx_fault_run $(PTXT_DIR)/fault_kernels.ptx $(PTXT_DIR)/refuse_kernels.ptx $(PTXT_DIR)/ptx_twin_run $(PTXT_NOFMA_PTX) \
+       $(PTXT_CC75_PTX)
 TESTS += $(PTXT_BINS) $(PTXT_SRC)/test_ptx_faults.sh $(PTXT_SRC)/test_ptx_refuse.sh $(PTXT_SRC)/test_ptx_twins.sh $(PTXT_SRC)/test_ptx_equivalence.sh \
          $(PTXT_SRC)/test_ptx_equivalence_mpi.sh

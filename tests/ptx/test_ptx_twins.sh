@@ -6,8 +6,10 @@
 # floats for the casts) once with HOSTCUDA_EXEC=twin and once with HOSTCUDA_EXEC=ptx; each output
 # must be bit-identical, or within the bound its record states (nvcc's fma contraction, CUDA's
 # tanhf/powf). The PTX built with -fmad=false must match within the tighter bounds (library
-# functions apart, bit-identical). Then the bundled trainer end to end: its parameters after 6
-# steps with the interpreter equal those with the twins within rtol 1e-5, atol 1e-7.
+# functions apart, bit-identical), and the PTX built for compute_75 (nvcc's default: bf16
+# rounding in integer instructions) within the default bounds. Then the bundled trainer end to
+# end: its parameters after 6 steps with the interpreter equal those with the twins within
+# rtol 1e-5, atol 1e-7.
 # HOSTCUDA_THREADS=1 must give the same bits as the default thread count.
 # The interpreter's HOSTCUDA_EXEC_STATS=1 lines must name every kernel (a twin leaves none; with
 # none at all, hostcuda has no interpreter and the test skips).
@@ -23,9 +25,11 @@ PTX=("$HC/test_kernels.ptx" "$T_BUILD/tests/trainers/mlp_kernels.ptx" "$T_BUILD/
      "$T_BUILD/collectives/cast_kernels.ptx" "$T_BUILD/sync/inspect_kernels.ptx")
 NOFMA=("$B/nofma/test_kernels.ptx" "$B/nofma/mlp_kernels.ptx" "$B/nofma/layers_kernels.ptx"
        "$B/nofma/cast_kernels.ptx" "$B/nofma/inspect_kernels.ptx")
+CC75=("$B/cc75/test_kernels.ptx" "$B/cc75/mlp_kernels.ptx" "$B/cc75/layers_kernels.ptx"
+      "$B/cc75/cast_kernels.ptx" "$B/cc75/inspect_kernels.ptx")
 LIBS=$HC/libtest_kernels_host.so:$T_BUILD/tests/trainers/liblayers_kernels_host.so:$T_KLIBS
 IFS=: read -ra LIBV <<<"$LIBS"
-t_need "$RUN" "$HC/libcuda.so.1" "$T_MLP" "$T_EQUIV" "${PTX[@]}" "${NOFMA[@]}" "${LIBV[@]}"
+t_need "$RUN" "$HC/libcuda.so.1" "$T_MLP" "$T_EQUIV" "${PTX[@]}" "${NOFMA[@]}" "${CC75[@]}" "${LIBV[@]}"
 t_tmp
 
 # run EXEC OUT PTX... [--perturb]: rc in $rc; the interpreter's per-kernel counts
@@ -76,6 +80,13 @@ t_case "$rc" "the interpreter runs every kernel built with -fmad=false"
 if [ "$rc" -eq 0 ]; then
     echo "# twin vs interpreter, PTX built with -fmad=false"
     compare "$T_TMP/twin" "$T_TMP/nofma" --nofma
+fi
+
+run ptx "$T_TMP/cc75" "${CC75[@]}"
+t_case "$rc" "the interpreter runs every kernel built for compute_75 (bf16 rounding in integer instructions)"
+if [ "$rc" -eq 0 ]; then
+    echo "# twin vs interpreter, PTX built for compute_75"
+    compare "$T_TMP/twin" "$T_TMP/cc75"
 fi
 
 # the CTAs of a launch run on HOSTCUDA_THREADS host threads: one thread must give the same bits
