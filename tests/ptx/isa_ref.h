@@ -97,13 +97,4 @@ static inline double fma_rodd(double a, double b, double c)
     return v;
 }
 
-static inline int isnan_bits(uint64_t b, int width)
-{
-    switch (width) {
-    case 2: return (b & 0x7c00) == 0x7c00 && (b & 0x3ff);
-    case 4: return isnan(f32_of(b));
-    default: return isnan(f64_of(b));
-    }
-}
-
 #endif /* ISA_REF_H */
