@@ -6,6 +6,7 @@
  * value, dynamic shared memory and initialised module globals. Results go to plain arrays the
  * test compares with a C model. Built with nvcc -ptx -arch=compute_90 (bf16x2 atomics); PTX only.
  */
+#include <cooperative_groups.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -404,4 +405,17 @@ extern "C" __global__ void s_arrive(const int *in, int *out)
     __syncwarp();
     out[3 * g + 1] = r;
     out[3 * g + 2] = __shfl_sync(0xffffffff, r, 31 - lane);
+}
+
+/* a grid-wide barrier (cooperative groups' grid.sync, launched with cuLaunchCooperativeKernel):
+ * each phase reads what other CTAs wrote in the one before */
+extern "C" __global__ void s_grid_sync(const int *in, int *tmp, int *out, int n)
+{
+    cooperative_groups::grid_group g = cooperative_groups::this_grid();
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    tmp[i] = in[i] * 2;
+    g.sync();
+    out[i] = tmp[(i + blockDim.x) % n] + 1;
+    g.sync();
+    tmp[i] = out[(i + 2 * blockDim.x) % n];
 }

@@ -8,7 +8,8 @@
  * reconvergence (nested branches, per-lane trip counts, early return, a warp-synchronous
  * reduction); recursion, local arrays, a struct by value; dynamic shared memory with and without
  * the MAX_DYNAMIC_SHARED_SIZE_BYTES opt-in; initialised module globals through cuModuleGetGlobal;
- * generic addressing into shared, global and local memory, ld.global.nc and vector accesses.
+ * generic addressing into shared, global and local memory, ld.global.nc and vector accesses;
+ * a cooperative launch whose CTAs meet at cooperative groups' grid.sync().
  * Each result is compared with a C model; a mismatch prints both. Negative control: the shuffle
  * results against the model of a different delta must differ. Skips (77) without an interpreter.
  * Usage: test_ptx_sem [PTX_FILE] (default: sem_kernels.ptx next to this binary).
@@ -805,9 +806,48 @@ static void test_arrive(void)
     cuModuleUnload(m);
 }
 
+/* ---------------------------------------------------------------- grid-wide sync */
+static void test_grid_sync(void)
+{
+    CUmodule m;
+    CUfunction f = get("s_grid_sync", &m);
+    enum { NB = 4, BN = 64, N = NB * BN };
+    static int in[N], tmp[N], out[N];
+    for (int i = 0; i < N; i++)
+        in[i] = i * 7 - 100;
+    CUdeviceptr din = dalloc(sizeof in, in), dtmp = dalloc(sizeof tmp, NULL), dout = dalloc(sizeof out, NULL);
+    int n = N;
+    void *args[] = {&din, &dtmp, &dout, &n};
+    const char *what = "cooperative launch: grid.sync() between phases that read other CTAs' writes";
+    CUresult r = f ? cuLaunchCooperativeKernel(f, NB, 1, 1, BN, 1, 1, 0, NULL, args) : CUDA_ERROR_NOT_FOUND;
+    if (r == CUDA_SUCCESS)
+        r = cuCtxSynchronize();
+    if (r != CUDA_SUCCESS) {
+        printf("#   cooperative launch: %s\n", ptxt_err(r));
+        tcase(0, what);
+        return;
+    }
+    PTXT_CHECK(cuMemcpyDtoH(tmp, dtmp, sizeof tmp));
+    PTXT_CHECK(cuMemcpyDtoH(out, dout, sizeof out));
+    int bad = 0;
+    for (int i = 0; i < N; i++) {
+        int wo = 2 * in[(i + BN) % N] + 1, wt = 2 * in[(i + 3 * BN) % N] + 1;
+        if ((out[i] != wo || tmp[i] != wt) && bad++ < 6)
+            printf("#   grid sync: thread %d: out %d tmp %d, expected %d %d\n", i, out[i], tmp[i], wo, wt);
+    }
+    tcase(bad == 0, what);
+    /* more CTAs than can be resident at once: refused, as on a GPU */
+    r = cuLaunchCooperativeKernel(f, 1u << 20, 1, 1, BN, 1, 1, 0, NULL, args);
+    tcase(r == CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, "a cooperative launch of 2^20 CTAs: CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE");
+    if (r != CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE)
+        printf("#   got %s\n", ptxt_err(r));
+    cuMemFree(din), cuMemFree(dtmp), cuMemFree(dout);
+    cuModuleUnload(m);
+}
+
 static void (*const tests[])(void) = {test_special, test_shfl, test_vote, test_barrier, test_atomics,
                                       test_diverge, test_calls, test_dynshared, test_globals, test_generic,
-                                      test_atomics_shared, test_arrive};
+                                      test_atomics_shared, test_arrive, test_grid_sync};
 #define NTESTS (int)(sizeof tests / sizeof tests[0])
 
 int main(int argc, char **argv)
