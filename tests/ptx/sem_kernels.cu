@@ -419,3 +419,39 @@ extern "C" __global__ void s_grid_sync(const int *in, int *tmp, int *out, int n)
     g.sync();
     tmp[i] = out[(i + 2 * blockDim.x) % n];
 }
+
+/* the 64-bit and float forms not covered above, on global (k = 0) and shared (k = 1) memory:
+ * w[0] and, w[1] or, w[2] xor (u64); w[3] cas u64 (a ticket: thread t swaps t -> t+1); w[4] exch
+ * u64 (the returned values summed into w[5]); f[0] exch f32 (returned summed into f[1]); results
+ * for block b at out64[8 * (2 * b + k)], outf[4 * (2 * b + k)] */
+extern "C" __global__ void s_atomics64(const int *in, unsigned long long *g64, float *gf,
+                                       unsigned long long *out64, float *outf)
+{
+    __shared__ unsigned long long s64[6];
+    __shared__ float sf[2];
+    int t = threadIdx.x, v = in[GTID];
+    if (t == 0) {
+        s64[0] = ~0ull, s64[1] = 0, s64[2] = 0, s64[3] = 0, s64[4] = 0, s64[5] = 0;
+        sf[0] = -1.0f, sf[1] = 0.0f;
+    }
+    __syncthreads();
+    unsigned long long *w[2] = {g64 + 8 * blockIdx.x, s64};
+    float *f[2] = {gf + 4 * blockIdx.x, sf};
+    for (int k = 0; k < 2; k++) {
+        atomicAnd(&w[k][0], ~(1ull << (v % 63)));
+        atomicOr(&w[k][1], 1ull << (v % 61));
+        atomicXor(&w[k][2], (unsigned long long)v * 0x9e3779b97f4a7c15ull);
+        atomicCAS(&w[k][3], (unsigned long long)t, (unsigned long long)t + 1);
+        unsigned long long old = atomicExch(&w[k][4], (unsigned long long)t + 1);
+        atomicAdd(&w[k][5], old);
+        float of = atomicExch(&f[k][0], (float)t);
+        atomicAdd(&f[k][1], of);
+    }
+    __syncthreads();
+    if (t == 0)
+        for (int k = 0; k < 2; k++) {
+            for (int j = 0; j < 6; j++)
+                out64[8 * (2 * blockIdx.x + k) + j] = w[k][j];
+            outf[4 * (2 * blockIdx.x + k)] = f[k][0], outf[4 * (2 * blockIdx.x + k) + 1] = f[k][1];
+        }
+}

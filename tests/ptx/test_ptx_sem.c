@@ -845,9 +845,60 @@ static void test_grid_sync(void)
     cuModuleUnload(m);
 }
 
+/* ---------------------------------------------------------------- 64-bit atomics */
+static void test_atomics64(void)
+{
+    CUmodule m;
+    CUfunction f = get("s_atomics64", &m);
+    enum { NB = 3, BN = 64, N = NB * BN };
+    static int in[N];
+    static unsigned long long g64[8 * NB], out64[8 * 2 * NB];
+    static float gf[4 * NB], outf[4 * 2 * NB];
+    for (int i = 0; i < N; i++)
+        in[i] = (i * 41 + 5) % 211;
+    for (int b = 0; b < NB; b++)
+        g64[8 * b] = ~0ull, gf[4 * b] = -1.0f;
+    CUdeviceptr din = dalloc(sizeof in, in), dg = dalloc(sizeof g64, g64), dgf = dalloc(sizeof gf, gf);
+    CUdeviceptr d64 = dalloc(sizeof out64, NULL), dfo = dalloc(sizeof outf, NULL);
+    void *args[] = {&din, &dg, &dgf, &d64, &dfo};
+    const char *what = "atom and/or/xor/cas/exch .b64 and exch .f32 on global and shared memory";
+    if (!f || launch(f, NB, 1, BN, 1, 1, 0, args) != CUDA_SUCCESS) {
+        tcase(0, what);
+        return;
+    }
+    PTXT_CHECK(cuMemcpyDtoH(out64, d64, sizeof out64));
+    PTXT_CHECK(cuMemcpyDtoH(outf, dfo, sizeof outf));
+    int bad = 0;
+    for (int b = 0; b < NB; b++) {
+        unsigned long long a = ~0ull, o = 0, x = 0, tsum = 0;
+        double fsum = -1.0;   /* the initial -1 plus every stored t, minus the one left */
+        for (int t = 0; t < BN; t++) {
+            int v = in[b * BN + t];
+            a &= ~(1ull << (v % 63)), o |= 1ull << (v % 61), x ^= (unsigned long long)v * 0x9e3779b97f4a7c15ull;
+            tsum += (unsigned long long)t + 1, fsum += t;
+        }
+        for (int k = 0; k < 2; k++) {
+            const unsigned long long *w = out64 + 8 * (2 * b + k);
+            const float *fl = outf + 4 * (2 * b + k);
+            /* cas: thread t succeeds only when the word holds t: it ends at some 1..BN; exch: the
+             * returned values plus the last = the initial 0 plus every stored value */
+            int ok = w[0] == a && w[1] == o && w[2] == x && w[3] >= 1 && w[3] <= BN && w[4] >= 1 && w[4] <= BN &&
+                     w[5] + w[4] == tsum && fl[0] >= 0 && fl[0] < BN && (double)fl[1] + fl[0] == fsum;
+            if (!ok && bad++ < 6)
+                printf("#   atomics64 block %d %s: and %#llx or %#llx xor %#llx cas %llu exch %llu sum %llu f %g %g; "
+                       "expected %#llx %#llx %#llx, cas/exch in 1..%d, sum + exch = %llu, f sum + last = %g\n", b,
+                       k ? "shared" : "global", w[0], w[1], w[2], w[3], w[4], w[5], (double)fl[0], (double)fl[1], a, o,
+                       x, BN, tsum, fsum);
+        }
+    }
+    tcase(bad == 0, what);
+    cuMemFree(din), cuMemFree(dg), cuMemFree(dgf), cuMemFree(d64), cuMemFree(dfo);
+    cuModuleUnload(m);
+}
+
 static void (*const tests[])(void) = {test_special, test_shfl, test_vote, test_barrier, test_atomics,
                                       test_diverge, test_calls, test_dynshared, test_globals, test_generic,
-                                      test_atomics_shared, test_arrive, test_grid_sync};
+                                      test_atomics_shared, test_atomics64, test_arrive, test_grid_sync};
 #define NTESTS (int)(sizeof tests / sizeof tests[0])
 
 int main(int argc, char **argv)
