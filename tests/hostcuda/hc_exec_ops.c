@@ -56,9 +56,16 @@ static inline uint64_t bf64(double d)
     memcpy(&u, &d, 8);
     return u;
 }
+static const uint8_t type_bits[] = {
+    [ASH_PTX_T_B8] = 8, [ASH_PTX_T_B16] = 16, [ASH_PTX_T_B32] = 32, [ASH_PTX_T_B64] = 64,
+    [ASH_PTX_T_U8] = 8, [ASH_PTX_T_U16] = 16, [ASH_PTX_T_U32] = 32, [ASH_PTX_T_U64] = 64,
+    [ASH_PTX_T_S8] = 8, [ASH_PTX_T_S16] = 16, [ASH_PTX_T_S32] = 32, [ASH_PTX_T_S64] = 64,
+    [ASH_PTX_T_F16] = 16, [ASH_PTX_T_F16X2] = 32, [ASH_PTX_T_BF16] = 16, [ASH_PTX_T_BF16X2] = 32,
+    [ASH_PTX_T_F32] = 32, [ASH_PTX_T_F64] = 64, [ASH_PTX_T_PRED] = 8, [ASH_PTX_T_B128] = 128,
+};
 static inline int tbits(int t)
 {
-    return ash_ptx_type_size(t) * 8;
+    return t >= 0 && t < (int)sizeof type_bits ? type_bits[t] : 0;
 }
 static inline int tsigned(int t)
 {
@@ -845,6 +852,50 @@ int hc_exec_insn(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t pc, uin
         }
         const int sgn = tsigned(t);
         const unsigned total = (unsigned)(esz * n);
+        if (n == 1 && esz == 4 && Rb && space == ASH_PTX_S_SHARED) {
+            /* the tiled kernels' inner loop: one 32-bit word from shared memory per lane */
+            uint64_t *D0 = Dv[0];
+            const uint64_t off = (uint64_t)a->imm, lim = C->shared_bytes;
+            for (int l = 0; l < 32; l++) {
+                if (!(E >> l & 1))
+                    continue;
+                uint64_t addr = Rb[l] + off;
+                uint32_t v;
+                if (!(addr & 3) && addr + 4 <= lim) {
+                    memcpy(&v, C->shared + addr, 4);
+                } else {
+                    const unsigned char *p = hc_exec_addr(C, W, l, in, space, addr, 4, HC_ACC_LD);
+                    if (!p)
+                        return -1;
+                    memcpy(&v, p, 4);
+                }
+                D0[l] = sgn ? (uint64_t)(int64_t)(int32_t)v : v;
+            }
+            return HC_STEP_NEXT;
+        }
+        if (n == 1 && esz == 4 && Rb && W->cache >= 0) {
+            /* one 32-bit word per lane from the warp's last allocation */
+            uint64_t *D0 = Dv[0];
+            const uint64_t off = (uint64_t)a->imm;
+            for (int l = 0; l < 32; l++) {
+                if (!(E >> l & 1))
+                    continue;
+                uint64_t addr = Rb[l] + off;
+                const hc_exec_range *r = &C->ranges[W->cache];
+                uint32_t v;
+                if ((space == ASH_PTX_S_GLOBAL || space == ASH_PTX_S_GENERIC) && !(addr & 3) && addr >= r->lo &&
+                    addr - r->lo + 4 <= r->size) {
+                    memcpy(&v, r->rw + (addr - r->lo), 4);
+                } else {
+                    const unsigned char *p = fast_addr(C, W, l, in, space, addr, 4, HC_ACC_LD);
+                    if (!p)
+                        return -1;
+                    memcpy(&v, p, 4);
+                }
+                D0[l] = sgn ? (uint64_t)(int64_t)(int32_t)v : v;
+            }
+            return HC_STEP_NEXT;
+        }
         for (int l = 0; l < 32; l++) {
             if (!(E >> l & 1))
                 continue;
@@ -1508,7 +1559,7 @@ other:
                 return HC_STEP_DONE;
         }
         W->live &= ~E;
-        C->live_threads -= (unsigned)__builtin_popcount(E);
+        C->live_threads -= (unsigned)hc_popc32(E);
         if (M & ~E)
             set_pcs(W, M & ~E, 0, 0, pc + 1);
         return HC_STEP_DONE;
@@ -1531,7 +1582,7 @@ other:
         if (E) {
             unsigned fl = first_lane(E);
             unsigned id = (unsigned)Id[fl] & (HC_NBAR - 1);
-            C->bar_count[id] += (unsigned)__builtin_popcount(E);
+            C->bar_count[id] += (unsigned)hc_popc32(E);
             C->bar_arr[id][W->id] |= E;
             if (Cnt)
                 C->bar_expect[id] = (unsigned)Cnt[fl];
