@@ -9,11 +9,17 @@
 #   bench/overlap.sh           gradient all-reduce overlapped with the backward pass (tests/trainers/layers,
 #                              2 ranks, mpi and nccl): step time with no communication, without and with
 #                              overlap (ready points), same run
+#   bench/ptx_interp.sh        hostcuda's PTX interpreter: lane-instructions/s per core on a tiled GEMM, a
+#                              shuffle reduction and an axpby, and one launch's speed-up from 1 to all cores
 BENCH_DIR := $(BUILD)/bench
 ALL += $(BENCH_DIR)/launch_overhead $(BENCH_DIR)/fakecuda/libcuda.so.1 \
        $(BENCH_DIR)/allreduce_app $(BENCH_DIR)/allreduce_mpi $(BENCH_DIR)/allreduce_kernels.ptx \
        $(BENCH_DIR)/liballreduce_kernels_host.so
-BENCHES += bench/launch_overhead.sh bench/allreduce.sh bench/scaling.sh bench/overlap.sh
+BENCHES += bench/launch_overhead.sh bench/allreduce.sh bench/scaling.sh bench/overlap.sh bench/ptx_interp.sh
+ALL += $(BENCH_DIR)/ptx_interp $(BENCH_DIR)/ptx_interp_kernels.ptx
+$(BENCH_DIR)/ptx_interp: bench/ptx_interp.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda -lm
 # run-bench.sh's results.json, and the allreduce bench's sync point reducing correctly (small, ~10 s)
 TESTS += bench/test_bench.sh
 

@@ -143,6 +143,7 @@ static void options_read(void)
     hc_opt.jitter_seed = env_size("HOSTCUDA_JITTER", 0);
     hc_opt.jitter = hc_opt.jitter_seed != 0;
     hc_opt.unexported_procs = (int)env_size("HOSTCUDA_UNEXPORTED_PROCS", 0) != 0;
+    hc_exec_options_read(&hc_opt);
 }
 
 void hc_options_load(void)
@@ -192,6 +193,11 @@ static int visible_devices(int machine)
 static void hc_do_init(void)
 {
     hc_options_load();
+    if (hc_opt.opt_error) {
+        fprintf(stderr, "hostcuda: %s\n", hc_opt.opt_error);
+        hc_init_result = CUDA_ERROR_INVALID_VALUE;
+        return;
+    }
     hc_ndev = hc_opt.devices > 0 ? visible_devices(hc_opt.devices) : 0;
     if (hc_ndev <= 0) {
         hc_init_result = CUDA_ERROR_NO_DEVICE;
@@ -514,7 +520,9 @@ CUresult hc_current_ctx(struct CUctx_st **out)
     if (!hc_ctx_valid(c))
         return CUDA_ERROR_INVALID_CONTEXT;
     *out = c;
-    return CUDA_SUCCESS;
+    /* after a fault in an interpreted kernel the context is unusable, as on a GPU: every call
+     * that needs it answers that error (cuCtxDestroy / primary-context reset recover) */
+    return hc_ctx_sticky(c);
 }
 
 static struct CUctx_st *ctx_new(int dev, unsigned int flags, int primary)
@@ -535,6 +543,10 @@ static struct CUctx_st *ctx_new(int dev, unsigned int flags, int primary)
 void hc_ctx_teardown(struct CUctx_st *c)
 {
     hc_ctx_sync(c);
+    free(c->printf_buf);   /* unsynchronised device printf output is lost, as on a GPU */
+    c->printf_buf = NULL;
+    c->printf_len = 0;
+    atomic_store(&c->sticky, 0);   /* a reset primary context is usable again */
     while (c->modules)
         hc_module_unload_locked(c->modules);
     while (c->streams)
@@ -765,7 +777,7 @@ CUresult CUDAAPI cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPr
 CUresult CUDAAPI cuCtxSynchronize(void)
 {
     HC_COUNT(cuCtxSynchronize);
-    WITH_CTX(c, hc_ctx_sync(c););
+    WITH_CTX(c, hc_ctx_sync(c); hc_ctx_flush_printf(c); with_rc_ = hc_ctx_sticky(c););
 }
 
 /* ---------------------------------------------------------------- primary contexts */

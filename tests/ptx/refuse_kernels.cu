@@ -1,0 +1,43 @@
+/* refuse_kernels.cu — kernels with instructions hostcuda's interpreter refuses when the module
+ * loads (tests/ptx/test_ptx_refuse.sh): tensor cores (wmma -> wmma.load/mma/store, ldmatrix),
+ * cp.async, a texture fetch. PTX only (nvcc -ptx -arch=compute_80).
+ */
+#include <mma.h>
+using namespace nvcuda;
+
+extern "C" __global__ void r_wmma(const half *a, const half *b, float *c)
+{
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> fb;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> fc;
+    wmma::fill_fragment(fc, 0.0f);
+    wmma::load_matrix_sync(fa, a, 16);
+    wmma::load_matrix_sync(fb, b, 16);
+    wmma::mma_sync(fc, fa, fb, fc);
+    wmma::store_matrix_sync(c, fc, 16, wmma::mem_row_major);
+}
+
+extern "C" __global__ void r_ldmatrix(const int *in, int *out)
+{
+    __shared__ int s[256];
+    s[threadIdx.x] = in[threadIdx.x];
+    __syncthreads();
+    unsigned addr = (unsigned)__cvta_generic_to_shared(&s[(threadIdx.x % 8) * 4]), r;
+    asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];" : "=r"(r) : "r"(addr));
+    out[threadIdx.x] = (int)r;
+}
+
+extern "C" __global__ void r_cp_async(const int *in, int *out)
+{
+    __shared__ int s[256];
+    unsigned addr = (unsigned)__cvta_generic_to_shared(&s[threadIdx.x]);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(addr), "l"(in + threadIdx.x));
+    asm volatile("cp.async.wait_all;" ::: "memory");
+    __syncthreads();
+    out[threadIdx.x] = s[threadIdx.x];
+}
+
+extern "C" __global__ void r_texture(cudaTextureObject_t tex, float *out)
+{
+    out[threadIdx.x] = tex1Dfetch<float>(tex, threadIdx.x);
+}

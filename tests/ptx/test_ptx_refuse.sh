@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# test_ptx_refuse.sh — proves hostcuda refuses, when the module loads, the instructions its PTX
+# interpreter does not run (issue 24.3), instead of giving a wrong answer later: tensor cores
+# (wmma through nvcuda::wmma, ldmatrix), cp.async and a texture fetch (refuse_kernels.cu, each
+# kernel loaded as its own module with HOSTCUDA_EXEC=ptx). Each load answers
+# CUDA_ERROR_NOT_SUPPORTED with one hostcuda: line naming the kernel, the PTX line and the
+# instruction. Positive control: a kernel of fault_kernels.ptx loads the same way. Skips without
+# an interpreter.
+set -u
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../lib.sh"
+B=$T_BUILD/tests/ptx
+RUN=$B/ptx_fault_run
+t_need "$RUN" "$B/refuse_kernels.ptx" "$B/fault_kernels.ptx" "$T_HOSTCUDA_DIR/libcuda.so.1"
+t_tmp
+load() {   # load PTX NAME -> $T_TMP/NAME.out/.err
+    LD_LIBRARY_PATH=$T_HOSTCUDA_DIR HOSTCUDA_EXEC=ptx timeout -k 5 60 "$RUN" load "$1" "$2" \
+        >"$T_TMP/$2.out" 2>"$T_TMP/$2.err"
+}
+LD_LIBRARY_PATH=$T_HOSTCUDA_DIR HOSTCUDA_EXEC=ptx timeout -k 5 60 "$RUN" ok >"$T_TMP/probe" 2>&1
+[ $? -eq 77 ] && t_skip "hostcuda has no PTX interpreter in this build"
+
+load "$B/fault_kernels.ptx" f_read
+grep -qx 'load=CUDA_SUCCESS' "$T_TMP/f_read.out"
+t_case $? "positive control: f_read alone loads"
+
+for k in r_wmma:wmma r_ldmatrix:ldmatrix r_cp_async:cp.async r_texture:tex; do
+    name=${k%%:*} insn=${k#*:}
+    load "$B/refuse_kernels.ptx" "$name"
+    grep -qx 'load=CUDA_ERROR_NOT_SUPPORTED' "$T_TMP/$name.out"
+    t_case $? "$name: refused at load with CUDA_ERROR_NOT_SUPPORTED ($(cat "$T_TMP/$name.out"))"
+    n=$(grep '^hostcuda:' "$T_TMP/$name.err" | grep -- "$name" | grep -i 'line' | grep -c -- "$insn")
+    t_case $(( n != 1 )) "$name: one hostcuda: line names the kernel, the PTX line and $insn"
+    [ "$n" -eq 1 ] || t_show "$T_TMP/$name.err"
+done
+t_done
