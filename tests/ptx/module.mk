@@ -52,7 +52,7 @@ $(PTXT_DIR)/ptx_twin_run: $(PTXT_SRC)/ptx_twin_run.c $(PTXT_SRC)/ptxt.h $(HOSTCU
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -I$(PTXT_SRC) -o $@ $< $(PTXT_LDFLAGS)
 PTXT_PROJECT_KERNELS := tests/hostcuda/test_kernels.cu tests/trainers/mlp_kernels.cu tests/trainers/layers_kernels.cu \
-                        collectives/cast_kernels.cu sync/inspect_kernels.cu
+                        collectives/cast_kernels.cu shim/sync/inspect_kernels.cu
 PTXT_NOFMA_PTX := $(addprefix $(PTXT_DIR)/nofma/,$(notdir $(PTXT_PROJECT_KERNELS:.cu=.ptx)))
 define PTXT_NOFMA_RULE
 $(PTXT_DIR)/nofma/$(notdir $(1:.cu=.ptx)): $(1) include/ash_kernel.h | $$(DEPS_STAMP)

@@ -2,7 +2,7 @@
 # test_ptx_twins.sh — proves every kernel of the project computes the same through hostcuda's PTX
 # interpreter as through its host twin (issue 24.5): tests/hostcuda/test_kernels.cu,
 # tests/trainers/mlp_kernels.cu and layers_kernels.cu, collectives/cast_kernels.cu,
-# sync/inspect_kernels.cu. ptx_twin_run runs each kernel on fixed inputs (several CTAs, edge-case
+# shim/sync/inspect_kernels.cu. ptx_twin_run runs each kernel on fixed inputs (several CTAs, edge-case
 # floats for the casts) once with HOSTCUDA_EXEC=twin and once with HOSTCUDA_EXEC=ptx; each output
 # must be bit-identical, or within the bound its record states (nvcc's fma contraction, CUDA's
 # tanhf/powf). The PTX built with -fmad=false must match within the tighter bounds (library
@@ -22,7 +22,7 @@ B=$T_BUILD/tests/ptx
 RUN=$B/ptx_twin_run
 HC=$T_HOSTCUDA_DIR
 PTX=("$HC/test_kernels.ptx" "$T_BUILD/tests/trainers/mlp_kernels.ptx" "$T_BUILD/tests/trainers/layers_kernels.ptx"
-     "$T_BUILD/collectives/cast_kernels.ptx" "$T_BUILD/sync/inspect_kernels.ptx")
+     "$T_BUILD/collectives/cast_kernels.ptx" "$T_BUILD/shim/sync/inspect_kernels.ptx")
 NOFMA=("$B/nofma/test_kernels.ptx" "$B/nofma/mlp_kernels.ptx" "$B/nofma/layers_kernels.ptx"
        "$B/nofma/cast_kernels.ptx" "$B/nofma/inspect_kernels.ptx")
 CC75=("$B/cc75/test_kernels.ptx" "$B/cc75/mlp_kernels.ptx" "$B/cc75/layers_kernels.ptx"
