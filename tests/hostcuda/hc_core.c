@@ -122,6 +122,7 @@ static CUresult hc_init_result = CUDA_ERROR_NOT_INITIALIZED;
 static pthread_once_t hc_once = PTHREAD_ONCE_INIT;
 
 static pthread_once_t hc_opt_once = PTHREAD_ONCE_INIT;
+static int hc_sms = 132; /* HOSTCUDA_SMS: the SM count every device reports (1..1024) */
 
 static void options_read(void)
 {
@@ -140,6 +141,11 @@ static void options_read(void)
     hc_opt.jitter_seed = env_size("HOSTCUDA_JITTER", 0);
     hc_opt.jitter = hc_opt.jitter_seed != 0;
     hc_opt.unexported_procs = (int)env_size("HOSTCUDA_UNEXPORTED_PROCS", 0) != 0;
+    size_t sms = env_size("HOSTCUDA_SMS", 132);
+    if (sms < 1 || sms > 1024)
+        fprintf(stderr, "hostcuda: HOSTCUDA_SMS=%s: not a count from 1 to 1024; using 132\n", getenv("HOSTCUDA_SMS"));
+    else
+        hc_sms = (int)sms;
 }
 
 void hc_options_load(void)
@@ -328,7 +334,7 @@ static int attr_value(CUdevice_attribute a, int vis)
     case CU_DEVICE_ATTRIBUTE_CLOCK_RATE: return 1980000;
     case CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT: return 512;
     case CU_DEVICE_ATTRIBUTE_GPU_OVERLAP: return 1;
-    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: return 132;
+    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: return hc_sms;
     case CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT: return 0;
     case CU_DEVICE_ATTRIBUTE_INTEGRATED: return 0;
     case CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY: return 1;

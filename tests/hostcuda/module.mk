@@ -5,7 +5,7 @@
 HOSTCUDA_SRC_DIR := tests/hostcuda
 HOSTCUDA_SRCS := $(addprefix $(HOSTCUDA_SRC_DIR)/,hc_core.c hc_mem.c hc_copy.c hc_stream.c hc_ptx.c \
                    hc_module.c hc_errors.c hc_procaddr.c hc_fatbin.c \
-                   hc_vmm.c hc_graph.c)
+                   hc_vmm.c hc_graph.c hc_occupancy.c)
 HOSTCUDA_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(HOSTCUDA_SRCS))
 HOSTCUDA_HDRS := $(addprefix $(HOSTCUDA_SRC_DIR)/,hc_internal.h hc_ptx.h hc_api.def hostcuda.h)
 # -Bsymbolic (link): hostcuda's references to its own functions (the cuGetProcAddress table, the
