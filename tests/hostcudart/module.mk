@@ -1,0 +1,27 @@
+# tests/hostcudart/module.mk — hostcudart: the CUDA 13 runtime on the Driver API (tests/hostcudart/README.md).
+# Builds $(HOSTCUDART_DIR)/libcudart.so.13 (soname libcudart.so.13, every export at NVIDIA's version
+# node `libcudart.so.13`) + a libcudart.so link, linked -lcuda against hostcuda's driver (any
+# libcuda.so.1 on the library path serves at run time), and the test programs.
+
+HOSTCUDART_SRC_DIR := tests/hostcudart
+HOSTCUDART_DIR := $(BUILD)/tests/hostcudart
+HOSTCUDART_LIB := $(HOSTCUDART_DIR)/libcudart.so.13
+HOSTCUDART_HDRS := $(addprefix $(HOSTCUDART_SRC_DIR)/,hcrt_internal.h hcrt_api.def hcrt_errors.def)
+HOSTCUDART_OBJS := $(addprefix $(HOSTCUDART_DIR)/,hcrt_core.o hcrt_register.o hcrt_mem.o hcrt_stream.o \
+                     hcrt_stream_pt.o hcrt_unimpl.o)
+
+$(HOSTCUDART_DIR)/%.o: $(HOSTCUDART_SRC_DIR)/%.c $(HOSTCUDART_HDRS) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -I$(HOSTCUDART_SRC_DIR) -c -o $@ $<
+# the same source again: the headers rename each function and driver call to its per-thread twin
+$(HOSTCUDART_DIR)/hcrt_stream_pt.o: $(HOSTCUDART_SRC_DIR)/hcrt_stream.c $(HOSTCUDART_HDRS) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -DCUDA_API_PER_THREAD_DEFAULT_STREAM -I$(HOSTCUDART_SRC_DIR) -c -o $@ $<
+
+$(HOSTCUDART_LIB): $(HOSTCUDART_OBJS) $(HOSTCUDART_SRC_DIR)/libcudart.map $(HOSTCUDA_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,libcudart.so.13 -Wl,--version-script=$(HOSTCUDART_SRC_DIR)/libcudart.map \
+	    -Wl,--no-undefined -o $@ $(HOSTCUDART_OBJS) -L$(HOSTCUDA_DIR) -lcuda $(PTHREAD)
+	ln -sf libcudart.so.13 $(HOSTCUDART_DIR)/libcudart.so
+
+ALL += $(HOSTCUDART_LIB)
