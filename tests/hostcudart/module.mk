@@ -25,3 +25,28 @@ $(HOSTCUDART_LIB): $(HOSTCUDART_OBJS) $(HOSTCUDART_SRC_DIR)/libcudart.map $(HOST
 	ln -sf libcudart.so.13 $(HOSTCUDART_DIR)/libcudart.so
 
 ALL += $(HOSTCUDART_LIB)
+
+# test programs: rt_api (two fatbins: rt_api.cu + rt_kernels_b.cu), its per-thread-stream build,
+# their kernels' host twins, and the fault injector the sticky-error case preloads
+HOSTCUDART_RT_SRCS := $(addprefix $(HOSTCUDART_SRC_DIR)/,rt_api.cu rt_kernels_a.cu rt_kernels_b.cu)
+HOSTCUDART_NVCC := $(NVCC) -O2 -cudart shared -gencode arch=compute_80,code=compute_80 -Iinclude -I$(HOSTCUDART_SRC_DIR)
+$(HOSTCUDART_DIR)/rt_api: $(HOSTCUDART_RT_SRCS) include/ash_kernel.h $(HOSTCUDA_LIB) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(HOSTCUDART_NVCC) -o $@ $(HOSTCUDART_SRC_DIR)/rt_api.cu $(HOSTCUDART_SRC_DIR)/rt_kernels_b.cu -L$(HOSTCUDA_DIR) -lcuda
+$(HOSTCUDART_DIR)/rt_api_ptsz: $(HOSTCUDART_RT_SRCS) include/ash_kernel.h $(HOSTCUDA_LIB) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(HOSTCUDART_NVCC) --default-stream per-thread -DRT_API_PTSZ -o $@ $(HOSTCUDART_SRC_DIR)/rt_api.cu \
+	    $(HOSTCUDART_SRC_DIR)/rt_kernels_b.cu -L$(HOSTCUDA_DIR) -lcuda
+$(HOSTCUDART_DIR)/librt_kernels_host.so: $(HOSTCUDART_DIR)/rt_kernels_a.host.o $(HOSTCUDART_DIR)/rt_kernels_b.host.o
+	$(CC) -shared -o $@ $^
+$(HOSTCUDART_DIR)/fault_inject.so: $(HOSTCUDART_SRC_DIR)/fault_inject.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -shared -o $@ $< -ldl
+# rt_mlp (tests/trainers/rt_mlp.cu) the way a user would build it to dry-run on a CPU
+$(HOSTCUDART_DIR)/rt_mlp_shared: tests/trainers/rt_mlp.cu tests/trainers/mlp_kernels.cu tests/trainers/mlp_data.h \
+                                 include/ash_kernel.h | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(NVCC) -O2 -cudart shared -gencode arch=compute_80,code=compute_80 -Iinclude -Itests/trainers -o $@ $<
+
+HOSTCUDART_PROGS := $(addprefix $(HOSTCUDART_DIR)/,rt_api rt_api_ptsz librt_kernels_host.so fault_inject.so rt_mlp_shared)
+ALL += $(HOSTCUDART_PROGS)

@@ -1,0 +1,342 @@
+/* rt_api.cu — an ordinary runtime-API program (nvcc -cudart shared) that checks hostcudart's
+ * semantics, one case per argument: launch (two fatbins, <<<>>> and cudaLaunchKernel), symbol
+ * (__cudaRegisterVar + cudaMemcpyToSymbol/FromSymbol/GetSymbolAddress), errors (non-sticky
+ * errors and the cudaGetLastError reset), sticky (run with fault_inject.so: HCRT_TEST_FAULT),
+ * ctx (a context the program made with cuCtxCreate, then runtime calls inside it), unimpl,
+ * props (properties and occupancy), memory (host/managed/advice/streams/events/reset),
+ * ptsz (the per-thread default stream; built a second time with --default-stream per-thread).
+ * Each check prints `ok CASE: what` or `FAIL CASE: what: expected X, got Y`; exit 1 on any FAIL. */
+#include <cuda.h>
+#include <cuda_profiler_api.h>
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_kernels_a.cu"
+
+#ifdef __CUDACC__
+__device__ int rt_gv[4];
+__constant__ float rt_cv[2];
+#endif
+void rt_add_launch(int *p, int v, int n, cudaStream_t s);
+extern "C" unsigned long long hostcuda_call_count(const char *exported_symbol) __attribute__((weak));
+
+static int fails;
+static const char *cur;
+
+#define EXPECT_EQ(what, expected, got)                                                                   \
+    do {                                                                                                 \
+        long long e_ = (long long)(expected), g_ = (long long)(got);                                     \
+        if (e_ != g_) {                                                                                  \
+            printf("FAIL %s: %s: expected %lld, got %lld\n", cur, what, e_, g_);                         \
+            fails++;                                                                                     \
+        } else                                                                                           \
+            printf("ok %s: %s\n", cur, what);                                                            \
+    } while (0)
+#define EXPECT_RT(what, expected, call)                                                                  \
+    do {                                                                                                 \
+        cudaError_t g_ = (call), e_ = (expected);                                                        \
+        if (e_ != g_) {                                                                                  \
+            printf("FAIL %s: %s: expected %s, got %s\n", cur, what, cudaGetErrorName(e_), cudaGetErrorName(g_)); \
+            fails++;                                                                                     \
+        } else                                                                                           \
+            printf("ok %s: %s\n", cur, what);                                                            \
+    } while (0)
+
+/* the index of the first element of d[0..n) that is not first + i, or -1 */
+static int check_seq(int *d, int n, int first)
+{
+    int *h = (int *)malloc(n * sizeof(int));
+    cudaMemcpy(h, d, n * sizeof(int), cudaMemcpyDeviceToHost);
+    int bad = -1;
+    for (int i = 0; i < n && bad < 0; i++)
+        if (h[i] != first + i)
+            bad = i;
+    free(h);
+    return bad;
+}
+
+static void t_launch(void)
+{
+    int *d = NULL, n = 100;
+    EXPECT_RT("cudaMalloc", cudaSuccess, cudaMalloc(&d, n * sizeof(int)));
+    rt_fill<<<2, 64>>>(d, 7, n);
+    EXPECT_RT("<<<>>> launch from the first fatbin", cudaSuccess, cudaGetLastError());
+    rt_add_launch(d, 1000, n, 0);
+    EXPECT_RT("<<<>>> launch from the second fatbin", cudaSuccess, cudaGetLastError());
+    EXPECT_EQ("first wrong element after fill+add (-1: none)", -1, check_seq(d, n, 1007));
+    int v = 5;
+    void *args[] = {&d, &v, &n};
+    EXPECT_RT("cudaLaunchKernel", cudaSuccess, cudaLaunchKernel((const void *)rt_fill, dim3(1), dim3(32), args, 0, 0));
+    EXPECT_RT("cudaDeviceSynchronize", cudaSuccess, cudaDeviceSynchronize());
+    EXPECT_EQ("first wrong element after cudaLaunchKernel (-1: none)", -1, check_seq(d, n, 5));
+    EXPECT_RT("cudaLaunchKernel of a host function that is no kernel", cudaErrorInvalidDeviceFunction,
+              cudaLaunchKernel((const void *)check_seq, dim3(1), dim3(1), args, 0, 0));
+    cudaFuncAttributes fa;
+    EXPECT_RT("cudaFuncGetAttributes", cudaSuccess, cudaFuncGetAttributes(&fa, (const void *)rt_fill));
+    EXPECT_EQ("maxThreadsPerBlock", 1024, fa.maxThreadsPerBlock);
+    EXPECT_RT("cudaFuncSetAttribute max dynamic smem", cudaSuccess,
+              cudaFuncSetAttribute((const void *)rt_fill, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536));
+    EXPECT_RT("cudaFree", cudaSuccess, cudaFree(d));
+}
+
+static void t_symbol(void)
+{
+    int in[4] = {11, 22, 33, 44}, out[4] = {0, 0, 0, 0};
+    EXPECT_RT("cudaMemcpyToSymbol", cudaSuccess, cudaMemcpyToSymbol(rt_gv, in, sizeof in));
+    EXPECT_RT("cudaMemcpyFromSymbol", cudaSuccess, cudaMemcpyFromSymbol(out, rt_gv, sizeof out));
+    EXPECT_EQ("round trip element 3", 44, out[3]);
+    int two[2] = {7, 8};
+    EXPECT_RT("cudaMemcpyToSymbol at offset 8", cudaSuccess, cudaMemcpyToSymbol(rt_gv, two, 8, 8));
+    int *addr = NULL;
+    EXPECT_RT("cudaGetSymbolAddress", cudaSuccess, cudaGetSymbolAddress((void **)&addr, rt_gv));
+    EXPECT_RT("cudaMemcpy from the symbol's address", cudaSuccess, cudaMemcpy(out, addr, 16, cudaMemcpyDeviceToHost));
+    EXPECT_EQ("element 1 / element 2", 22 * 1000 + 7, out[1] * 1000 + out[2]);
+    size_t sz = 0;
+    EXPECT_RT("cudaGetSymbolSize", cudaSuccess, cudaGetSymbolSize(&sz, rt_gv));
+    EXPECT_EQ("size of rt_gv", 16, sz);
+    EXPECT_RT("__constant__ symbol", cudaSuccess, cudaGetSymbolSize(&sz, rt_cv));
+    EXPECT_EQ("size of rt_cv", 8, sz);
+    EXPECT_RT("copy past the symbol's end", cudaErrorInvalidValue, cudaMemcpyToSymbol(rt_gv, in, 16, 4));
+    static int not_a_symbol;
+    EXPECT_RT("an unregistered host address", cudaErrorInvalidSymbol, cudaGetSymbolSize(&sz, &not_a_symbol));
+    EXPECT_RT("to-symbol with a device-to-host kind", cudaErrorInvalidMemcpyDirection,
+              cudaMemcpyToSymbol(rt_gv, in, 4, 0, cudaMemcpyDeviceToHost));
+    cudaGetLastError();
+}
+
+static void t_errors(void)
+{
+    EXPECT_RT("no error yet", cudaSuccess, cudaGetLastError());
+    int *d;
+    cudaMalloc(&d, 64);
+    rt_fill<<<1, 2048>>>(d, 0, 16); /* more threads per block than the device has */
+    EXPECT_RT("peek after a bad launch", cudaErrorInvalidConfiguration, cudaPeekAtLastError());
+    EXPECT_RT("peek does not reset", cudaErrorInvalidConfiguration, cudaPeekAtLastError());
+    EXPECT_RT("get returns it", cudaErrorInvalidConfiguration, cudaGetLastError());
+    EXPECT_RT("get reset it", cudaSuccess, cudaGetLastError());
+    EXPECT_RT("not sticky: the next call works", cudaSuccess, cudaMemset(d, 0, 64));
+    EXPECT_RT("bad memcpy kind", cudaErrorInvalidMemcpyDirection, cudaMemcpy(d, d, 4, (cudaMemcpyKind)77));
+    EXPECT_RT("bad device", cudaErrorInvalidDevice, cudaSetDevice(4096));
+    EXPECT_RT("last error is the latest", cudaErrorInvalidDevice, cudaGetLastError());
+    EXPECT_RT("a null pointer to cudaMalloc", cudaErrorInvalidValue, cudaMalloc(NULL, 4));
+    cudaGetLastError();
+    EXPECT_EQ("cudaGetErrorName(cudaErrorInvalidValue)", 0, strcmp(cudaGetErrorName(cudaErrorInvalidValue), "cudaErrorInvalidValue"));
+    EXPECT_EQ("cudaGetErrorName(cudaErrorNotSupported)", 0, strcmp(cudaGetErrorName(cudaErrorNotSupported), "cudaErrorNotSupported"));
+    EXPECT_EQ("cudaGetErrorString(cudaSuccess)", 0, strcmp(cudaGetErrorString(cudaSuccess), "no error"));
+    EXPECT_EQ("cudaGetErrorString(cudaErrorInvalidConfiguration)", 0,
+              strcmp(cudaGetErrorString(cudaErrorInvalidConfiguration), "invalid configuration argument"));
+    cudaFree(d);
+}
+
+/* run with fault_inject.so and HCRT_TEST_FAULT=<CUresult>: cuCtxSynchronize fails with it */
+static void t_sticky(void)
+{
+    int expect = atoi(getenv("HCRT_TEST_FAULT") ? getenv("HCRT_TEST_FAULT") : "0");
+    int sticky = expect == 700 || expect == 719;
+    int *d;
+    EXPECT_RT("before the fault", cudaSuccess, cudaMalloc(&d, 64));
+    EXPECT_RT("the failing synchronize", (cudaError_t)expect, cudaDeviceSynchronize());
+    EXPECT_RT("cudaGetLastError returns it", (cudaError_t)expect, cudaGetLastError());
+    EXPECT_RT(sticky ? "sticky: cudaGetLastError returns it again" : "not sticky: reset",
+              sticky ? (cudaError_t)expect : cudaSuccess, cudaGetLastError());
+    EXPECT_RT(sticky ? "sticky: the next call fails with it" : "not sticky: the next call works",
+              sticky ? (cudaError_t)expect : cudaSuccess, cudaMemset(d, 0, 64));
+}
+
+static void t_ctx(void)
+{
+    int n = 0;
+    EXPECT_RT("cudaGetDeviceCount", cudaSuccess, cudaGetDeviceCount(&n));
+    if (n < 2) {
+        printf("FAIL ctx: needs 2 devices, have %d\n", n);
+        fails++;
+        return;
+    }
+    CUdevice dev1;
+    CUcontext mine = NULL, cur = NULL;
+    EXPECT_EQ("cuInit", CUDA_SUCCESS, cuInit(0));
+    EXPECT_EQ("cuDeviceGet(1)", CUDA_SUCCESS, cuDeviceGet(&dev1, 1));
+    EXPECT_EQ("cuCtxCreate on device 1", CUDA_SUCCESS, cuCtxCreate(&mine, NULL, 0, dev1));
+    int rdev = -1;
+    EXPECT_RT("cudaGetDevice", cudaSuccess, cudaGetDevice(&rdev));
+    EXPECT_EQ("the runtime's device is the context's", 1, rdev);
+    int *d = NULL;
+    EXPECT_RT("cudaMalloc inside it", cudaSuccess, cudaMalloc(&d, 256));
+    int ord = -1;
+    cuPointerGetAttribute(&ord, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, (CUdeviceptr)d);
+    EXPECT_EQ("the allocation is on device 1", 1, ord);
+    CUcontext owner = NULL;
+    cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, (CUdeviceptr)d);
+    EXPECT_EQ("the allocation belongs to the program's context", 1, owner == mine);
+    rt_fill<<<1, 64>>>(d, 3, 64);
+    EXPECT_RT("a launch inside it", cudaSuccess, cudaDeviceSynchronize());
+    EXPECT_EQ("first wrong element (-1: none)", -1, check_seq(d, 64, 3));
+    cuCtxGetCurrent(&cur);
+    EXPECT_EQ("the program's context is still current", 1, cur == mine);
+    cudaFree(d);
+    EXPECT_EQ("cuCtxDestroy", CUDA_SUCCESS, cuCtxDestroy(mine));
+    cuCtxGetCurrent(&cur);
+    EXPECT_EQ("no context after destroy", 1, cur == NULL);
+    EXPECT_RT("the runtime falls back to the primary context", cudaSuccess, cudaMalloc(&d, 64));
+    cuCtxGetCurrent(&cur);
+    CUcontext prim = NULL;
+    CUdevice dev0;
+    cuDeviceGet(&dev0, 0);
+    cuDevicePrimaryCtxRetain(&prim, dev0);
+    EXPECT_EQ("the current context is device 0's primary", 1, cur == prim && cur != NULL);
+    cuDevicePrimaryCtxRelease(dev0);
+    rt_fill<<<1, 32>>>(d, 9, 16);
+    EXPECT_RT("a launch there", cudaSuccess, cudaDeviceSynchronize());
+    EXPECT_EQ("first wrong element (-1: none)", -1, check_seq(d, 16, 9));
+}
+
+static void t_unimpl(void)
+{
+    cudaGraph_t g;
+    EXPECT_RT("cudaGraphCreate", cudaErrorNotSupported, cudaGraphCreate(&g, 0));
+    EXPECT_RT("cudaGraphCreate again", cudaErrorNotSupported, cudaGraphCreate(&g, 0));
+    EXPECT_RT("recorded as the last error", cudaErrorNotSupported, cudaGetLastError());
+    cudaArray_t a;
+    cudaChannelFormatDesc desc = cudaCreateChannelDesc(32, 0, 0, 0, cudaChannelFormatKindFloat);
+    EXPECT_EQ("cudaCreateChannelDesc", 32, desc.x);
+    EXPECT_RT("cudaMallocArray", cudaErrorNotSupported, cudaMallocArray(&a, &desc, 4, 4));
+}
+
+static void t_props(void)
+{
+    cudaDeviceProp p;
+    EXPECT_RT("cudaGetDeviceProperties", cudaSuccess, cudaGetDeviceProperties(&p, 0));
+    int sms = -1, tpm = -1;
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+    cudaDeviceGetAttribute(&tpm, cudaDevAttrMaxThreadsPerMultiProcessor, 0);
+    EXPECT_EQ("multiProcessorCount = the attribute", sms, p.multiProcessorCount);
+    EXPECT_EQ("maxThreadsPerMultiProcessor", 2048, p.maxThreadsPerMultiProcessor);
+    EXPECT_EQ("= the attribute", tpm, p.maxThreadsPerMultiProcessor);
+    EXPECT_EQ("compute capability", 90, p.major * 10 + p.minor);
+    EXPECT_EQ("warpSize", 32, p.warpSize);
+    EXPECT_EQ("name is set", 1, p.name[0] != 0);
+    printf("sms %d\n", p.multiProcessorCount);
+    EXPECT_RT("properties of a device that is not there", cudaErrorInvalidDevice, cudaGetDeviceProperties(&p, 4096));
+    int nb = -1;
+    EXPECT_RT("occupancy, 256 threads", cudaSuccess, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, rt_fill, 256, 0));
+    EXPECT_EQ("blocks of 256 per SM (threads bound: 2048/256)", 8, nb);
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, rt_fill, 64, 0);
+    EXPECT_EQ("blocks of 64 per SM (block bound: 32)", 32, nb);
+    cudaFuncSetAttribute((const void *)rt_fill, cudaFuncAttributeMaxDynamicSharedMemorySize, 200000);
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, rt_fill, 256, 40000);
+    EXPECT_EQ("blocks of 256 with 40000 B dynamic smem (smem bound: 233472/41024)", 5, nb);
+    int grid = 0, block = 0;
+    EXPECT_RT("cudaOccupancyMaxPotentialBlockSize", cudaSuccess, cudaOccupancyMaxPotentialBlockSize(&grid, &block, rt_fill));
+    EXPECT_EQ("best block", 1024, block);
+    EXPECT_EQ("min grid = 2 blocks x SMs", 2 * sms, grid);
+    size_t avail = 0;
+    EXPECT_RT("cudaOccupancyAvailableDynamicSMemPerBlock", cudaSuccess,
+              cudaOccupancyAvailableDynamicSMemPerBlock(&avail, rt_fill, 4, 256));
+    EXPECT_EQ("dynamic smem for 4 blocks (233472/4 - 1024)", 233472 / 4 - 1024, avail);
+}
+
+static void t_memory(void)
+{
+    int drv = 0, rtv = 0;
+    EXPECT_RT("cudaDriverGetVersion", cudaSuccess, cudaDriverGetVersion(&drv));
+    EXPECT_RT("cudaRuntimeGetVersion", cudaSuccess, cudaRuntimeGetVersion(&rtv));
+    EXPECT_EQ("runtime version", CUDART_VERSION, rtv);
+    EXPECT_RT("cudaProfilerStart", cudaSuccess, cudaProfilerStart());
+    EXPECT_RT("cudaProfilerStop", cudaSuccess, cudaProfilerStop());
+    size_t fr = 0, tot = 0;
+    EXPECT_RT("cudaMemGetInfo", cudaSuccess, cudaMemGetInfo(&fr, &tot));
+    EXPECT_EQ("free <= total", 1, fr <= tot && tot > 0);
+    int *h = NULL, *hm = NULL, *dm = NULL, *m = NULL, *d = NULL;
+    EXPECT_RT("cudaMallocHost", cudaSuccess, cudaMallocHost((void **)&h, 4096));
+    EXPECT_RT("cudaHostAlloc mapped", cudaSuccess, cudaHostAlloc((void **)&hm, 4096, cudaHostAllocMapped));
+    EXPECT_RT("cudaHostGetDevicePointer", cudaSuccess, cudaHostGetDevicePointer((void **)&dm, hm, 0));
+    EXPECT_RT("cudaMallocManaged", cudaSuccess, cudaMallocManaged((void **)&m, 4096, cudaMemAttachGlobal));
+    cudaMemLocation loc = {};
+    loc.type = cudaMemLocationTypeDevice;
+    loc.id = 0;
+    EXPECT_RT("cudaMemAdvise on managed memory", cudaSuccess, cudaMemAdvise(m, 4096, cudaMemAdviseSetPreferredLocation, loc));
+    EXPECT_RT("cudaMemPrefetchAsync", cudaSuccess, cudaMemPrefetchAsync(m, 4096, loc, 0, 0));
+    EXPECT_RT("cudaMalloc", cudaSuccess, cudaMalloc(&d, 4096));
+    EXPECT_RT("cudaMemAdvise on device memory", cudaErrorInvalidValue, cudaMemAdvise(d, 4096, cudaMemAdviseSetReadMostly, loc));
+    loc.id = 4096;
+    EXPECT_RT("cudaMemAdvise to a device that is not there", cudaErrorInvalidDevice,
+              cudaMemAdvise(m, 4096, cudaMemAdviseSetPreferredLocation, loc));
+    cudaGetLastError();
+    cudaStream_t s;
+    cudaEvent_t e0, e1;
+    EXPECT_RT("cudaStreamCreateWithFlags", cudaSuccess, cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    EXPECT_RT("cudaEventCreate", cudaSuccess, cudaEventCreate(&e0));
+    EXPECT_RT("cudaEventCreate", cudaSuccess, cudaEventCreate(&e1));
+    for (int i = 0; i < 1024; i++)
+        h[i] = i * 3;
+    EXPECT_RT("cudaEventRecord", cudaSuccess, cudaEventRecord(e0, s));
+    EXPECT_RT("cudaMemcpyAsync H2D", cudaSuccess, cudaMemcpyAsync(d, h, 4096, cudaMemcpyHostToDevice, s));
+    rt_fill<<<4, 64, 0, s>>>(m, 1, 512);
+    EXPECT_RT("cudaEventRecord", cudaSuccess, cudaEventRecord(e1, s));
+    EXPECT_RT("cudaStreamWaitEvent (legacy waits for s)", cudaSuccess, cudaStreamWaitEvent(0, e1, 0));
+    EXPECT_RT("cudaMemcpyAsync D2H on the legacy stream", cudaSuccess, cudaMemcpyAsync(hm, d, 4096, cudaMemcpyDeviceToHost, 0));
+    EXPECT_RT("cudaEventSynchronize", cudaSuccess, cudaEventSynchronize(e1));
+    EXPECT_RT("cudaStreamSynchronize(0)", cudaSuccess, cudaStreamSynchronize(0));
+    float ms = -1;
+    EXPECT_RT("cudaEventElapsedTime", cudaSuccess, cudaEventElapsedTime(&ms, e0, e1));
+    EXPECT_EQ("elapsed >= 0", 1, ms >= 0);
+    EXPECT_EQ("the copy went through device memory", 3 * 1000, hm[1000]);
+    EXPECT_EQ("the kernel wrote managed memory", 1 + 511, m[511]);
+    EXPECT_RT("cudaStreamQuery", cudaSuccess, cudaStreamQuery(s));
+    EXPECT_RT("cudaMemsetAsync", cudaSuccess, cudaMemsetAsync(d, 0, 4096, s));
+    EXPECT_RT("cudaStreamSynchronize", cudaSuccess, cudaStreamSynchronize(s));
+    EXPECT_RT("cudaStreamDestroy", cudaSuccess, cudaStreamDestroy(s));
+    EXPECT_RT("cudaEventDestroy", cudaSuccess, cudaEventDestroy(e0));
+    EXPECT_RT("cudaEventDestroy", cudaSuccess, cudaEventDestroy(e1));
+    EXPECT_RT("cudaFreeHost", cudaSuccess, cudaFreeHost(h));
+    EXPECT_RT("cudaFreeHost (mapped)", cudaSuccess, cudaFreeHost(hm));
+    EXPECT_RT("cudaFree (managed)", cudaSuccess, cudaFree(m));
+    EXPECT_RT("cudaFree(NULL)", cudaSuccess, cudaFree(NULL));
+    EXPECT_RT("cudaDeviceReset", cudaSuccess, cudaDeviceReset());
+    EXPECT_RT("cudaMalloc after reset", cudaSuccess, cudaMalloc(&d, 256));
+    rt_fill<<<1, 64>>>(d, 4, 64);
+    EXPECT_RT("a launch after reset (the fatbin is loaded again)", cudaSuccess, cudaDeviceSynchronize());
+    EXPECT_EQ("first wrong element (-1: none)", -1, check_seq(d, 64, 4));
+}
+
+/* built with --default-stream per-thread: stream 0 is this thread's default stream */
+static void t_ptsz(void)
+{
+    int *d;
+    cudaMalloc(&d, 256);
+    rt_fill<<<1, 64>>>(d, 2, 64);
+    EXPECT_RT("launch on the per-thread stream", cudaSuccess, cudaStreamSynchronize(0));
+    EXPECT_EQ("first wrong element (-1: none)", -1, check_seq(d, 64, 2));
+    if (hostcuda_call_count != NULL) {
+#ifdef RT_API_PTSZ
+        EXPECT_EQ("driver per-thread copies (cuMemcpy_ptds) were used", 1, hostcuda_call_count("cuMemcpy_ptds") > 0);
+        EXPECT_EQ("driver per-thread syncs (cuStreamSynchronize_ptsz) were used", 1,
+                  hostcuda_call_count("cuStreamSynchronize_ptsz") > 0);
+#else
+        EXPECT_EQ("no per-thread copy in the legacy build", 0, hostcuda_call_count("cuMemcpy_ptds"));
+        EXPECT_EQ("legacy copies were used", 1, hostcuda_call_count("cuMemcpy") > 0);
+#endif
+    }
+}
+
+int main(int argc, char **argv)
+{
+    static const struct { const char *name; void (*fn)(void); } cases[] = {
+        {"launch", t_launch}, {"symbol", t_symbol}, {"errors", t_errors}, {"sticky", t_sticky}, {"ctx", t_ctx},
+        {"unimpl", t_unimpl}, {"props", t_props}, {"memory", t_memory}, {"ptsz", t_ptsz},
+    };
+    if (argc != 2) {
+        fprintf(stderr, "usage: rt_api CASE (launch|symbol|errors|sticky|ctx|unimpl|props|memory|ptsz)\n");
+        return 2;
+    }
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        if (strcmp(argv[1], cases[i].name) == 0) {
+            cur = cases[i].name;
+            cases[i].fn();
+            return fails ? 1 : 0;
+        }
+    fprintf(stderr, "rt_api: unknown case '%s'\n", argv[1]);
+    return 2;
+}
