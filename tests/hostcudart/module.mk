@@ -42,11 +42,7 @@ $(HOSTCUDART_DIR)/librt_kernels_host.so: $(HOSTCUDART_DIR)/rt_kernels_a.host.o $
 $(HOSTCUDART_DIR)/fault_inject.so: $(HOSTCUDART_SRC_DIR)/fault_inject.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -shared -o $@ $< -ldl
-# rt_mlp (tests/trainers/rt_mlp.cu) the way a user would build it to dry-run on a CPU
-$(HOSTCUDART_DIR)/rt_mlp_shared: tests/trainers/rt_mlp.cu tests/trainers/mlp_kernels.cu tests/trainers/mlp_data.h \
-                                 include/ash_kernel.h | $(DEPS_STAMP)
-	@mkdir -p $(dir $@)
-	$(NVCC) -O2 -cudart shared -gencode arch=compute_80,code=compute_80 -Iinclude -Itests/trainers -o $@ $<
-
-HOSTCUDART_PROGS := $(addprefix $(HOSTCUDART_DIR)/,rt_api rt_api_ptsz librt_kernels_host.so fault_inject.so rt_mlp_shared)
+HOSTCUDART_PROGS := $(addprefix $(HOSTCUDART_DIR)/,rt_api rt_api_ptsz librt_kernels_host.so fault_inject.so)
 ALL += $(HOSTCUDART_PROGS)
+TESTS += $(HOSTCUDART_SRC_DIR)/test_hcrt_exports.sh $(HOSTCUDART_SRC_DIR)/test_hcrt_api.sh \
+         $(HOSTCUDART_SRC_DIR)/test_hcrt_shim.sh
