@@ -95,3 +95,19 @@ teardown() { rm -rf "$T"; }
   status_is 0
   contains "[rank 0] checksum"
 }
+
+@test "--cpu -n 2 with a policy: the -cudart shared trainer trains data-parallel like the Driver-API one" {
+  need_file "$RT_SHARED" "rt_mlp built with -cudart shared"
+  args=(--steps 8 --batch 4 --shard-rank '{rank}' --shard-count '{world_size}')
+  run "$A" --cpu -n 2 --policy "$TOP/examples/mlp.yaml" -- "$RT_SHARED" "${args[@]}"
+  status_is 0
+  rt=$(grep 'checksum' <<<"$output" | sort)
+  run "$A" --cpu -n 2 --policy "$TOP/examples/mlp.yaml" -- "$TRAINER" "${args[@]}"
+  status_is 0
+  mlp=$(grep 'checksum' <<<"$output" | sort)
+  [ "$(wc -l <<<"$rt")" -eq 2 ] && [ "$rt" = "$mlp" ] || { echo "rt_mlp: $rt / mlp: $mlp"; false; }
+  # control: one rank alone on its shard ends elsewhere
+  run "$A" --cpu -n 1 -- "$RT_SHARED" --steps 8 --batch 4 --shard-rank 0 --shard-count 2
+  one=$(grep 'checksum' <<<"$output")
+  [ "${one#\[rank 0\] }" != "$(head -1 <<<"$rt" | sed 's/^\[rank [0-9]\] //')" ] || { echo "control: same checksum without the all-reduce"; false; }
+}
