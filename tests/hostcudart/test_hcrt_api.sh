@@ -6,7 +6,7 @@
 # cuCtxCreate, the not-implemented path (cudaErrorNotSupported, one stderr line per call however
 # often it is made), device properties with HOSTCUDA_SMS, occupancy, memory/streams/events/reset,
 # and the per-thread default stream (rt_api_ptsz imports the _ptsz/_ptds twins and they reach the
-# driver's per-thread entry points). Controls: without the kernels' host twins the launch case
+# driver's per-thread entry points); launch/memory/symbol also under HOSTCUDA_JITTER. Controls: without the kernels' host twins the launch case
 # must fail; with the fault variable but no injector the sticky case must fail. Skips (77) when
 # not built.
 set -u
@@ -41,6 +41,8 @@ run sticky700 0 LD_PRELOAD="$D/fault_inject.so" HCRT_TEST_FAULT=700 -- "$D/rt_ap
 run sticky2 0 LD_PRELOAD="$D/fault_inject.so" HCRT_TEST_FAULT=2 -- "$D/rt_api" sticky
 run ptsz_legacy 0 -- "$D/rt_api" ptsz
 run ptsz 0 -- "$D/rt_api_ptsz" ptsz
+# the runtime's ordering (synchronous copies, stream 0, events) holds when streams run late
+for c in launch memory symbol; do run "jitter_$c" 0 HOSTCUDA_JITTER=20261201 -- "$D/rt_api" "$c"; done
 
 # the not-implemented path names each call once, however often it is made
 n=$(grep -c '^hostcudart: cudaGraphCreate is not implemented$' "$tmp/unimpl.err")
