@@ -45,4 +45,4 @@ $(HOSTCUDART_DIR)/fault_inject.so: $(HOSTCUDART_SRC_DIR)/fault_inject.c | $(DEPS
 HOSTCUDART_PROGS := $(addprefix $(HOSTCUDART_DIR)/,rt_api rt_api_ptsz librt_kernels_host.so fault_inject.so)
 ALL += $(HOSTCUDART_PROGS)
 TESTS += $(HOSTCUDART_SRC_DIR)/test_hcrt_exports.sh $(HOSTCUDART_SRC_DIR)/test_hcrt_api.sh \
-         $(HOSTCUDART_SRC_DIR)/test_hcrt_shim.sh
+         $(HOSTCUDART_SRC_DIR)/test_hcrt_shim.sh $(HOSTCUDART_SRC_DIR)/test_hcrt_valgrind.sh
