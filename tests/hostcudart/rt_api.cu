@@ -215,34 +215,72 @@ static void t_props(void)
     EXPECT_EQ("name is set", 1, p.name[0] != 0);
     printf("sms %d\n", p.multiProcessorCount);
     EXPECT_RT("properties of a device that is not there", cudaErrorInvalidDevice, cudaGetDeviceProperties(&p, 4096));
+    /* the occupancy model hostcuda states (tests/hostcuda/hc_occupancy.c), written out again here:
+     * per SM 2048 threads, 32 blocks, 65536 registers allocated per warp in units of 256,
+     * 233472 B shared memory with 1024 B reserved per block */
+    cudaFuncAttributes fa;
+    EXPECT_RT("cudaFuncGetAttributes", cudaSuccess, cudaFuncGetAttributes(&fa, (const void *)rt_fill));
+    int regs = fa.numRegs > 0 ? fa.numRegs : 32;
+    printf("rt_fill: %d registers, %zu B static shared memory\n", fa.numRegs, fa.sharedSizeBytes);
+    struct occ { static int blocks(int regs, size_t smem, int threads, size_t dyn) {
+        int warps = (threads + 31) / 32, per_warp = (regs * 32 + 255) / 256 * 256, n = 32;
+        int by_threads = 2048 / (warps * 32), by_regs = 65536 / per_warp / warps;
+        int by_smem = (int)(233472 / (smem + dyn + 1024));
+        n = by_threads < n ? by_threads : n;
+        n = by_regs < n ? by_regs : n;
+        return by_smem < n ? by_smem : n;
+    } };
     int nb = -1;
-    EXPECT_RT("occupancy, 256 threads", cudaSuccess, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, rt_fill, 256, 0));
-    EXPECT_EQ("blocks of 256 per SM (threads bound: 2048/256)", 8, nb);
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, rt_fill, 64, 0);
-    EXPECT_EQ("blocks of 64 per SM (block bound: 32)", 32, nb);
+    const int sizes[] = {32, 64, 96, 128, 256, 512, 1024};
+    for (int s : sizes) {
+        char what[96];
+        snprintf(what, sizeof what, "blocks of %d per SM = the model's", s);
+        nb = -1;
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, rt_fill, s, 0);
+        EXPECT_EQ(what, occ::blocks(regs, fa.sharedSizeBytes, s, 0), nb);
+    }
+    EXPECT_RT("occupancy with more dynamic smem than the kernel may have", cudaSuccess,
+              cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, rt_fill, 256, 60000));
+    EXPECT_EQ("... is 0 blocks", 0, nb);
     cudaFuncSetAttribute((const void *)rt_fill, cudaFuncAttributeMaxDynamicSharedMemorySize, 200000);
     cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, rt_fill, 256, 40000);
-    EXPECT_EQ("blocks of 256 with 40000 B dynamic smem (smem bound: 233472/41024)", 5, nb);
+    EXPECT_EQ("blocks of 256 with 40000 B dynamic smem = the model's", occ::blocks(regs, fa.sharedSizeBytes, 256, 40000), nb);
+    /* the best block size: the most resident threads, ties to the larger, from the limit down by warps */
+    int want_block[2] = {0, 0}, want_n[2] = {0, 0};
+    const int limits[2] = {1024, 200};
+    for (int l = 0; l < 2; l++)
+        for (int b = (limits[l] + 31) / 32 * 32, best = 0; b > 0; b -= 32) {
+            int bs = b > limits[l] ? limits[l] : b, n = occ::blocks(regs, fa.sharedSizeBytes, bs, 0);
+            if (n * bs > best)
+                best = n * bs, want_block[l] = bs, want_n[l] = n;
+        }
+    if (regs == 32) { /* hostcuda's default: the numbers by hand */
+        EXPECT_EQ("32 registers: blocks of 256 (threads bound 2048/256)", 8, occ::blocks(32, 0, 256, 0));
+        EXPECT_EQ("32 registers: blocks of 64 (block bound)", 32, occ::blocks(32, 0, 64, 0));
+        EXPECT_EQ("32 registers: 40000 B dynamic (smem bound 233472/41024)", 5, occ::blocks(32, 0, 256, 40000));
+        EXPECT_EQ("32 registers: best block", 1024, want_block[0]);
+        EXPECT_EQ("32 registers: best block <= 200 (16 x 128 = 2048 threads)", 128, want_block[1]);
+    }
     int grid = 0, block = 0;
     EXPECT_RT("cudaOccupancyMaxPotentialBlockSize", cudaSuccess, cudaOccupancyMaxPotentialBlockSize(&grid, &block, rt_fill));
-    EXPECT_EQ("best block", 1024, block);
-    EXPECT_EQ("min grid = 2 blocks x SMs", 2 * sms, grid);
+    EXPECT_EQ("best block", want_block[0], block);
+    EXPECT_EQ("min grid = blocks x SMs", want_n[0] * sms, grid);
     cudaFunction_t f;
     EXPECT_RT("cudaGetFuncBySymbol", cudaSuccess, cudaGetFuncBySymbol(&f, (const void *)rt_fill));
     grid = block = 0;
     EXPECT_EQ("cuOccupancyMaxPotentialBlockSize", CUDA_SUCCESS,
               cuOccupancyMaxPotentialBlockSize(&grid, &block, (CUfunction)f, NULL, 0, 0));
-    EXPECT_EQ("driver: best block", 1024, block);
-    EXPECT_EQ("driver: min grid", 2 * sms, grid);
+    EXPECT_EQ("driver: best block", want_block[0], block);
+    EXPECT_EQ("driver: min grid", want_n[0] * sms, grid);
     EXPECT_EQ("cuOccupancyMaxPotentialBlockSize with a block limit", CUDA_SUCCESS,
               cuOccupancyMaxPotentialBlockSize(&grid, &block, (CUfunction)f, NULL, 0, 200));
-    /* 128: 16 blocks = 2048 threads per SM; 192 gives 10 x 192 = 1920; 64 ties with 128 (larger wins) */
-    EXPECT_EQ("driver: best block <= 200", 128, block);
-    EXPECT_EQ("driver: min grid = 16 blocks x SMs", 16 * sms, grid);
+    EXPECT_EQ("driver: best block <= 200", want_block[1], block);
+    EXPECT_EQ("driver: min grid", want_n[1] * sms, grid);
     size_t avail = 0;
     EXPECT_RT("cudaOccupancyAvailableDynamicSMemPerBlock", cudaSuccess,
               cudaOccupancyAvailableDynamicSMemPerBlock(&avail, rt_fill, 4, 256));
-    EXPECT_EQ("dynamic smem for 4 blocks (233472/4 - 1024)", 233472 / 4 - 1024, avail);
+    EXPECT_EQ("dynamic smem for 4 blocks (233472/4 - 1024 - static; 0 if 4 do not fit)",
+              occ::blocks(regs, fa.sharedSizeBytes, 256, 0) >= 4 ? 233472 / 4 - 1024 - (long long)fa.sharedSizeBytes : 0, avail);
 }
 
 static void t_memory(void)
