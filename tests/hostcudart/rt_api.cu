@@ -2,6 +2,7 @@
  * semantics, one case per argument: launch (two fatbins, <<<>>> and cudaLaunchKernel), symbol
  * (__cudaRegisterVar + cudaMemcpyToSymbol/FromSymbol/GetSymbolAddress), errors (non-sticky
  * errors and the cudaGetLastError reset), sticky (run with fault_inject.so: HCRT_TEST_FAULT),
+ * fault (a kernel's illegal address, where the driver runs kernels from their PTX),
  * ctx (a context the program made with cuCtxCreate, then runtime calls inside it), unimpl,
  * props (properties and occupancy), memory (host/managed/advice/streams/events/reset),
  * ptsz (the per-thread default stream; built a second time with --default-stream per-thread).
@@ -143,6 +144,20 @@ static void t_sticky(void)
               sticky ? (cudaError_t)expect : cudaSuccess, cudaGetLastError());
     EXPECT_RT(sticky ? "sticky: the next call fails with it" : "not sticky: the next call works",
               sticky ? (cudaError_t)expect : cudaSuccess, cudaMemset(d, 0, 64));
+}
+
+/* a kernel that faults (an illegal address) when the driver runs it from its PTX: sticky */
+static void t_fault(void)
+{
+    int *d;
+    EXPECT_RT("before the fault", cudaSuccess, cudaMalloc(&d, 64));
+    rt_poke<<<1, 1>>>((int *)(uintptr_t)0x10, 1);
+    cudaError_t e = cudaDeviceSynchronize();
+    EXPECT_RT("the faulting kernel: cudaDeviceSynchronize", cudaErrorIllegalAddress, e);
+    EXPECT_RT("cudaGetLastError returns it", cudaErrorIllegalAddress, cudaGetLastError());
+    EXPECT_RT("and again (sticky)", cudaErrorIllegalAddress, cudaGetLastError());
+    EXPECT_RT("the next call fails with it", cudaErrorIllegalAddress, cudaMalloc(&d, 64));
+    EXPECT_RT("cudaDeviceReset does not clear it", cudaErrorIllegalAddress, cudaDeviceReset());
 }
 
 static void t_ctx(void)
@@ -370,11 +385,11 @@ static void t_ptsz(void)
 int main(int argc, char **argv)
 {
     static const struct { const char *name; void (*fn)(void); } cases[] = {
-        {"launch", t_launch}, {"symbol", t_symbol}, {"errors", t_errors}, {"sticky", t_sticky}, {"ctx", t_ctx},
+        {"launch", t_launch}, {"symbol", t_symbol}, {"errors", t_errors}, {"sticky", t_sticky}, {"fault", t_fault}, {"ctx", t_ctx},
         {"unimpl", t_unimpl}, {"props", t_props}, {"memory", t_memory}, {"ptsz", t_ptsz},
     };
     if (argc != 2) {
-        fprintf(stderr, "usage: rt_api CASE (launch|symbol|errors|sticky|ctx|unimpl|props|memory|ptsz)\n");
+        fprintf(stderr, "usage: rt_api CASE (launch|symbol|errors|sticky|fault|ctx|unimpl|props|memory|ptsz)\n");
         return 2;
     }
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)

@@ -9,3 +9,11 @@ ASH_KERNEL(rt_fill, int *, p, int, v, int, n)
     for (long long i = ASH_THREAD_ID(); i < n; i += ASH_THREAD_COUNT())
         p[i] = v + (int)i;
 }
+
+/* writes through the pointer it is given: with a bad one, a fault on the device (rt_api fault).
+ * Run from its PTX only (a host twin would take the host process down with it). */
+ASH_KERNEL(rt_poke, int *, p, int, v)
+{
+    if (ASH_THREAD_ID() == 0)
+        p[0] = v;
+}
