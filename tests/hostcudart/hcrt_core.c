@@ -159,7 +159,7 @@ HCRT_API cudaError_t cudaPeekAtLastError(void) { return hcrt_last; }
 HCRT_API const char *cudaGetErrorName(cudaError_t e)
 {
     const char *n = hcrt_error_name((int)e);
-    return n != NULL ? n : "cudaErrorUnknown";
+    return n != NULL ? n : "unrecognized error code"; /* as NVIDIA documents it */
 }
 
 HCRT_API const char *cudaGetErrorString(cudaError_t e)

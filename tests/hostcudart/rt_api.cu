@@ -125,6 +125,8 @@ static void t_errors(void)
     cudaGetLastError();
     EXPECT_EQ("cudaGetErrorName(cudaErrorInvalidValue)", 0, strcmp(cudaGetErrorName(cudaErrorInvalidValue), "cudaErrorInvalidValue"));
     EXPECT_EQ("cudaGetErrorName(cudaErrorNotSupported)", 0, strcmp(cudaGetErrorName(cudaErrorNotSupported), "cudaErrorNotSupported"));
+    EXPECT_EQ("cudaGetErrorName of no error code", 0, strcmp(cudaGetErrorName((cudaError_t)12345), "unrecognized error code"));
+    EXPECT_EQ("cudaGetErrorString of no error code", 0, strcmp(cudaGetErrorString((cudaError_t)12345), "unrecognized error code"));
     EXPECT_EQ("cudaGetErrorString(cudaSuccess)", 0, strcmp(cudaGetErrorString(cudaSuccess), "no error"));
     EXPECT_EQ("cudaGetErrorString(cudaErrorInvalidConfiguration)", 0,
               strcmp(cudaGetErrorString(cudaErrorInvalidConfiguration), "invalid configuration argument"));
