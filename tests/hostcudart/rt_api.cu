@@ -346,6 +346,14 @@ static void t_memory(void)
     EXPECT_RT("cudaEventElapsedTime", cudaSuccess, cudaEventElapsedTime(&ms, e0, e1));
     EXPECT_EQ("elapsed >= 0", 1, ms >= 0);
     EXPECT_EQ("the copy went through device memory", 3 * 1000, hm[1000]);
+    int pageable[4] = {0, 0, 0, 0}, *d2 = NULL;
+    EXPECT_RT("cudaMemcpy host to host (pageable)", cudaSuccess, cudaMemcpy(pageable, h + 4, 16, cudaMemcpyHostToHost));
+    EXPECT_EQ("host to host", 3 * 7, pageable[3]);
+    EXPECT_RT("cudaMalloc", cudaSuccess, cudaMalloc(&d2, 4096));
+    EXPECT_RT("cudaMemcpy cudaMemcpyDefault device to device", cudaSuccess, cudaMemcpy(d2, d, 4096, cudaMemcpyDefault));
+    EXPECT_RT("cudaMemcpy device to pageable host", cudaSuccess, cudaMemcpy(pageable, d2 + 100, 16, cudaMemcpyDeviceToHost));
+    EXPECT_EQ("device to device to host", 3 * 103, pageable[3]);
+    cudaFree(d2);
     EXPECT_EQ("the kernel wrote managed memory", 1 + 511, m[511]);
     EXPECT_RT("cudaStreamQuery", cudaSuccess, cudaStreamQuery(s));
     EXPECT_RT("cudaMemsetAsync", cudaSuccess, cudaMemsetAsync(d, 0, 4096, s));
