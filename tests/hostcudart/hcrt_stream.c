@@ -125,6 +125,28 @@ HCRT_API cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, v
 #endif
 }
 
+/* the launch attributes are the driver's, id for id and value for value (same layout) */
+_Static_assert(sizeof(cudaLaunchAttribute) == sizeof(CUlaunchAttribute), "launch attribute layouts differ");
+HCRT_API cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)
+{
+    cudaError_t e = hcrt_enter();
+    if (e != cudaSuccess)
+        return e;
+    if (config == NULL || (config->numAttrs > 0 && config->attrs == NULL))
+        return hcrt_ret(cudaErrorInvalidValue);
+    hcrt_kernel *k = hcrt_kernel_by_host(func);
+    CUfunction f;
+    if ((e = k == NULL ? hcrt_ret(cudaErrorInvalidDeviceFunction) : hcrt_kernel_function(k, &f)) != cudaSuccess)
+        return e;
+    dim3 g = config->gridDim, b = config->blockDim;
+    unsigned long long threads = (unsigned long long)b.x * b.y * b.z;
+    if (g.x == 0 || g.y == 0 || g.z == 0 || threads == 0 || threads > 1024)
+        return hcrt_ret(cudaErrorInvalidConfiguration);
+    CUlaunchConfig c = {g.x, g.y, g.z, b.x, b.y, b.z, (unsigned)config->dynamicSmemBytes, hcrt_s(config->stream),
+                        (CUlaunchAttribute *)config->attrs, config->numAttrs};
+    return HCRT_CU(cuLaunchKernelEx(&c, f, args, NULL));
+}
+
 HCRT_API cudaError_t cudaStreamSynchronize(cudaStream_t s)
 {
     cudaError_t e = hcrt_enter();

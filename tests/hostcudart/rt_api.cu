@@ -72,6 +72,16 @@ static void t_launch(void)
     EXPECT_RT("cudaLaunchKernel", cudaSuccess, cudaLaunchKernel((const void *)rt_fill, dim3(1), dim3(32), args, 0, 0));
     EXPECT_RT("cudaDeviceSynchronize", cudaSuccess, cudaDeviceSynchronize());
     EXPECT_EQ("first wrong element after cudaLaunchKernel (-1: none)", -1, check_seq(d, n, 5));
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(2);
+    cfg.blockDim = dim3(16);
+    EXPECT_RT("cudaLaunchKernelEx", cudaSuccess, cudaLaunchKernelEx(&cfg, rt_fill, d, 40, n));
+    EXPECT_RT("cudaDeviceSynchronize", cudaSuccess, cudaDeviceSynchronize());
+    EXPECT_EQ("first wrong element after cudaLaunchKernelEx (-1: none)", -1, check_seq(d, n, 40));
+    cfg.blockDim = dim3(2048);
+    EXPECT_RT("cudaLaunchKernelEx with 2048 threads a block", cudaErrorInvalidConfiguration,
+              cudaLaunchKernelEx(&cfg, rt_fill, d, 40, n));
+    cudaGetLastError();
     EXPECT_RT("cudaLaunchKernel of a host function that is no kernel", cudaErrorInvalidDeviceFunction,
               cudaLaunchKernel((const void *)check_seq, dim3(1), dim3(1), args, 0, 0));
     cudaFuncAttributes fa;
