@@ -111,3 +111,11 @@ teardown() { rm -rf "$T"; }
   one=$(grep 'checksum' <<<"$output")
   [ "${one#\[rank 0\] }" != "$(head -1 <<<"$rt" | sed 's/^\[rank [0-9]\] //')" ] || { echo "control: same checksum without the all-reduce"; false; }
 }
+
+@test "accelerate-run test --cpu refuses a static-cudart program before its first run" {
+  need_file "$RT_STATIC" "rt_mlp (static cudart)"
+  run "$A" test --cpu -n 2 --batch 4 --batch-arg '--batch {batch}' --policy "$TOP/examples/mlp.yaml" -- "$RT_STATIC" --steps 2
+  status_is 2
+  contains "rebuild it with 'nvcc -cudart shared'"
+  lacks "1 rank x batch"
+}
