@@ -198,6 +198,39 @@ HCRT_API cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void *u
     return e != cudaSuccess ? e : HCRT_CU(cuLaunchHostFunc(hcrt_s(s), (CUhostFn)fn, user));
 }
 
+/* cuGetProcAddress under the runtime's name: found -> the pointer, not found -> success and NULL
+ * (the status says why); a version beyond the driver's -> cudaErrorInvalidValue. In the per-thread
+ * twins the default flag asks for the per-thread variants. */
+HCRT_API cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void **fn, unsigned version,
+                                                      unsigned long long flags, enum cudaDriverEntryPointQueryResult *st)
+{
+    if (symbol == NULL || fn == NULL)
+        return hcrt_ret(cudaErrorInvalidValue);
+    cudaError_t e = hcrt_enter();
+    if (e != cudaSuccess)
+        return e;
+#ifdef CUDA_API_PER_THREAD_DEFAULT_STREAM
+    if (flags == cudaEnableDefault)
+        flags = cudaEnablePerThreadDefaultStream;
+#endif
+    CUdriverProcAddressQueryResult q = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    *fn = NULL;
+    CUresult r = cuGetProcAddress(symbol, fn, (int)version, flags, &q);
+    if (st != NULL)
+        *st = (enum cudaDriverEntryPointQueryResult)q;
+    if (r == CUDA_ERROR_NOT_FOUND) {
+        *fn = NULL;
+        return cudaSuccess;
+    }
+    return HCRT_CU(r);
+}
+
+HCRT_API cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **fn, unsigned long long flags,
+                                             enum cudaDriverEntryPointQueryResult *st)
+{
+    return cudaGetDriverEntryPointByVersion(symbol, fn, CUDART_VERSION, flags, st);
+}
+
 /* no migration to model on host memory: validate and succeed */
 HCRT_API cudaError_t cudaMemPrefetchAsync(const void *p, size_t n, struct cudaMemLocation loc, unsigned flags,
                                           cudaStream_t s)

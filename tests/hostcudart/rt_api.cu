@@ -10,6 +10,7 @@
 #include <cuda.h>
 #include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -390,6 +391,20 @@ static void t_ptsz(void)
     rt_fill<<<1, 64>>>(d, 2, 64);
     EXPECT_RT("launch on the per-thread stream", cudaSuccess, cudaStreamSynchronize(0));
     EXPECT_EQ("first wrong element (-1: none)", -1, check_seq(d, 64, 2));
+    void *fn = NULL, *want = dlsym(RTLD_DEFAULT, "cuStreamQuery_ptsz"), *legacy = dlsym(RTLD_DEFAULT, "cuStreamQuery");
+    cudaDriverEntryPointQueryResult st = cudaDriverEntryPointSymbolNotFound;
+    EXPECT_RT("cudaGetDriverEntryPointByVersion(cuStreamQuery)", cudaSuccess,
+              cudaGetDriverEntryPointByVersion("cuStreamQuery", &fn, 13000, cudaEnableDefault, &st));
+    EXPECT_EQ("found", cudaDriverEntryPointSuccess, st);
+#ifdef RT_API_PTSZ
+    EXPECT_EQ("the default flag gives the per-thread variant", 1, fn != NULL && fn == want);
+#else
+    EXPECT_EQ("the default flag gives the legacy variant", 1, fn != NULL && fn == legacy);
+#endif
+    EXPECT_RT("cudaGetDriverEntryPointByVersion of no symbol", cudaSuccess,
+              cudaGetDriverEntryPointByVersion("cuNoSuchCall", &fn, 13000, cudaEnableDefault, &st));
+    EXPECT_EQ("... gives NULL and says why", 1, fn == NULL && st == cudaDriverEntryPointSymbolNotFound);
+    (void)want, (void)legacy;
     if (hostcuda_call_count != NULL) {
 #ifdef RT_API_PTSZ
         EXPECT_EQ("driver per-thread copies (cuMemcpy_ptds) were used", 1, hostcuda_call_count("cuMemcpy_ptds") > 0);
