@@ -57,6 +57,11 @@ progs=("$D/rt_api" "$D/rt_api_ptsz" "$ROOT/build/tests/gpu/rt_mlp_hostcheck")
 for p in "${progs[@]}"; do
     [ -x "$p" ] || { echo "note: $p not built"; continue; }
     m=$(imports_ok "$p" "$tmp/names") || fail "$(basename "$p") imports what hostcudart lacks: $m"
+    # readelf -V: the program needs version libcudart.so.13 of file libcudart.so.13; ours defines it
+    need=$(readelf -V "$p" | awk '/File: libcudart.so.13/ {f = 1; next} /File:/ {f = 0} f && /Name:/ {print $3}')
+    [ "$need" = libcudart.so.13 ] || fail "$(basename "$p") needs libcudart.so.13 version '$need'"
+    readelf -V "$LIB" | grep -Eq 'Rev: 1 +Flags: none +Index: [0-9]+ +Cnt: [0-9]+ +Name: libcudart\.so\.13$' ||
+        fail "no version definition libcudart.so.13 in $LIB"
     env LD_BIND_NOW=1 LD_LIBRARY_PATH="$D:$ROOT/build/tests/hostcuda" "$p" --help >/dev/null 2>&1
     [ $? -lt 127 ] || fail "$(basename "$p") does not load with LD_BIND_NOW=1"
     echo "ok: $(basename "$p"): its $(nm -D "$p" | grep -c '@libcudart.so.13') imports resolve"
