@@ -216,6 +216,32 @@ HCRT_API cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEven
     return HCRT_CU(cuEventElapsedTime(ms, (CUevent)start, (CUevent)end));
 }
 
+/* graphs: what stream capture makes (hostcuda builds no graph node by node) */
+HCRT_API cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *exec, cudaGraph_t g, unsigned long long flags)
+{
+    if (exec == NULL)
+        return hcrt_ret(cudaErrorInvalidValue);
+    ENTER();
+    return HCRT_CU(cuGraphInstantiateWithFlags((CUgraphExec *)exec, (CUgraph)g, flags));
+}
+
+HCRT_API cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t g, unsigned long long flags)
+{
+    return cudaGraphInstantiateWithFlags(exec, g, flags);
+}
+
+HCRT_API cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec)
+{
+    ENTER();
+    return HCRT_CU(cuGraphExecDestroy((CUgraphExec)exec));
+}
+
+HCRT_API cudaError_t cudaGraphDestroy(cudaGraph_t g)
+{
+    ENTER();
+    return HCRT_CU(cuGraphDestroy((CUgraph)g));
+}
+
 HCRT_API struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f)
 {
     struct cudaChannelFormatDesc d = {x, y, z, w, f};

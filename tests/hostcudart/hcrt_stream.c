@@ -198,6 +198,38 @@ HCRT_API cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void *u
     return e != cudaSuccess ? e : HCRT_CU(cuLaunchHostFunc(hcrt_s(s), (CUhostFn)fn, user));
 }
 
+/* the runtime's callback and capture types are the driver's (cudaError_t/CUresult and the
+ * capture enums number alike) */
+HCRT_API cudaError_t cudaStreamAddCallback(cudaStream_t s, cudaStreamCallback_t cb, void *user, unsigned flags)
+{
+    cudaError_t e = hcrt_enter();
+    return e != cudaSuccess ? e : HCRT_CU(cuStreamAddCallback(hcrt_s(s), (CUstreamCallback)(void (*)(void))cb, user, flags));
+}
+
+HCRT_API cudaError_t cudaStreamBeginCapture(cudaStream_t s, enum cudaStreamCaptureMode mode)
+{
+    cudaError_t e = hcrt_enter();
+    return e != cudaSuccess ? e : HCRT_CU(cuStreamBeginCapture(hcrt_s(s), (CUstreamCaptureMode)mode));
+}
+
+HCRT_API cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *graph)
+{
+    cudaError_t e = hcrt_enter();
+    return e != cudaSuccess ? e : HCRT_CU(cuStreamEndCapture(hcrt_s(s), (CUgraph *)graph));
+}
+
+HCRT_API cudaError_t cudaStreamIsCapturing(cudaStream_t s, enum cudaStreamCaptureStatus *status)
+{
+    cudaError_t e = hcrt_enter();
+    return e != cudaSuccess ? e : HCRT_CU(cuStreamIsCapturing(hcrt_s(s), (CUstreamCaptureStatus *)status));
+}
+
+HCRT_API cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t s)
+{
+    cudaError_t e = hcrt_enter();
+    return e != cudaSuccess ? e : HCRT_CU(cuGraphLaunch((CUgraphExec)exec, hcrt_s(s)));
+}
+
 /* cuGetProcAddress under the runtime's name: found -> the pointer, not found -> success and NULL
  * (the status says why); a version beyond the driver's -> cudaErrorInvalidValue. In the per-thread
  * twins the default flag asks for the per-thread variants. */

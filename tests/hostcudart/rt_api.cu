@@ -3,7 +3,8 @@
  * (__cudaRegisterVar + cudaMemcpyToSymbol/FromSymbol/GetSymbolAddress), errors (non-sticky
  * errors and the cudaGetLastError reset), sticky (run with fault_inject.so: HCRT_TEST_FAULT),
  * fault (a kernel's illegal address, where the driver runs kernels from their PTX),
- * ctx (a context the program made with cuCtxCreate, then runtime calls inside it), unimpl,
+ * ctx (a context the program made with cuCtxCreate, then runtime calls inside it), graph
+ * (stream capture, instantiate, replay; a stream callback), unimpl,
  * props (properties and occupancy), memory (host/managed/advice/streams/events/reset),
  * ptsz (the per-thread default stream; built a second time with --default-stream per-thread).
  * Each check prints `ok CASE: what` or `FAIL CASE: what: expected X, got Y`; exit 1 on any FAIL. */
@@ -216,6 +217,50 @@ static void t_ctx(void)
     EXPECT_EQ("first wrong element (-1: none)", -1, check_seq(d, 16, 9));
 }
 
+static void CUDART_CB on_done(cudaStream_t s, cudaError_t status, void *user)
+{
+    (void)s;
+    *(int *)user = status == cudaSuccess ? 1 : -1;
+}
+
+/* stream capture -> a graph -> replays; a stream callback */
+static void t_graph(void)
+{
+    cudaStream_t s;
+    int *d = NULL, n = 64;
+    EXPECT_RT("cudaStreamCreateWithFlags", cudaSuccess, cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    EXPECT_RT("cudaMalloc", cudaSuccess, cudaMalloc(&d, n * sizeof(int)));
+    EXPECT_RT("cudaMemset", cudaSuccess, cudaMemset(d, 0, n * sizeof(int)));
+    EXPECT_RT("cudaStreamBeginCapture", cudaSuccess, cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+    EXPECT_RT("cudaStreamIsCapturing", cudaSuccess, cudaStreamIsCapturing(s, &cs));
+    EXPECT_EQ("capturing", cudaStreamCaptureStatusActive, cs);
+    rt_fill<<<1, 64, 0, s>>>(d, 5, n);
+    rt_add_launch(d, 100, n, s);
+    cudaGraph_t g = NULL;
+    EXPECT_RT("cudaStreamEndCapture", cudaSuccess, cudaStreamEndCapture(s, &g));
+    cudaStreamIsCapturing(s, &cs);
+    EXPECT_EQ("no longer capturing", cudaStreamCaptureStatusNone, cs);
+    EXPECT_EQ("nothing ran while capturing (first element still 0)", 0, check_seq(d, n, 105) == 0 ? 0 : 1);
+    cudaGraphExec_t ge = NULL;
+    EXPECT_RT("cudaGraphInstantiate", cudaSuccess, cudaGraphInstantiate(&ge, g, 0));
+    EXPECT_RT("cudaGraphLaunch", cudaSuccess, cudaGraphLaunch(ge, s));
+    EXPECT_RT("cudaStreamSynchronize", cudaSuccess, cudaStreamSynchronize(s));
+    EXPECT_EQ("first wrong element after the graph (-1: none)", -1, check_seq(d, n, 105));
+    cudaMemset(d, 0, n * sizeof(int));
+    EXPECT_RT("cudaGraphLaunch again", cudaSuccess, cudaGraphLaunch(ge, s));
+    cudaStreamSynchronize(s);
+    EXPECT_EQ("first wrong element after the replay (-1: none)", -1, check_seq(d, n, 105));
+    int done = 0;
+    EXPECT_RT("cudaStreamAddCallback", cudaSuccess, cudaStreamAddCallback(s, on_done, &done, 0));
+    cudaStreamSynchronize(s);
+    EXPECT_EQ("the callback ran with cudaSuccess", 1, done);
+    EXPECT_RT("cudaGraphExecDestroy", cudaSuccess, cudaGraphExecDestroy(ge));
+    EXPECT_RT("cudaGraphDestroy", cudaSuccess, cudaGraphDestroy(g));
+    EXPECT_RT("cudaStreamDestroy", cudaSuccess, cudaStreamDestroy(s));
+    cudaFree(d);
+}
+
 static void t_unimpl(void)
 {
     cudaGraph_t g;
@@ -420,11 +465,11 @@ static void t_ptsz(void)
 int main(int argc, char **argv)
 {
     static const struct { const char *name; void (*fn)(void); } cases[] = {
-        {"launch", t_launch}, {"symbol", t_symbol}, {"errors", t_errors}, {"sticky", t_sticky}, {"fault", t_fault}, {"ctx", t_ctx},
+        {"launch", t_launch}, {"symbol", t_symbol}, {"errors", t_errors}, {"sticky", t_sticky}, {"fault", t_fault}, {"ctx", t_ctx}, {"graph", t_graph},
         {"unimpl", t_unimpl}, {"props", t_props}, {"memory", t_memory}, {"ptsz", t_ptsz},
     };
     if (argc != 2) {
-        fprintf(stderr, "usage: rt_api CASE (launch|symbol|errors|sticky|fault|ctx|unimpl|props|memory|ptsz)\n");
+        fprintf(stderr, "usage: rt_api CASE (launch|symbol|errors|sticky|fault|ctx|graph|unimpl|props|memory|ptsz)\n");
         return 2;
     }
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
