@@ -230,7 +230,8 @@ static void t_graph(void)
     int *d = NULL, n = 64;
     EXPECT_RT("cudaStreamCreateWithFlags", cudaSuccess, cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     EXPECT_RT("cudaMalloc", cudaSuccess, cudaMalloc(&d, n * sizeof(int)));
-    EXPECT_RT("cudaMemset", cudaSuccess, cudaMemset(d, 0, n * sizeof(int)));
+    EXPECT_RT("cudaMemsetAsync on s", cudaSuccess, cudaMemsetAsync(d, 0, n * sizeof(int), s));
+    EXPECT_RT("cudaStreamSynchronize", cudaSuccess, cudaStreamSynchronize(s));
     EXPECT_RT("cudaStreamBeginCapture", cudaSuccess, cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
     cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
     EXPECT_RT("cudaStreamIsCapturing", cudaSuccess, cudaStreamIsCapturing(s, &cs));
@@ -247,7 +248,8 @@ static void t_graph(void)
     EXPECT_RT("cudaGraphLaunch", cudaSuccess, cudaGraphLaunch(ge, s));
     EXPECT_RT("cudaStreamSynchronize", cudaSuccess, cudaStreamSynchronize(s));
     EXPECT_EQ("first wrong element after the graph (-1: none)", -1, check_seq(d, n, 105));
-    cudaMemset(d, 0, n * sizeof(int));
+    /* on s itself: s is non-blocking, a legacy-stream memset would race with the replay */
+    cudaMemsetAsync(d, 0, n * sizeof(int), s);
     EXPECT_RT("cudaGraphLaunch again", cudaSuccess, cudaGraphLaunch(ge, s));
     cudaStreamSynchronize(s);
     EXPECT_EQ("first wrong element after the replay (-1: none)", -1, check_seq(d, n, 105));
