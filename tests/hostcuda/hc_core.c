@@ -141,11 +141,16 @@ static void options_read(void)
     hc_opt.jitter_seed = env_size("HOSTCUDA_JITTER", 0);
     hc_opt.jitter = hc_opt.jitter_seed != 0;
     hc_opt.unexported_procs = (int)env_size("HOSTCUDA_UNEXPORTED_PROCS", 0) != 0;
-    size_t sms = env_size("HOSTCUDA_SMS", 132);
-    if (sms < 1 || sms > 1024)
-        fprintf(stderr, "hostcuda: HOSTCUDA_SMS=%s: not a count from 1 to 1024; using 132\n", getenv("HOSTCUDA_SMS"));
-    else
-        hc_sms = (int)sms;
+    const char *sv = getenv("HOSTCUDA_SMS");
+    if (sv != NULL && *sv) {
+        char *end;
+        errno = 0;
+        long sms = strtol(sv, &end, 10);
+        if (errno || *end || sms < 1 || sms > 1024)
+            fprintf(stderr, "hostcuda: HOSTCUDA_SMS=%s: not a count from 1 to 1024; using 132\n", sv);
+        else
+            hc_sms = (int)sms;
+    }
 }
 
 void hc_options_load(void)

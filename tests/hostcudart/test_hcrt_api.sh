@@ -6,7 +6,7 @@
 # where hostcuda runs kernels from their PTX, else that case is skipped and the PASS line says so),
 # a context the program made with cuCtxCreate, stream capture to a graph and its replays, a
 # stream callback, the not-implemented path (cudaErrorNotSupported, one stderr line per call however
-# often it is made), device properties with HOSTCUDA_SMS, occupancy, memory/streams/events/reset,
+# often it is made), device properties with HOSTCUDA_SMS (a bad value: one line, the default), occupancy, memory/streams/events/reset,
 # and the per-thread default stream (rt_api_ptsz imports the _ptsz/_ptds twins and they reach the
 # driver's per-thread entry points); launch/memory/symbol/graph also under HOSTCUDA_JITTER. Controls:
 # without the kernels' host twins and with PTX execution off (HOSTCUDA_EXEC=twin) the launch case
@@ -38,6 +38,11 @@ run() { # run NAME EXPECTED_RC ENV... -- PROGRAM CASE
 for c in launch symbol errors ctx graph unimpl memory; do run "$c" 0 -- "$D/rt_api" "$c"; done
 run props 0 HOSTCUDA_SMS=8 -- "$D/rt_api" props
 grep -qx 'sms 8' "$tmp/props.out" || { echo "FAIL props: HOSTCUDA_SMS=8 not reported: $(grep '^sms' "$tmp/props.out")"; fails=$((fails + 1)); }
+for bad in 0 abc 12x 4096; do
+    run "props_bad_$bad" 0 HOSTCUDA_SMS=$bad -- "$D/rt_api" props
+    grep -qx 'sms 132' "$tmp/props_bad_$bad.out" && grep -q "^hostcuda: HOSTCUDA_SMS=$bad: not a count from 1 to 1024; using 132$" "$tmp/props_bad_$bad.err" ||
+        { echo "FAIL props: HOSTCUDA_SMS=$bad: want one line naming it and 132 SMs: $(cat "$tmp/props_bad_$bad.err")"; fails=$((fails + 1)); }
+done
 run props_default 0 -- "$D/rt_api" props
 grep -qx 'sms 132' "$tmp/props_default.out" || { echo "FAIL props: default SM count is not 132"; fails=$((fails + 1)); }
 run sticky700 0 LD_PRELOAD="$D/fault_inject.so" HCRT_TEST_FAULT=700 -- "$D/rt_api" sticky
