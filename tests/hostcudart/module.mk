@@ -42,7 +42,10 @@ $(HOSTCUDART_DIR)/librt_kernels_host.so: $(HOSTCUDART_DIR)/rt_kernels_a.host.o $
 $(HOSTCUDART_DIR)/fault_inject.so: $(HOSTCUDART_SRC_DIR)/fault_inject.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -shared -o $@ $< -ldl
-HOSTCUDART_PROGS := $(addprefix $(HOSTCUDART_DIR)/,rt_api rt_api_ptsz librt_kernels_host.so fault_inject.so)
+$(HOSTCUDART_DIR)/rt_badfat: $(HOSTCUDART_SRC_DIR)/rt_badfat.c $(HOSTCUDART_LIB) | $(DEPS_STAMP)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ $< -L$(HOSTCUDART_DIR) -lcudart -Wl,-rpath-link,$(HOSTCUDA_DIR)
+
+HOSTCUDART_PROGS := $(addprefix $(HOSTCUDART_DIR)/,rt_api rt_api_ptsz librt_kernels_host.so fault_inject.so rt_badfat)
 ALL += $(HOSTCUDART_PROGS)
 TESTS += $(HOSTCUDART_SRC_DIR)/test_hcrt_exports.sh $(HOSTCUDART_SRC_DIR)/test_hcrt_api.sh \
          $(HOSTCUDART_SRC_DIR)/test_hcrt_shim.sh $(HOSTCUDART_SRC_DIR)/test_hcrt_valgrind.sh

@@ -5,7 +5,7 @@
 # failure injected by fault_inject.so: 700 is sticky, 2 is not; and a kernel's own illegal address
 # where hostcuda runs kernels from their PTX, else that case is skipped and the PASS line says so),
 # a context the program made with cuCtxCreate, stream capture to a graph and its replays, a
-# stream callback, the not-implemented path (cudaErrorNotSupported, one stderr line per call however
+# stream callback, bad input to the registration ABI (rt_badfat.c), the not-implemented path (cudaErrorNotSupported, one stderr line per call however
 # often it is made), device properties with HOSTCUDA_SMS (a bad value: one line, the default), occupancy, memory/streams/events/reset,
 # and the per-thread default stream (rt_api_ptsz imports the _ptsz/_ptds twins and they reach the
 # driver's per-thread entry points); launch/memory/symbol/graph also under HOSTCUDA_JITTER. Controls:
@@ -16,7 +16,7 @@ set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=$ROOT/build/tests
 D=$B/hostcudart
-for f in "$D/libcudart.so.13" "$D/rt_api" "$D/rt_api_ptsz" "$D/librt_kernels_host.so" "$D/fault_inject.so" \
+for f in "$D/libcudart.so.13" "$D/rt_api" "$D/rt_api_ptsz" "$D/rt_badfat" "$D/librt_kernels_host.so" "$D/fault_inject.so" \
          "$B/hostcuda/libcuda.so.1"; do
     [ -e "$f" ] || { echo "SKIP: $f is not built"; exit 77; }
 done
@@ -60,6 +60,10 @@ else
     skipped=' (case fault skipped: this hostcuda runs no kernel without a host twin)'
     echo "skip fault: this hostcuda runs no kernel without a host twin"
 fi
+# the registration ABI with bad input: named, no crash, the launch answers InvalidKernelImage
+run badfat 0 -- "$D/rt_badfat"
+grep -q '^hostcudart: __cudaRegisterFatBinary: not a fatbin wrapper (magic 0x12345678, version 1)' "$tmp/badfat.err" ||
+    { echo "FAIL badfat: no line naming the bad wrapper: $(cat "$tmp/badfat.err")"; fails=$((fails + 1)); }
 # the not-implemented path names each call once, however often it is made
 n=$(grep -c '^hostcudart: cudaGraphCreate is not implemented$' "$tmp/unimpl.err")
 [ "$n" = 1 ] || { echo "FAIL unimpl: 'cudaGraphCreate is not implemented' printed $n times, expected once"; fails=$((fails + 1)); }
