@@ -343,6 +343,32 @@ HCRT_API cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest)
     return HCRT_CU(cuCtxGetStreamPriorityRange(least, greatest));
 }
 
+HCRT_API cudaError_t cudaDeviceGetPCIBusId(char *id, int len, int dev)
+{
+    cudaError_t e = hcrt_check_device(dev);
+    return e != cudaSuccess ? hcrt_ret(e) : HCRT_CU(cuDeviceGetPCIBusId(id, len, dev));
+}
+
+HCRT_API cudaError_t cudaDeviceGetByPCIBusId(int *dev, const char *id)
+{
+    cudaError_t e = hcrt_init();
+    if (e != cudaSuccess)
+        return hcrt_ret(e);
+    CUdevice d;
+    e = HCRT_CU(cuDeviceGetByPCIBusId(&d, id));
+    if (e == cudaSuccess && dev != NULL)
+        *dev = (int)d;
+    return e == cudaSuccess && dev == NULL ? hcrt_ret(cudaErrorInvalidValue) : e;
+}
+
+HCRT_API cudaError_t cudaDeviceCanAccessPeer(int *can, int dev, int peer)
+{
+    cudaError_t e = hcrt_check_device(dev);
+    if (e == cudaSuccess)
+        e = hcrt_check_device(peer);
+    return e != cudaSuccess ? hcrt_ret(e) : HCRT_CU(cuDeviceCanAccessPeer(can, dev, peer));
+}
+
 /* cudaDeviceAttr and CUdevice_attribute number the same attributes alike */
 HCRT_API cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev)
 {

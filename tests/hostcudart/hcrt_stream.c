@@ -198,6 +198,28 @@ HCRT_API cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void *u
     return e != cudaSuccess ? e : HCRT_CU(cuLaunchHostFunc(hcrt_s(s), (CUhostFn)fn, user));
 }
 
+/* stream-ordered allocation from the device's default pool */
+HCRT_API cudaError_t cudaMallocAsync(void **p, size_t n, cudaStream_t s)
+{
+    if (p == NULL)
+        return hcrt_ret(cudaErrorInvalidValue);
+    cudaError_t e = hcrt_enter();
+    if (e != cudaSuccess)
+        return e;
+    CUdeviceptr d = 0;
+    e = HCRT_CU(cuMemAllocAsync(&d, n, hcrt_s(s)));
+    *p = e == cudaSuccess ? (void *)(uintptr_t)d : NULL;
+    return e;
+}
+
+HCRT_API cudaError_t cudaFreeAsync(void *p, cudaStream_t s)
+{
+    cudaError_t e = hcrt_enter();
+    if (e != cudaSuccess)
+        return e;
+    return p == NULL ? cudaSuccess : HCRT_CU(cuMemFreeAsync((CUdeviceptr)(uintptr_t)p, hcrt_s(s)));
+}
+
 /* the runtime's callback and capture types are the driver's (cudaError_t/CUresult and the
  * capture enums number alike) */
 HCRT_API cudaError_t cudaStreamAddCallback(cudaStream_t s, cudaStreamCallback_t cb, void *user, unsigned flags)
