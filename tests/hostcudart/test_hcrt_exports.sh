@@ -7,7 +7,7 @@
 # here, and they run with LD_BIND_NOW=1. Every runtime call the corpus programs make (llm.c's two
 # trainers, vectorAdd, matrixMul, simpleDrvRuntime: the 33 the issue counts, grepped from the
 # sources when ../shared/thirdparty is present) is implemented, i.e. a strong symbol, not one of the
-# weak not-implemented bodies. Control: the same import check fails for a name the library lacks.
+# weak not-implemented bodies; README.md's count of them is the library's. Control: the same import check fails for a name the library lacks.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 D=$ROOT/build/tests/hostcudart
@@ -91,5 +91,9 @@ for c in $(echo $calls | tr ' ' '\n' | sort -u); do
     n=$((n + 1)); grep -qx "$c" "$tmp/strong" || fail "$c, called by the corpus, is not implemented"
 done
 echo "ok: the $n runtime calls of the corpus are implemented; $(wc -l <"$tmp/strong") implemented in all, $(awk '$3 == "W"' "$tmp/ours" | wc -l) answer NotSupported"
+# the README's count is the library's
+impl=$(wc -l <"$tmp/strong") total=$(wc -l <"$tmp/names")
+said=$(tr '\n' ' ' <"$ROOT/tests/hostcudart/README.md" | grep -o 'Today [0-9]* of the [0-9]* exports' | head -1)
+[ "$said" = "Today $impl of the $total exports" ] || fail "README says '$said', the library has $impl of $total implemented"
 [ $fails -eq 0 ] || { echo "FAIL: $fails check(s)"; exit 1; }
 echo "PASS: hostcudart exports and symbol versions"
