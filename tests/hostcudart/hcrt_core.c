@@ -146,15 +146,22 @@ cudaError_t hcrt_unimplemented(const char *name, int *said)
 
 /* ---- errors ---- */
 
+/* a sticky error is every thread's, from the moment any thread saw it */
 HCRT_API cudaError_t cudaGetLastError(void)
 {
-    cudaError_t e = hcrt_last;
     int sticky = atomic_load(&hcrt_sticky);
-    hcrt_last = sticky != cudaSuccess ? (cudaError_t)sticky : cudaSuccess;
+    if (sticky != cudaSuccess)
+        return hcrt_last = (cudaError_t)sticky;
+    cudaError_t e = hcrt_last;
+    hcrt_last = cudaSuccess;
     return e;
 }
 
-HCRT_API cudaError_t cudaPeekAtLastError(void) { return hcrt_last; }
+HCRT_API cudaError_t cudaPeekAtLastError(void)
+{
+    int sticky = atomic_load(&hcrt_sticky);
+    return sticky != cudaSuccess ? (cudaError_t)sticky : hcrt_last;
+}
 
 HCRT_API const char *cudaGetErrorName(cudaError_t e)
 {

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <thread>
 
 #include "rt_kernels_a.cu"
 
@@ -158,6 +159,11 @@ static void t_sticky(void)
               sticky ? (cudaError_t)expect : cudaSuccess, cudaGetLastError());
     EXPECT_RT(sticky ? "sticky: the next call fails with it" : "not sticky: the next call works",
               sticky ? (cudaError_t)expect : cudaSuccess, cudaMemset(d, 0, 64));
+    /* another thread that has made no call yet: a sticky error is its error too */
+    cudaError_t other = cudaErrorUnknown;
+    std::thread([&other] { other = cudaPeekAtLastError(); }).join();
+    EXPECT_RT(sticky ? "sticky: another thread sees it" : "not sticky: another thread has no error",
+              sticky ? (cudaError_t)expect : cudaSuccess, other);
 }
 
 /* a kernel that faults (an illegal address) when the driver runs it from its PTX: sticky */
