@@ -357,6 +357,18 @@ static void t_props(void)
               cuOccupancyMaxPotentialBlockSize(&grid, &block, (CUfunction)f, NULL, 0, 200));
     EXPECT_EQ("driver: best block <= 200", want_block[1], block);
     EXPECT_EQ("driver: min grid", want_n[1] * sms, grid);
+    size_t bytes = 0;
+    EXPECT_EQ("driver: 0 blocks is invalid", CUDA_ERROR_INVALID_VALUE,
+              cuOccupancyAvailableDynamicSMemPerBlock(&bytes, (CUfunction)f, 0, 256));
+    EXPECT_EQ("driver: an unknown flag is invalid", CUDA_ERROR_INVALID_VALUE,
+              cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&nb, (CUfunction)f, 256, 0, 0x80));
+    EXPECT_EQ("driver: no output is invalid", CUDA_ERROR_INVALID_VALUE,
+              cuOccupancyMaxPotentialBlockSize(NULL, &block, (CUfunction)f, NULL, 0, 0));
+    EXPECT_EQ("driver: not a function", CUDA_ERROR_INVALID_HANDLE,
+              cuOccupancyMaxActiveBlocksPerMultiprocessor(&nb, (CUfunction)&bytes, 256, 0));
+    EXPECT_RT("runtime: a host function that is no kernel", cudaErrorInvalidDeviceFunction,
+              cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, check_seq, 256, 0));
+    cudaGetLastError();
     size_t avail = 0;
     EXPECT_RT("cudaOccupancyAvailableDynamicSMemPerBlock", cudaSuccess,
               cudaOccupancyAvailableDynamicSMemPerBlock(&avail, rt_fill, 4, 256));
