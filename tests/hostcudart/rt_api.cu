@@ -136,6 +136,7 @@ static void t_errors(void)
     EXPECT_RT("last error is the latest", cudaErrorInvalidDevice, cudaGetLastError());
     EXPECT_RT("a null pointer to cudaMalloc", cudaErrorInvalidValue, cudaMalloc(NULL, 4));
     cudaGetLastError();
+    EXPECT_EQ("cudaGetErrorName(cudaSuccess)", 0, strcmp(cudaGetErrorName(cudaSuccess), "cudaSuccess"));
     EXPECT_EQ("cudaGetErrorName(cudaErrorInvalidValue)", 0, strcmp(cudaGetErrorName(cudaErrorInvalidValue), "cudaErrorInvalidValue"));
     EXPECT_EQ("cudaGetErrorName(cudaErrorNotSupported)", 0, strcmp(cudaGetErrorName(cudaErrorNotSupported), "cudaErrorNotSupported"));
     EXPECT_EQ("cudaGetErrorName of no error code", 0, strcmp(cudaGetErrorName((cudaError_t)12345), "unrecognized error code"));
