@@ -18,7 +18,7 @@
 
 struct hcrt_fatbin {
     const __fatBinC_Wrapper_t *wrap;
-    struct { CUcontext ctx; CUmodule mod; } mods[HCRT_CTX_SLOTS];
+    struct { CUcontext ctx; CUmodule mod; cudaError_t err; } mods[HCRT_CTX_SLOTS]; /* err: a failed load, kept */
     int unregistered;
     hcrt_fatbin *next;
 };
@@ -144,6 +144,8 @@ static cudaError_t hcrt_module(hcrt_fatbin *fb, CUcontext ctx, CUmodule *out)
             *out = fb->mods[i].mod;
             return cudaSuccess;
         }
+        if (fb->mods[i].ctx == ctx && ctx != NULL && fb->mods[i].err != cudaSuccess)
+            return fb->mods[i].err; /* the driver said why the first time */
         if (fb->mods[i].ctx == NULL && free_slot < 0)
             free_slot = i;
     }
@@ -155,8 +157,16 @@ static cudaError_t hcrt_module(hcrt_fatbin *fb, CUcontext ctx, CUmodule *out)
         return cudaErrorMemoryAllocation; /* more live contexts than slots */
     CUmodule m = NULL;
     CUresult r = cuModuleLoadData(&m, fb->wrap->data);
-    if (r != CUDA_SUCCESS)
-        return hcrt_from_cu(r);
+    if (r != CUDA_SUCCESS) {
+        /* version 2 with prelinked fatbins: -rdc=true, whose device code must be linked (JIT) */
+        static int said;
+        if (fb->wrap->version == 2 && fb->wrap->filename_or_fatbins != NULL && !said++)
+            fprintf(stderr, "hostcudart: this program was built with relocatable device code (nvcc -rdc=true); "
+                    "linking it is not supported here: build it without -rdc to run it on hostcuda\n");
+        fb->mods[free_slot].ctx = ctx;
+        fb->mods[free_slot].err = hcrt_from_cu(r);
+        return fb->mods[free_slot].err;
+    }
     fb->mods[free_slot].ctx = ctx;
     fb->mods[free_slot].mod = m;
     /* managed variables: the host's pointer gets the managed address */
@@ -176,9 +186,11 @@ void hcrt_forget_context(CUcontext ctx)
     for (hcrt_fatbin *fb = hcrt_fatbins; fb != NULL; fb = fb->next)
         for (int i = 0; i < HCRT_CTX_SLOTS; i++)
             if (fb->mods[i].ctx == ctx) {
-                cuModuleUnload(fb->mods[i].mod);
+                if (fb->mods[i].mod != NULL)
+                    cuModuleUnload(fb->mods[i].mod);
                 fb->mods[i].ctx = NULL;
                 fb->mods[i].mod = NULL;
+                fb->mods[i].err = cudaSuccess;
             }
     for (hcrt_kernel *k = hcrt_kernels; k != NULL; k = k->next)
         for (int i = 0; i < HCRT_CTX_SLOTS; i++)

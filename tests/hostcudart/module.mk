@@ -37,6 +37,11 @@ $(HOSTCUDART_DIR)/rt_api_ptsz: $(HOSTCUDART_RT_SRCS) include/ash_kernel.h $(HOST
 	@mkdir -p $(dir $@)
 	$(HOSTCUDART_NVCC) --default-stream per-thread -DRT_API_PTSZ -o $@ $(HOSTCUDART_SRC_DIR)/rt_api.cu \
 	    $(HOSTCUDART_SRC_DIR)/rt_kernels_b.cu -L$(HOSTCUDA_DIR) -lcuda
+# the same with relocatable device code: its registered fatbin needs a device link (refused, named)
+$(HOSTCUDART_DIR)/rt_api_rdc: $(HOSTCUDART_RT_SRCS) include/ash_kernel.h $(HOSTCUDA_LIB) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(HOSTCUDART_NVCC) -rdc=true -o $@ $(HOSTCUDART_SRC_DIR)/rt_api.cu $(HOSTCUDART_SRC_DIR)/rt_kernels_b.cu \
+	    -L$(HOSTCUDA_DIR) -lcuda
 $(HOSTCUDART_DIR)/librt_kernels_host.so: $(HOSTCUDART_DIR)/rt_kernels_a.host.o $(HOSTCUDART_DIR)/rt_kernels_b.host.o
 	$(CC) -shared -o $@ $^
 $(HOSTCUDART_DIR)/fault_inject.so: $(HOSTCUDART_SRC_DIR)/fault_inject.c | $(DEPS_STAMP)
@@ -45,7 +50,8 @@ $(HOSTCUDART_DIR)/fault_inject.so: $(HOSTCUDART_SRC_DIR)/fault_inject.c | $(DEPS
 $(HOSTCUDART_DIR)/rt_badfat: $(HOSTCUDART_SRC_DIR)/rt_badfat.c $(HOSTCUDART_LIB) | $(DEPS_STAMP)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ $< -L$(HOSTCUDART_DIR) -lcudart -Wl,-rpath-link,$(HOSTCUDA_DIR)
 
-HOSTCUDART_PROGS := $(addprefix $(HOSTCUDART_DIR)/,rt_api rt_api_ptsz librt_kernels_host.so fault_inject.so rt_badfat)
+HOSTCUDART_PROGS := $(addprefix $(HOSTCUDART_DIR)/,rt_api rt_api_ptsz rt_api_rdc librt_kernels_host.so fault_inject.so \
+                      rt_badfat)
 ALL += $(HOSTCUDART_PROGS)
 TESTS += $(HOSTCUDART_SRC_DIR)/test_hcrt_exports.sh $(HOSTCUDART_SRC_DIR)/test_hcrt_api.sh \
          $(HOSTCUDART_SRC_DIR)/test_hcrt_shim.sh $(HOSTCUDART_SRC_DIR)/test_hcrt_valgrind.sh
