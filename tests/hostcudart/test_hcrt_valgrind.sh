@@ -21,4 +21,5 @@ for c in launch symbol ctx memory; do
     fi
     rm -f "$log"
 done
+[ "$fail" = 0 ] && echo "PASS: hostcudart is memcheck-clean (rt_api launch, symbol, ctx, memory)"
 exit "$fail"
