@@ -4,7 +4,8 @@
  * errors and the cudaGetLastError reset), sticky (run with fault_inject.so: HCRT_TEST_FAULT),
  * fault (a kernel's illegal address, where the driver runs kernels from their PTX),
  * ctx (a context the program made with cuCtxCreate, then runtime calls inside it), graph
- * (stream capture, instantiate, replay; a stream callback), unimpl,
+ * (stream capture, instantiate, replay; a stream callback), threads (per-thread device, launches
+ * and last error), unimpl,
  * props (properties and occupancy), memory (host/managed/advice/streams/events/reset),
  * ptsz (the per-thread default stream; built a second time with --default-stream per-thread).
  * Each check prints `ok CASE: what` or `FAIL CASE: what: expected X, got Y`; exit 1 on any FAIL. */
@@ -270,6 +271,45 @@ static void t_graph(void)
     cudaFree(d);
 }
 
+/* per-thread runtime state: each thread its own device, launches and last error */
+static void t_threads(void)
+{
+    int ndev = 0;
+    cudaGetDeviceCount(&ndev);
+    const int nt = 4;
+    int bad[nt], dev_seen[nt];
+    cudaError_t last[nt];
+    std::thread th[nt];
+    for (int i = 0; i < nt; i++)
+        th[i] = std::thread([&, i] {
+            int *d = NULL, n = 256;
+            bad[i] = -2;
+            if (cudaSetDevice(i % ndev) != cudaSuccess || cudaMalloc(&d, n * sizeof(int)) != cudaSuccess)
+                return;
+            if (i == 1)
+                rt_fill<<<1, 4096>>>(d, 0, n); /* a bad launch in thread 1 only */
+            for (int rep = 0; rep < 20; rep++)
+                rt_fill<<<2, 64>>>(d, 1000 * i + rep, n);
+            cudaDeviceSynchronize();
+            bad[i] = check_seq(d, n, 1000 * i + 19);
+            cudaGetDevice(&dev_seen[i]);
+            last[i] = cudaGetLastError();
+            cudaFree(d);
+        });
+    for (int i = 0; i < nt; i++)
+        th[i].join();
+    for (int i = 0; i < nt; i++) {
+        char what[96];
+        snprintf(what, sizeof what, "thread %d: first wrong element (-1: none)", i);
+        EXPECT_EQ(what, -1, bad[i]);
+        snprintf(what, sizeof what, "thread %d: its own device", i);
+        EXPECT_EQ(what, i % ndev, dev_seen[i]);
+        snprintf(what, sizeof what, "thread %d: its own last error", i);
+        EXPECT_RT(what, i == 1 ? cudaErrorInvalidConfiguration : cudaSuccess, last[i]);
+    }
+    EXPECT_RT("the main thread has no error", cudaSuccess, cudaGetLastError());
+}
+
 static void t_unimpl(void)
 {
     cudaGraph_t g;
@@ -511,11 +551,11 @@ static void t_ptsz(void)
 int main(int argc, char **argv)
 {
     static const struct { const char *name; void (*fn)(void); } cases[] = {
-        {"launch", t_launch}, {"symbol", t_symbol}, {"errors", t_errors}, {"sticky", t_sticky}, {"fault", t_fault}, {"ctx", t_ctx}, {"graph", t_graph},
+        {"launch", t_launch}, {"symbol", t_symbol}, {"errors", t_errors}, {"sticky", t_sticky}, {"fault", t_fault}, {"ctx", t_ctx}, {"graph", t_graph}, {"threads", t_threads},
         {"unimpl", t_unimpl}, {"props", t_props}, {"memory", t_memory}, {"ptsz", t_ptsz},
     };
     if (argc != 2) {
-        fprintf(stderr, "usage: rt_api CASE (launch|symbol|errors|sticky|fault|ctx|graph|unimpl|props|memory|ptsz)\n");
+        fprintf(stderr, "usage: rt_api CASE (launch|symbol|errors|sticky|fault|ctx|graph|threads|unimpl|props|memory|ptsz)\n");
         return 2;
     }
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)

@@ -4,12 +4,13 @@
 # __constant__ symbols, non-sticky errors and the cudaGetLastError reset, sticky errors (a driver
 # failure injected by fault_inject.so: 700 is sticky, 2 is not; and a kernel's own illegal address
 # where hostcuda runs kernels from their PTX, else that case is skipped and the PASS line says so),
-# a context the program made with cuCtxCreate, stream capture to a graph and its replays, a
+# a context the program made with cuCtxCreate, per-thread device/launches/last error (4 threads),
+# stream capture to a graph and its replays, a
 # stream callback, bad input to the registration ABI (rt_badfat.c; an -rdc=true build: one line),
 # the not-implemented path (cudaErrorNotSupported, one stderr line per call however
 # often it is made), device properties with HOSTCUDA_SMS (a bad value: one line, the default), occupancy, memory/streams/events/reset,
 # and the per-thread default stream (rt_api_ptsz imports the _ptsz/_ptds twins and they reach the
-# driver's per-thread entry points); launch/memory/symbol/graph also under HOSTCUDA_JITTER. Controls:
+# driver's per-thread entry points); launch/memory/symbol/graph/threads also under HOSTCUDA_JITTER. Controls:
 # without the kernels' host twins and with PTX execution off (HOSTCUDA_EXEC=twin) the launch case
 # must fail; with the fault variable but no injector the sticky case must fail. Skips (77) when
 # not built.
@@ -36,7 +37,7 @@ run() { # run NAME EXPECTED_RC ENV... -- PROGRAM CASE
     fi
     echo "ok $name ($(grep -c '^ok' "$tmp/$name.out") checks)"
 }
-for c in launch symbol errors ctx graph unimpl memory; do run "$c" 0 -- "$D/rt_api" "$c"; done
+for c in launch symbol errors ctx graph threads unimpl memory; do run "$c" 0 -- "$D/rt_api" "$c"; done
 run props 0 HOSTCUDA_SMS=8 -- "$D/rt_api" props
 grep -qx 'sms 8' "$tmp/props.out" || { echo "FAIL props: HOSTCUDA_SMS=8 not reported: $(grep '^sms' "$tmp/props.out")"; fails=$((fails + 1)); }
 for bad in 0 abc 12x 4096; do
@@ -51,7 +52,7 @@ run sticky2 0 LD_PRELOAD="$D/fault_inject.so" HCRT_TEST_FAULT=2 -- "$D/rt_api" s
 run ptsz_legacy 0 -- "$D/rt_api" ptsz
 run ptsz 0 -- "$D/rt_api_ptsz" ptsz
 # the runtime's ordering (synchronous copies, stream 0, events) holds when streams run late
-for c in launch memory symbol graph; do run "jitter_$c" 0 HOSTCUDA_JITTER=20261201 -- "$D/rt_api" "$c"; done
+for c in launch memory symbol graph threads; do run "jitter_$c" 0 HOSTCUDA_JITTER=20261201 -- "$D/rt_api" "$c"; done
 
 # a kernel's own fault (illegal address) is sticky: needs a hostcuda that runs kernels from their PTX
 skipped=''

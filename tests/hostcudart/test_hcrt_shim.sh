@@ -3,7 +3,7 @@
 # shared runs on hostcudart exactly as without it, and the shim sees the runtime's driver calls:
 # rt_mlp's stdout is bit-identical with and without the shim; the shim's debug log names each of
 # its kernels; the exit report counts as many launches through the shim as it counts for mlp (the
-# same trainer on the Driver API) under the shim. rt_api's launch, symbol, ctx and memory cases pass under
+# same trainer on the Driver API) under the shim. rt_api's launch, symbol, ctx, threads and memory cases pass under
 # the shim too. Control: a run with one more step must count different launches. Skips (77) when
 # not built.
 set -u
@@ -44,7 +44,7 @@ rt env LD_PRELOAD="$B/libaccelshim.so" ACCELSHIM_LOG=info "$RT" --steps 7 >/dev/
 c=$(launches "$tmp/ctl.err")
 [ -n "$c" ] && [ "$c" != "$a" ] && echo "ok control: 7 steps count $c launches, not $a" ||
     fail "control: 7 steps counted '$c' launches, the same as 6 steps ('$a')"
-for c in launch symbol ctx memory; do
+for c in launch symbol ctx threads memory; do
     env LD_LIBRARY_PATH="$D:$B/tests/hostcuda" HOSTCUDA_KERNEL_LIBS="$D/librt_kernels_host.so" \
         LD_PRELOAD="$B/libaccelshim.so" "$D/rt_api" "$c" >"$tmp/$c.out" 2>"$tmp/$c.err" &&
         echo "ok: rt_api $c under the shim ($(grep -c '^ok' "$tmp/$c.out") checks)" ||
