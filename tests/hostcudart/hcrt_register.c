@@ -14,7 +14,7 @@
 
 #include "hcrt_internal.h"
 
-#define HCRT_CTX_SLOTS 8
+#define HCRT_CTX_SLOTS 72 /* contexts a fatbin can be loaded in at once: every device's primary and some of the program's */
 
 struct hcrt_fatbin {
     const __fatBinC_Wrapper_t *wrap;
