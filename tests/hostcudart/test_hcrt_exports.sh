@@ -44,7 +44,7 @@ fi
 if [ -f "$CUDA/lib64/libcudart.so.13" ]; then
     symver "$CUDA/lib64/libcudart.so.13" | awk '$2 == "libcudart.so.13" {print $1}' >"$tmp/nvidia"
     missing=$(comm -23 "$tmp/nvidia" "$tmp/names")
-    [ -z "$missing" ] || fail "NVIDIA's libcudart.so.13 exports these, ours does not: $(echo $missing | head -c 300)"
+    [ -z "$missing" ] || fail "NVIDIA's libcudart.so.13 exports these, ours does not: $(tr '\n' ' ' <<<"$missing" | head -c 300)"
     echo "ok: all $(wc -l <"$tmp/nvidia") exports of NVIDIA's libcudart.so.13 are here"
 fi
 # imports of programs built with -cudart shared
@@ -87,7 +87,8 @@ if [ -d "$TP/llm.c" ] && [ -d "$TP/cuda-samples" ]; then
     calls="$calls $found"
 fi
 n=0
-for c in $(echo $calls | tr ' ' '\n' | sort -u); do
+# shellcheck disable=SC2086  # $calls is a list of words on purpose
+for c in $(printf '%s\n' $calls | sort -u); do
     n=$((n + 1)); grep -qx "$c" "$tmp/strong" || fail "$c, called by the corpus, is not implemented"
 done
 echo "ok: the $n runtime calls of the corpus are implemented; $(wc -l <"$tmp/strong") implemented in all, $(awk '$3 == "W"' "$tmp/ours" | wc -l) answer NotSupported"
