@@ -7,6 +7,8 @@
 #   PREFIX/lib/accelshim/accelerate-run.d/          the launcher's helpers (rank wrapper, subcommands)
 #   PREFIX/lib/accelshim/hostcuda/libcuda.so.1      test devices, so `accelerate-run --cpu` and
 #   PREFIX/lib/accelshim/hostnccl/libnccl.so.2        `accelerate-run test` work from an install; in a
+#   PREFIX/lib/accelshim/hostcudart/libcudart.so.13   (the runtime and cuBLAS for -cudart shared programs)
+#   PREFIX/lib/accelshim/hostcublas/libcublas{,Lt}.so.13
 #   PREFIX/lib/accelshim/hostkernels/*.so             private directory, never on the loader's default
 #   PREFIX/lib/accelshim/tests/mlp                    path, so they cannot shadow a real driver
 #   PREFIX/share/accelshim/examples/*.yaml, PREFIX/share/accelshim/VERSION
@@ -33,6 +35,9 @@ install: all
 	         else echo "install: $$1 not built; skipped"; fi; }; \
 	inst $(HOSTCUDA_DIR)/libcuda.so.1 $(INSTALL_LIBDIR)/hostcuda/libcuda.so.1 0755; \
 	inst $(BUILD)/tests/hostnccl/libnccl.so.2 $(INSTALL_LIBDIR)/hostnccl/libnccl.so.2 0755; \
+	inst $(BUILD)/tests/hostcudart/libcudart.so.13 $(INSTALL_LIBDIR)/hostcudart/libcudart.so.13 0755; \
+	for f in libcublas.so.13 libcublasLt.so.13; do \
+	  inst $(BUILD)/tests/hostcublas/$$f $(INSTALL_LIBDIR)/hostcublas/$$f 0755; done; \
 	inst $(BUILD)/tests/trainers/libmlp_kernels_host.so $(INSTALL_LIBDIR)/hostkernels/libmlp_kernels_host.so 0755; \
 	inst $(BUILD)/collectives/libash_cast_kernels_host.so $(INSTALL_LIBDIR)/hostkernels/libash_cast_kernels_host.so 0755; \
 	inst $(BUILD)/shim/libash_inspect_kernels_host.so $(INSTALL_LIBDIR)/hostkernels/libash_inspect_kernels_host.so 0755; \

@@ -226,6 +226,7 @@ cmd_env() {
   printf -- '- library:            %s%s\n' "$L_LIB" "$([ -f "$L_LIB" ] || echo ' (MISSING)')"
   printf -- '- accelshim-policy:   %s%s\n' "$L_POLICY_TOOL" "$([ -x "$L_POLICY_TOOL" ] || echo ' (MISSING)')"
   printf -- '- hostcuda (--cpu):   %s%s\n' "$L_HOSTCUDA/libcuda.so.1" "$([ -f "$L_HOSTCUDA/libcuda.so.1" ] || echo ' (missing)')"
+  printf -- '- hostcudart (--cpu): %s%s\n' "$L_HOSTCUDART/libcudart.so.13" "$([ -f "$L_HOSTCUDART/libcudart.so.13" ] || echo ' (missing)')"
   # shellcheck source=/dev/null  # the system's file, read for PRETTY_NAME
   echo "- OS:                 $(uname -srmo 2>/dev/null)$( [ -r /etc/os-release ] && . /etc/os-release && printf ', %s' "${PRETTY_NAME:-}")"
   echo "- bash:               $BASH_VERSION"

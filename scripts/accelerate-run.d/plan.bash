@@ -74,9 +74,23 @@ plan_check_program() {
   elif ! type -P -- "$p" >/dev/null; then
     why="program '$p' not found on PATH"
   fi
-  [ -n "$why" ] || return 0
+  if [ -z "$why" ]; then [ "$O_CPU" = 1 ] && plan_check_static_cudart "$p"; return 0; fi
   if [ -n "$O_HOSTFILE" ]; then warn "warning: $why on this host; the ranks may still find it on theirs"; return 0; fi
   die "$why; no rank was started"
+}
+
+# --cpu: a program linked with NVIDIA's static cudart (nvcc's default) cannot run on hostcuda
+# (that cudart needs the driver's private tables). Its marks: no NEEDED libcudart.so.*, and the
+# static runtime's own strings (its shared-memory name "/cudart.shm.", its internal
+# "__cudaRegisterUnifiedTable"), which survive strip; a -cudart shared or Driver API program has neither.
+plan_check_static_cudart() {
+  local f
+  f=$(type -P -- "$1" 2>/dev/null || echo "$1")
+  [ -f "$f" ] && [ -r "$f" ] && [ "$(head -c 4 "$f" 2>/dev/null | od -An -c | tr -d ' ')" = '177ELF' ] || return 0
+  command -v readelf >/dev/null || return 0
+  readelf -d "$f" 2>/dev/null | grep -q 'NEEDED.*\[libcudart\.so' && return 0
+  grep -q -a -F -e '/cudart.shm.' -e '__cudaRegisterUnifiedTable' "$f" 2>/dev/null || return 0
+  die "--cpu: '$1' is linked with NVIDIA's static CUDA runtime, which cannot run on hostcuda: rebuild it with 'nvcc -cudart shared' to dry-run on a CPU (on GPUs it runs as it is); no rank was started"
 }
 
 # The rendezvous port of the own engine's ranks: 0 picks a free one (printed); a port taken by a
@@ -213,6 +227,9 @@ plan() {
       || die "--cpu: hostcuda not found at $L_HOSTCUDA/libcuda.so.1 (build it: make $L_HOSTCUDA/libcuda.so.1)"
     local ldp=$L_HOSTCUDA kl
     [ -f "$L_HOSTNCCL/libnccl.so.2" ] && ldp=$ldp:$L_HOSTNCCL
+    # the CUDA runtime and cuBLAS on hostcuda, for programs built with -cudart shared
+    [ -f "$L_HOSTCUDART/libcudart.so.13" ] && ldp=$ldp:$L_HOSTCUDART
+    [ -f "$L_HOSTCUBLAS/libcublas.so.13" ] && ldp=$ldp:$L_HOSTCUBLAS
     P_WRAP+=(--ld-path "$ldp")
     kl=$(kernel_libs)
     [ -n "$kl" ] && P_WRAP+=(--kernel-libs "$kl")

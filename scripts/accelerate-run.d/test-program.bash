@@ -91,6 +91,7 @@ test_program() {
     cpu_opt=(--cpu)
     echo "test: fewer than $n GPUs visible: running on hostcuda (--cpu)"
   fi
+  [ ${#cpu_opt[@]} -eq 0 ] || plan_check_static_cudart "${prog[0]}"   # exit 2 before any run
   tmp=$(mktemp -d "${TMPDIR:-/tmp}/accelshim-test.XXXXXX") || die "test: cannot create a temporary directory"
   echo "test: ${prog[0]}: 1 rank x batch $((n * b))  vs  $n ranks x batch $b; policy $policy; rtol $rtol, atol $atol"
   "$ASR_SELF" -q "${cpu_opt[@]}" -n 1 --policy "$policy" --mixed-precision "$mp" --record "$tmp/one" \

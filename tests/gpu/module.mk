@@ -4,8 +4,7 @@
 #                                 every variant; and --remap (what the program sees of devices)
 #   build/tests/gpu/trace/libcuda.so.1  tracing driver: logs every cuGetProcAddress query, forwards
 #                                 to TRACE_GPA_DRIVER (default hostcuda)
-#   build/tests/gpu/fakecudart/libcudart.so.13  a host-only runtime (test double, tests only)
-#   build/tests/gpu/rt_mlp_hostcheck  rt_mlp.cu built with `-cudart shared`, to run on that double
+#   build/tests/gpu/rt_mlp_hostcheck  rt_mlp.cu built with `-cudart shared`, to run on hostcudart
 # Tests: test_gpu_check_nogpu.sh (no GPU here: gpu-check exits 77 with one line -> skip),
 #        test_gpu_check_fake.sh  (GPU_CHECK_FAKE=hostcuda: the script's checks run on hostcuda; the
 #                                 output folder is what the device returns: <= 8 files, <= 2 down),
@@ -41,16 +40,11 @@ $(GPUT_DIR)/gpu_routing: tests/gpu/gpu_routing.c tests/intercept/itest.h interce
 	$(CC) $(CPPFLAGS) -Iintercept -Ishim/core -Ishim/sync -Itests/intercept $(CFLAGS) $(PTHREAD) -o $@ $< \
 	    -Wl,--no-as-needed -L$(CUDA_HOME)/lib64/stubs -lcuda -Wl,--as-needed -ldl
 
-# rt_mlp's host logic on a host-only runtime: built when nvcc can build rt_mlp
+# rt_mlp's host logic on hostcudart (tests/hostcudart): built when nvcc can build rt_mlp
 GPUT_RT_CAN := $(if $(wildcard $(CUDA_HOME)/lib64/libcudart_static.a),yes,)
 ifeq ($(GPUT_RT_CAN),yes)
-ALL += $(GPUT_DIR)/fakecudart/libcudart.so.13 $(GPUT_DIR)/rt_mlp_hostcheck
+ALL += $(GPUT_DIR)/rt_mlp_hostcheck
 TESTS += tests/gpu/test_rt_mlp_host.sh tests/gpu/test_cudart_queries.sh
-
-# --default-symver: every export gets the version node "libcudart.so.13", as nvcc's binaries ask
-$(GPUT_DIR)/fakecudart/libcudart.so.13: tests/gpu/fake_cudart.c include/ash_kernel.h | $(DEPS_STAMP)
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -shared -Wl,-soname,libcudart.so.13 -Wl,--default-symver -o $@ $< -ldl
 
 $(GPUT_DIR)/rt_mlp_hostcheck: tests/trainers/rt_mlp.cu tests/trainers/mlp_kernels.cu tests/trainers/mlp_data.h \
                               include/ash_kernel.h | $(DEPS_STAMP)

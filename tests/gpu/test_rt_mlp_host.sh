@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Property: rt_mlp's host logic equals mlp's. rt_mlp.cu built with `-cudart shared` runs on a
-# host-only runtime double (build/tests/gpu/fakecudart: registration, the CUDA 13 launch ABI,
-# memory) with the same host kernels that hostcuda runs for mlp; for every option set its stdout
+# Property: rt_mlp's host logic equals mlp's. rt_mlp.cu built with `-cudart shared` runs on
+# hostcudart (build/tests/hostcudart/libcudart.so.13, the CUDA runtime on hostcuda's Driver API)
+# with the same host kernels that hostcuda runs for mlp; for every option set its stdout
 # (`step`/`checksum` lines), --save and --dump-samples files are bit-identical to mlp's on
 # hostcuda, and its config line on stderr matches mlp's after the program name. This does NOT
 # prove the real static cudart path (scripts/gpu-check.sh does, on a GPU). Skips (77) when not built.
@@ -9,7 +9,7 @@ set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=$ROOT/build
 RT=$B/tests/gpu/rt_mlp_hostcheck MLP=$B/tests/trainers/mlp KL=$B/tests/trainers/libmlp_kernels_host.so
-for f in "$RT" "$B/tests/gpu/fakecudart/libcudart.so.13" "$MLP" "$KL" "$B/tests/hostcuda/libcuda.so.1"; do
+for f in "$RT" "$B/tests/hostcudart/libcudart.so.13" "$MLP" "$KL" "$B/tests/hostcuda/libcuda.so.1"; do
     [ -e "$f" ] || { echo "SKIP: $f is not built"; exit 77; }
 done
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -19,7 +19,7 @@ while read -r args; do
     read -r -a av <<<"$args"
     LD_LIBRARY_PATH=$B/tests/hostcuda HOSTCUDA_KERNEL_LIBS=$KL "$MLP" "${av[@]}" --save "$tmp/m.bin" \
         --dump-samples "$tmp/m.dump" >"$tmp/m.out" 2>"$tmp/m.err"; r1=$?
-    LD_LIBRARY_PATH=$B/tests/gpu/fakecudart FAKE_CUDART_KERNELS=$KL "$RT" "${av[@]}" --save "$tmp/r.bin" \
+    LD_LIBRARY_PATH=$B/tests/hostcudart:$B/tests/hostcuda HOSTCUDA_KERNEL_LIBS=$KL "$RT" "${av[@]}" --save "$tmp/r.bin" \
         --dump-samples "$tmp/r.dump" >"$tmp/r.out" 2>"$tmp/r.err"; r2=$?
     if [ $r1 -ne 0 ] || [ $r2 -ne 0 ]; then
         echo "FAIL [$args]: exit $r1 (mlp) / $r2 (rt_mlp): $(tail -1 "$tmp/m.err") / $(tail -1 "$tmp/r.err")"; fails=$((fails + 1)); continue
@@ -45,8 +45,8 @@ done <<'SETS'
 --steps 0
 SETS
 # negative control: another seed must differ (the comparison can fail)
-LD_LIBRARY_PATH=$B/tests/gpu/fakecudart FAKE_CUDART_KERNELS=$KL "$RT" --steps 5 --seed 2 >"$tmp/r2.out" 2>/dev/null
+LD_LIBRARY_PATH=$B/tests/hostcudart:$B/tests/hostcuda HOSTCUDA_KERNEL_LIBS=$KL "$RT" --steps 5 --seed 2 >"$tmp/r2.out" 2>/dev/null
 LD_LIBRARY_PATH=$B/tests/hostcuda HOSTCUDA_KERNEL_LIBS=$KL "$MLP" --steps 5 >"$tmp/m2.out" 2>/dev/null
 cmp -s "$tmp/r2.out" "$tmp/m2.out" && { echo "FAIL: control: --seed 2 gave mlp's --seed 1 output"; fails=$((fails + 1)); }
 [ $fails -eq 0 ] || { echo "FAIL: $fails of $n option sets"; exit 1; }
-echo "PASS: rt_mlp (runtime API, host double) = mlp (Driver API, hostcuda), bit for bit, for $n option sets"
+echo "PASS: rt_mlp (runtime API, hostcudart) = mlp (Driver API, hostcuda), bit for bit, for $n option sets"

@@ -125,6 +125,7 @@ static CUresult hc_init_result = CUDA_ERROR_NOT_INITIALIZED;
 static pthread_once_t hc_once = PTHREAD_ONCE_INIT;
 
 static pthread_once_t hc_opt_once = PTHREAD_ONCE_INIT;
+static int hc_sms = 132; /* HOSTCUDA_SMS: the SM count every device reports (1..1024) */
 
 static void options_read(void)
 {
@@ -144,6 +145,16 @@ static void options_read(void)
     hc_opt.jitter = hc_opt.jitter_seed != 0;
     hc_opt.unexported_procs = (int)env_size("HOSTCUDA_UNEXPORTED_PROCS", 0) != 0;
     hc_exec_options_read(&hc_opt);
+    const char *sv = getenv("HOSTCUDA_SMS");
+    if (sv != NULL && *sv) {
+        char *end;
+        errno = 0;
+        long sms = strtol(sv, &end, 10);
+        if (errno || *end || sms < 1 || sms > 1024)
+            fprintf(stderr, "hostcuda: HOSTCUDA_SMS=%s: not a count from 1 to 1024; using 132\n", sv);
+        else
+            hc_sms = (int)sms;
+    }
 }
 
 void hc_options_load(void)
@@ -337,7 +348,7 @@ static int attr_value(CUdevice_attribute a, int vis)
     case CU_DEVICE_ATTRIBUTE_CLOCK_RATE: return 1980000;
     case CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT: return 512;
     case CU_DEVICE_ATTRIBUTE_GPU_OVERLAP: return 1;
-    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: return 132;
+    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: return hc_sms;
     case CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT: return 0;
     case CU_DEVICE_ATTRIBUTE_INTEGRATED: return 0;
     case CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY: return 1;

@@ -1,0 +1,57 @@
+# tests/hostcudart/module.mk — hostcudart: the CUDA 13 runtime on the Driver API (tests/hostcudart/README.md).
+# Builds $(HOSTCUDART_DIR)/libcudart.so.13 (soname libcudart.so.13, every export at NVIDIA's version
+# node `libcudart.so.13`) + a libcudart.so link, linked -lcuda against hostcuda's driver (any
+# libcuda.so.1 on the library path serves at run time), and the test programs.
+
+HOSTCUDART_SRC_DIR := tests/hostcudart
+HOSTCUDART_DIR := $(BUILD)/tests/hostcudart
+HOSTCUDART_LIB := $(HOSTCUDART_DIR)/libcudart.so.13
+HOSTCUDART_HDRS := $(addprefix $(HOSTCUDART_SRC_DIR)/,hcrt_internal.h hcrt_api.def hcrt_errors.def)
+HOSTCUDART_OBJS := $(addprefix $(HOSTCUDART_DIR)/,hcrt_core.o hcrt_register.o hcrt_mem.o hcrt_stream.o \
+                     hcrt_stream_pt.o hcrt_unimpl.o)
+
+$(HOSTCUDART_DIR)/%.o: $(HOSTCUDART_SRC_DIR)/%.c $(HOSTCUDART_HDRS) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -I$(HOSTCUDART_SRC_DIR) -c -o $@ $<
+# the same source again: the headers rename each function and driver call to its per-thread twin
+$(HOSTCUDART_DIR)/hcrt_stream_pt.o: $(HOSTCUDART_SRC_DIR)/hcrt_stream.c $(HOSTCUDART_HDRS) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -DCUDA_API_PER_THREAD_DEFAULT_STREAM -I$(HOSTCUDART_SRC_DIR) -c -o $@ $<
+
+$(HOSTCUDART_LIB): $(HOSTCUDART_OBJS) $(HOSTCUDART_SRC_DIR)/libcudart.map $(HOSTCUDA_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,libcudart.so.13 -Wl,--version-script=$(HOSTCUDART_SRC_DIR)/libcudart.map \
+	    -Wl,--no-undefined -o $@ $(HOSTCUDART_OBJS) -L$(HOSTCUDA_DIR) -lcuda $(PTHREAD)
+	ln -sf libcudart.so.13 $(HOSTCUDART_DIR)/libcudart.so
+
+ALL += $(HOSTCUDART_LIB)
+
+# test programs: rt_api (two fatbins: rt_api.cu + rt_kernels_b.cu), its per-thread-stream build,
+# their kernels' host twins, and the fault injector the sticky-error case preloads
+HOSTCUDART_RT_SRCS := $(addprefix $(HOSTCUDART_SRC_DIR)/,rt_api.cu rt_kernels_a.cu rt_kernels_b.cu)
+HOSTCUDART_NVCC := $(NVCC) -O2 -cudart shared -gencode arch=compute_80,code=compute_80 -Iinclude -I$(HOSTCUDART_SRC_DIR)
+$(HOSTCUDART_DIR)/rt_api: $(HOSTCUDART_RT_SRCS) include/ash_kernel.h $(HOSTCUDA_LIB) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(HOSTCUDART_NVCC) -o $@ $(HOSTCUDART_SRC_DIR)/rt_api.cu $(HOSTCUDART_SRC_DIR)/rt_kernels_b.cu -L$(HOSTCUDA_DIR) -lcuda
+$(HOSTCUDART_DIR)/rt_api_ptsz: $(HOSTCUDART_RT_SRCS) include/ash_kernel.h $(HOSTCUDA_LIB) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(HOSTCUDART_NVCC) --default-stream per-thread -DRT_API_PTSZ -o $@ $(HOSTCUDART_SRC_DIR)/rt_api.cu \
+	    $(HOSTCUDART_SRC_DIR)/rt_kernels_b.cu -L$(HOSTCUDA_DIR) -lcuda
+# the same with relocatable device code: its registered fatbin needs a device link (refused, named)
+$(HOSTCUDART_DIR)/rt_api_rdc: $(HOSTCUDART_RT_SRCS) include/ash_kernel.h $(HOSTCUDA_LIB) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(HOSTCUDART_NVCC) -rdc=true -o $@ $(HOSTCUDART_SRC_DIR)/rt_api.cu $(HOSTCUDART_SRC_DIR)/rt_kernels_b.cu \
+	    -L$(HOSTCUDA_DIR) -lcuda
+$(HOSTCUDART_DIR)/librt_kernels_host.so: $(HOSTCUDART_DIR)/rt_kernels_a.host.o $(HOSTCUDART_DIR)/rt_kernels_b.host.o
+	$(CC) -shared -o $@ $^
+$(HOSTCUDART_DIR)/fault_inject.so: $(HOSTCUDART_SRC_DIR)/fault_inject.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -shared -o $@ $< -ldl
+$(HOSTCUDART_DIR)/rt_badfat: $(HOSTCUDART_SRC_DIR)/rt_badfat.c $(HOSTCUDART_LIB) | $(DEPS_STAMP)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ $< -L$(HOSTCUDART_DIR) -lcudart -Wl,-rpath-link,$(HOSTCUDA_DIR)
+
+HOSTCUDART_PROGS := $(addprefix $(HOSTCUDART_DIR)/,rt_api rt_api_ptsz rt_api_rdc librt_kernels_host.so fault_inject.so \
+                      rt_badfat)
+ALL += $(HOSTCUDART_PROGS)
+TESTS += $(HOSTCUDART_SRC_DIR)/test_hcrt_exports.sh $(HOSTCUDART_SRC_DIR)/test_hcrt_api.sh \
+         $(HOSTCUDART_SRC_DIR)/test_hcrt_shim.sh $(HOSTCUDART_SRC_DIR)/test_hcrt_valgrind.sh
