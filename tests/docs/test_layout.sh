@@ -86,7 +86,7 @@ must_not() { # FILE: 0 when FILE's opening comment has a line starting " * Must 
     awk '/^ \* Must not:/ { found = 1; exit } /\*\// { exit } END { exit !found }' "$1"
 }
 nfiles=0 f0=$fails
-for f in $(git ls-files '*.c' | grep -E '^(intercept|shim|policy|collectives|tools|tests/hostcuda|tests/hostnccl|tests/hostcublas)/' |
+for f in $(git ls-files '*.c' | grep -E '^(intercept|shim|policy|collectives|tools|tests/hostcuda|tests/hostcudart|tests/hostnccl|tests/hostcublas)/' |
            grep -v '/test_[^/]*\.c$'); do
     nfiles=$((nfiles + 1))
     head -1 "$f" | grep -q '^/\* ' || { fail "$f does not open with a comment saying what it owns"; continue; }

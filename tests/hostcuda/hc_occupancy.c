@@ -4,7 +4,9 @@
  * bytes (the opt-in maximum; 49152 unless cuFuncSetAttribute raised MAX_DYNAMIC_SHARED_SIZE_BYTES).
  * A kernel's registers and static shared memory are what cuFuncGetAttribute reports (NUM_REGS,
  * SHARED_SIZE_BYTES; hostcuda's default is 32 registers and none). The SM count is the device's
- * (HOSTCUDA_SMS). Called from any thread; reads only the function's attributes. */
+ * (HOSTCUDA_SMS). Called from any thread; reads only the function's attributes.
+ * Must not: launch or change a function's attributes; guess a register count the function does not
+ * report (the stated default is used). */
 #include "hc_internal.h"
 
 enum {

@@ -1,6 +1,7 @@
 /* fault_inject.c — test-only, LD_PRELOADed before the driver: cuCtxSynchronize answers the
  * CUresult in HCRT_TEST_FAULT (a number) instead of synchronising, so rt_api can see how the
- * runtime treats an error the driver reports (sticky vs not). Unset: passes through. */
+ * runtime treats an error the driver reports (sticky vs not). Unset: passes through.
+ * Must not: be loaded outside the tests; change any call but cuCtxSynchronize. */
 #include <cuda.h>
 #include <dlfcn.h>
 #include <stdlib.h>

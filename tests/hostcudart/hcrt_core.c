@@ -5,7 +5,9 @@
  * returns it and cudaGetLastError does not clear it. Contexts: a runtime call uses the thread's
  * current context when the program made one (cuCtxCreate), else retains the primary context of
  * the thread's device (cudaSetDevice, default 0) and makes it current, as NVIDIA's runtime does.
- * Device properties are read from cuDeviceGetAttribute, one field at a time. */
+ * Device properties are read from cuDeviceGetAttribute, one field at a time.
+ * Must not: call the driver's private export tables (cuGetExportTable) or any check of NVIDIA's;
+ * clear a sticky error. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>

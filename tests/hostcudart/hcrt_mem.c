@@ -1,7 +1,8 @@
 /* hcrt_mem.c — memory, streams and events without a per-thread twin: each a thin mapping onto the
  * driver call of the same meaning (cudaMalloc -> cuMemAlloc, cudaHostAlloc -> cuMemHostAlloc,
  * cudaStreamCreate -> cuStreamCreate(DEFAULT), ...). cudaStream_t/cudaEvent_t are the driver's
- * CUstream/CUevent. Every call enters the runtime's context first (hcrt_enter). */
+ * CUstream/CUevent. Every call enters the runtime's context first (hcrt_enter).
+ * Must not: touch device memory from the host (every byte moves through the driver's copies). */
 #include <string.h>
 
 #include "hcrt_internal.h"

@@ -5,7 +5,8 @@
  * there with cuModuleLoadData and keeps the module per (fatbin, context). Launches go through
  * cuLaunchKernel, the legacy or per-thread default stream as the caller's entry point says.
  * Threading: the registry and the per-context caches are under hcrt_reg_lock; the <<<>>> call
- * configuration is a per-thread stack. */
+ * configuration is a per-thread stack.
+ * Must not: load a module before a context exists; run a kernel itself (the driver does). */
 #include <fatbinary_section.h>
 #include <pthread.h>
 #include <stdio.h>

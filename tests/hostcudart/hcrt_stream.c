@@ -3,7 +3,8 @@
  * renames each function defined here to its `_ptds`/`_ptsz` twin and cuda.h renames each driver
  * call to the driver's twin, so stream 0 means the legacy stream in one object and the calling
  * thread's default stream in the other, exactly as the driver defines it. Only functions the
- * header renames belong here (another would be defined twice and the link would say so). */
+ * header renames belong here (another would be defined twice and the link would say so).
+ * Must not: define a function the header does not rename (it would be defined twice). */
 #include <string.h>
 
 #include "hcrt_internal.h"

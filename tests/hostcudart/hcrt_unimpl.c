@@ -5,7 +5,8 @@
  * point just prints; one that returns a char or a pointer answers 0/NULL). The bodies take no
  * parameters: the caller's arguments are ignored, which the x86-64 and AArch64 calling conventions
  * allow for functions returning a scalar in a register. This file does not include the runtime's
- * headers, whose prototypes these definitions would contradict. */
+ * headers, whose prototypes these definitions would contradict.
+ * Must not: pretend to succeed (every body answers cudaErrorNotSupported or 0/NULL). */
 #include <stdint.h>
 
 typedef int hcrt_err_t;

@@ -2,7 +2,8 @@
  * a wrapper with the wrong magic, then a kernel of it launched. Property (test_hcrt_api.sh):
  * registration names the wrapper on stderr and does not crash; the launch answers
  * cudaErrorInvalidKernelImage; an unregistered host function cudaErrorInvalidDeviceFunction;
- * a pop without a push cudaErrorMissingConfiguration. Prints `ok`/`FAIL` lines; exit 1 on a FAIL. */
+ * a pop without a push cudaErrorMissingConfiguration. Prints `ok`/`FAIL` lines; exit 1 on a FAIL.
+ * Must not: link anything but the runtime under test (no driver calls of its own). */
 #include <cuda_runtime_api.h>
 #include <fatbinary_section.h>
 #include <stdio.h>
