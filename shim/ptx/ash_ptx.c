@@ -1,0 +1,1717 @@
+/* ash_ptx.c — the PTX reader (see ash_ptx.h): tokenizer, module/function/variable declarations,
+ * registers with their scopes, instructions decoded with their modifiers and resolved operands.
+ *
+ * One pass over the text; labels are resolved at the end of each function. An opcode or modifier
+ * the reader does not know is not an error here: the instruction is kept with op NONE, so the
+ * loader can refuse the kernels that reach it with the PTX line. Syntax errors stop the parse.
+ * Threading: no global state; every allocation belongs to the module.
+ */
+#include "ash_ptx.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- names */
+static const char *const opnames[] = {
+    "(unsupported)",
+#define ASH__X(n, s) s,
+    ASH_PTX_OPCODES(ASH__X)
+#undef ASH__X
+};
+
+const char *ash_ptx_opcode_name(int op)
+{
+    return op >= 0 && op < ASH_PTX_OP_COUNT ? opnames[op] : "?";
+}
+
+int ash_ptx_type_size(int t)
+{
+    switch (t) {
+    case ASH_PTX_T_B8: case ASH_PTX_T_U8: case ASH_PTX_T_S8: case ASH_PTX_T_PRED: return 1;
+    case ASH_PTX_T_B16: case ASH_PTX_T_U16: case ASH_PTX_T_S16: case ASH_PTX_T_F16: case ASH_PTX_T_BF16: return 2;
+    case ASH_PTX_T_B32: case ASH_PTX_T_U32: case ASH_PTX_T_S32: case ASH_PTX_T_F32: case ASH_PTX_T_F16X2:
+    case ASH_PTX_T_BF16X2: return 4;
+    case ASH_PTX_T_B64: case ASH_PTX_T_U64: case ASH_PTX_T_S64: case ASH_PTX_T_F64: return 8;
+    case ASH_PTX_T_B128: return 16;
+    default: return 0;
+    }
+}
+
+static const struct { const char *s; int t; } type_names[] = {
+    {"b8", ASH_PTX_T_B8}, {"b16", ASH_PTX_T_B16}, {"b32", ASH_PTX_T_B32}, {"b64", ASH_PTX_T_B64},
+    {"u8", ASH_PTX_T_U8}, {"u16", ASH_PTX_T_U16}, {"u32", ASH_PTX_T_U32}, {"u64", ASH_PTX_T_U64},
+    {"s8", ASH_PTX_T_S8}, {"s16", ASH_PTX_T_S16}, {"s32", ASH_PTX_T_S32}, {"s64", ASH_PTX_T_S64},
+    {"f16", ASH_PTX_T_F16}, {"f16x2", ASH_PTX_T_F16X2}, {"bf16", ASH_PTX_T_BF16},
+    {"bf16x2", ASH_PTX_T_BF16X2}, {"f32", ASH_PTX_T_F32}, {"f64", ASH_PTX_T_F64},
+    {"pred", ASH_PTX_T_PRED}, {"b128", ASH_PTX_T_B128},
+};
+
+static int type_of(const char *s, int n)
+{
+    for (size_t i = 0; i < sizeof type_names / sizeof type_names[0]; i++)
+        if ((int)strlen(type_names[i].s) == n && !memcmp(type_names[i].s, s, (size_t)n))
+            return type_names[i].t;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- tokens */
+enum { TK_EOF = 0, TK_WORD = 'w', TK_STR = 's' };
+
+typedef struct tok {
+    int kind;          /* TK_*, or the punctuation character */
+    const char *s;
+    int n;
+    int line, col;
+} tok;
+
+typedef struct scope_ent {
+    const char *name;  /* points into the text */
+    int n;
+    int count;         /* 0: one register; N: name<N> range */
+    int base;          /* first slot, or variable index when is_var */
+    int depth;
+    int is_var;
+} scope_ent;
+
+typedef struct label_ent {
+    const char *name;
+    int n;
+    int insn;          /* index in m->insns */
+} label_ent;
+
+typedef struct fixup {
+    int insn, opnd;
+    const char *name;
+    int n, line, col;
+} fixup;
+
+typedef struct parser {
+    const char *text, *p, *name;
+    int line;
+    const char *line_start;
+    tok cur;
+    int have;
+    char *err;
+    size_t errlen;
+    int failed;
+    ash_ptx_module *m;
+    int caps_vars, caps_funcs, caps_insns, caps_callvars;
+    /* current function */
+    int fn;
+    scope_ent *scope;
+    int nscope, capscope, depth;
+    label_ent *labels;
+    int nlabels, caplabels;
+    fixup *fix;
+    int nfix, capfix;
+    int capregs;
+} parser;
+
+static void perr(parser *P, const tok *t, const char *fmt, ...)
+{
+    if (P->failed)
+        return;
+    P->failed = 1;
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (t && t->kind != TK_EOF)
+        snprintf(P->err, P->errlen, "%s:%d:%d: %s '%.*s'", P->name, t->line, t->col, msg, t->n > 60 ? 60 : t->n,
+                 t->s);
+    else
+        snprintf(P->err, P->errlen, "%s:%d: %s (at end of text)", P->name, P->line, msg);
+}
+
+static int is_word_char(int c)
+{
+    return isalnum(c) || c == '_' || c == '$' || c == '%' || c == '.';
+}
+
+static void lex(parser *P, tok *t)
+{
+    const char *p = P->p;
+    for (;;) {
+        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') {
+            if (*p == '\n') {
+                P->line++;
+                P->line_start = p + 1;
+            }
+            p++;
+        }
+        if (p[0] == '/' && p[1] == '/') {
+            while (*p && *p != '\n')
+                p++;
+            continue;
+        }
+        if (p[0] == '/' && p[1] == '*') {
+            p += 2;
+            while (*p && !(p[0] == '*' && p[1] == '/')) {
+                if (*p == '\n') {
+                    P->line++;
+                    P->line_start = p + 1;
+                }
+                p++;
+            }
+            if (*p)
+                p += 2;
+            continue;
+        }
+        break;
+    }
+    t->s = p;
+    t->line = P->line;
+    t->col = (int)(p - P->line_start) + 1;
+    if (!*p) {
+        t->kind = TK_EOF;
+        t->n = 0;
+    } else if (is_word_char((unsigned char)*p)) {
+        const char *q = p;
+        while (is_word_char((unsigned char)*q) || (q[0] == ':' && q[1] == ':' && q > p)) {
+            if (*q == ':')
+                q++;
+            q++;
+        }
+        t->kind = TK_WORD;
+        t->n = (int)(q - p);
+        p = q;
+    } else if (*p == '"') {
+        const char *q = p + 1;
+        while (*q && *q != '"' && *q != '\n')
+            q++;
+        if (*q == '"')
+            q++;
+        t->kind = TK_STR;
+        t->n = (int)(q - p);
+        p = q;
+    } else {
+        t->kind = (unsigned char)*p;
+        t->n = 1;
+        p++;
+    }
+    P->p = p;
+}
+
+static tok *peek(parser *P)
+{
+    if (!P->have) {
+        lex(P, &P->cur);
+        P->have = 1;
+    }
+    return &P->cur;
+}
+
+static tok next(parser *P)
+{
+    tok t = *peek(P);
+    P->have = 0;
+    return t;
+}
+
+static int is(const tok *t, const char *w)
+{
+    return (int)strlen(w) == t->n && !memcmp(t->s, w, (size_t)t->n);
+}
+
+static int accept(parser *P, int kind)
+{
+    if (peek(P)->kind == kind) {
+        next(P);
+        return 1;
+    }
+    return 0;
+}
+
+static int expect(parser *P, int kind, const char *what)
+{
+    tok *t = peek(P);
+    if (t->kind != kind) {
+        perr(P, t, "expected %s, found", what);
+        return 0;
+    }
+    next(P);
+    return 1;
+}
+
+/* the rest of the current line (for .loc, .file and directives without ';') */
+static void skip_line(parser *P)
+{
+    if (P->have) {
+        /* the peeked token may be on the next line already: only skip if it is on this one */
+        if (P->cur.line != P->line)
+            return;
+        P->have = 0;
+    }
+    while (*P->p && *P->p != '\n')
+        P->p++;
+}
+
+static void skip_to_semicolon(parser *P)
+{
+    for (;;) {
+        tok t = next(P);
+        if (t.kind == ';' || t.kind == TK_EOF)
+            return;
+    }
+}
+
+static char *dupn(const char *s, int n)
+{
+    char *d = malloc((size_t)n + 1);
+    if (d) {
+        memcpy(d, s, (size_t)n);
+        d[n] = 0;
+    }
+    return d;
+}
+
+static void *grow(void *p, int *cap, int need, size_t elem)
+{
+    if (need <= *cap)
+        return p;
+    int nc = *cap ? *cap : 16;
+    while (nc < need)
+        nc *= 2;
+    void *np = realloc(p, (size_t)nc * elem);
+    if (!np)
+        return NULL;
+    memset((char *)np + (size_t)*cap * elem, 0, (size_t)(nc - *cap) * elem);
+    *cap = nc;
+    return np;
+}
+
+#define GROW(P, arr, cap, need)                                                                 \
+    do {                                                                                       \
+        void *g__ = grow((arr), &(cap), (need), sizeof *(arr));                               \
+        if (!g__) {                                                                            \
+            perr((P), NULL, "out of memory");                                                 \
+            return -1;                                                                         \
+        }                                                                                      \
+        (arr) = g__;                                                                           \
+    } while (0)
+
+/* ---------------------------------------------------------------- numbers */
+/* kind: 0 integer, 1 0f (f32 bits), 2 0d (f64 bits), 3 decimal float (f64 bits) */
+static int parse_number(const tok *t, int neg, int64_t *out, int *kind)
+{
+    char buf[80];
+    if (t->kind != TK_WORD || t->n >= (int)sizeof buf || !isdigit((unsigned char)t->s[0]))
+        return -1;
+    memcpy(buf, t->s, (size_t)t->n);
+    buf[t->n] = 0;
+    char *end;
+    *kind = 0;
+    if ((buf[0] == '0') && (buf[1] == 'f' || buf[1] == 'F') && t->n == 10) {
+        uint64_t v = strtoull(buf + 2, &end, 16);
+        if (*end)
+            return -1;
+        if (neg)
+            v ^= 0x80000000u;
+        *out = (int64_t)v;
+        *kind = 1;
+        return 0;
+    }
+    if ((buf[0] == '0') && (buf[1] == 'd' || buf[1] == 'D') && t->n == 18) {
+        uint64_t v = strtoull(buf + 2, &end, 16);
+        if (*end)
+            return -1;
+        if (neg)
+            v ^= 0x8000000000000000ull;
+        *out = (int64_t)v;
+        *kind = 2;
+        return 0;
+    }
+    if (strchr(buf, '.') || ((strchr(buf, 'e') || strchr(buf, 'E')) && !(buf[1] == 'x' || buf[1] == 'X'))) {
+        errno = 0;
+        double d = strtod(buf, &end);
+        if (*end || errno)
+            return -1;
+        if (neg)
+            d = -d;
+        memcpy(out, &d, 8);
+        *kind = 3;
+        return 0;
+    }
+    size_t len = strlen(buf);
+    if (len && (buf[len - 1] == 'U' || buf[len - 1] == 'u'))
+        buf[--len] = 0;
+    errno = 0;
+    uint64_t v;
+    if (buf[0] == '0' && (buf[1] == 'b' || buf[1] == 'B'))
+        v = strtoull(buf + 2, &end, 2);
+    else
+        v = strtoull(buf, &end, 0);
+    if (*end || errno)
+        return -1;
+    *out = neg ? -(int64_t)v : (int64_t)v;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- scopes */
+static int scope_push(parser *P, const char *name, int n, int count, int base, int is_var)
+{
+    GROW(P, P->scope, P->capscope, P->nscope + 1);
+    P->scope[P->nscope++] = (scope_ent){name, n, count, base, P->depth, is_var};
+    return 0;
+}
+
+static void scope_pop(parser *P)
+{
+    while (P->nscope && P->scope[P->nscope - 1].depth >= P->depth)
+        P->nscope--;
+}
+
+/* register slot of a name in the current function, -1 if none */
+static int reg_lookup(parser *P, const char *s, int n)
+{
+    for (int i = P->nscope - 1; i >= 0; i--) {
+        scope_ent *e = &P->scope[i];
+        if (e->is_var)
+            continue;
+        if (!e->count) {
+            if (e->n == n && !memcmp(e->name, s, (size_t)n))
+                return e->base;
+        } else if (n > e->n && !memcmp(e->name, s, (size_t)e->n)) {
+            int k = 0, j = e->n;
+            if (s[j] == '0' && n > j + 1)
+                continue;
+            for (; j < n; j++) {
+                if (!isdigit((unsigned char)s[j]))
+                    break;
+                k = k * 10 + (s[j] - '0');
+                if (k > 1 << 24)
+                    break;
+            }
+            if (j == n && k < e->count)
+                return e->base + k;
+        }
+    }
+    return -1;
+}
+
+static int var_lookup(parser *P, const char *s, int n)
+{
+    for (int i = P->nscope - 1; i >= 0; i--) {
+        scope_ent *e = &P->scope[i];
+        if (e->is_var && e->n == n && !memcmp(e->name, s, (size_t)n))
+            return e->base;
+    }
+    for (int i = 0; i < P->m->nvars; i++)
+        if (P->m->vars[i].func < 0 && !strncmp(P->m->vars[i].name, s, (size_t)n) && !P->m->vars[i].name[n])
+            return i;
+    return -1;
+}
+
+static int func_lookup(ash_ptx_module *m, const char *s, int n)
+{
+    for (int i = 0; i < m->nfuncs; i++)
+        if (!strncmp(m->funcs[i].name, s, (size_t)n) && !m->funcs[i].name[n])
+            return i;
+    return -1;
+}
+
+int ash_ptx_find_func(const ash_ptx_module *m, const char *name)
+{
+    return func_lookup((ash_ptx_module *)m, name, (int)strlen(name));
+}
+
+int ash_ptx_find_var(const ash_ptx_module *m, const char *name)
+{
+    for (int i = 0; i < m->nvars; i++)
+        if (m->vars[i].func < 0 && !strcmp(m->vars[i].name, name))
+            return i;
+    return -1;
+}
+
+const char *ash_ptx_line_text(const ash_ptx_module *m, int line)
+{
+    return line >= 1 && line <= m->nlines && m->lines[line - 1] ? m->lines[line - 1] : "";
+}
+
+/* ---------------------------------------------------------------- special registers */
+static const struct { const char *s; int id; } sregs[] = {
+    {"%tid.x", ASH_PTX_SR_TID}, {"%tid.y", ASH_PTX_SR_TID + 1}, {"%tid.z", ASH_PTX_SR_TID + 2},
+    {"%ntid.x", ASH_PTX_SR_NTID}, {"%ntid.y", ASH_PTX_SR_NTID + 1}, {"%ntid.z", ASH_PTX_SR_NTID + 2},
+    {"%ctaid.x", ASH_PTX_SR_CTAID}, {"%ctaid.y", ASH_PTX_SR_CTAID + 1}, {"%ctaid.z", ASH_PTX_SR_CTAID + 2},
+    {"%nctaid.x", ASH_PTX_SR_NCTAID}, {"%nctaid.y", ASH_PTX_SR_NCTAID + 1},
+    {"%nctaid.z", ASH_PTX_SR_NCTAID + 2}, {"%laneid", ASH_PTX_SR_LANEID}, {"%warpid", ASH_PTX_SR_WARPID},
+    {"%nwarpid", ASH_PTX_SR_NWARPID}, {"%smid", ASH_PTX_SR_SMID}, {"%nsmid", ASH_PTX_SR_NSMID},
+    {"%clock", ASH_PTX_SR_CLOCK}, {"%clock64", ASH_PTX_SR_CLOCK64}, {"%globaltimer", ASH_PTX_SR_GLOBALTIMER},
+    {"%lanemask_eq", ASH_PTX_SR_LANEMASK_EQ}, {"%lanemask_le", ASH_PTX_SR_LANEMASK_LE},
+    {"%lanemask_lt", ASH_PTX_SR_LANEMASK_LT}, {"%lanemask_ge", ASH_PTX_SR_LANEMASK_GE},
+    {"%lanemask_gt", ASH_PTX_SR_LANEMASK_GT}, {"%gridid", ASH_PTX_SR_GRIDID},
+    {"%dynamic_smem_size", ASH_PTX_SR_DYNSMEM}, {"%total_smem_size", ASH_PTX_SR_TOTALSMEM},
+    {"WARP_SZ", ASH_PTX_SR_WARPSZ},
+};
+
+static int sreg_of(const tok *t)
+{
+    for (size_t i = 0; i < sizeof sregs / sizeof sregs[0]; i++)
+        if (is(t, sregs[i].s))
+            return sregs[i].id;
+    return -1;
+}
+
+/* ---------------------------------------------------------------- variables */
+static int var_new(parser *P, ash_ptx_var **out)
+{
+    GROW(P, P->m->vars, P->caps_vars, P->m->nvars + 1);
+    ash_ptx_var *v = &P->m->vars[P->m->nvars++];
+    memset(v, 0, sizeof *v);
+    v->func = -1;
+    *out = v;
+    return P->m->nvars - 1;
+}
+
+static size_t align_up(size_t v, size_t a)
+{
+    return a > 1 ? (v + a - 1) / a * a : v;
+}
+
+static int put_reloc(parser *P, ash_ptx_var *v, size_t off, int esz, int sym, int64_t add, int generic)
+{
+    int cap = v->nrelocs;   /* grow by one each time: initialisers with addresses are short */
+    ash_ptx_reloc *r = realloc(v->relocs, (size_t)(cap + 1) * sizeof *r);
+    if (!r) {
+        perr(P, NULL, "out of memory");
+        return -1;
+    }
+    v->relocs = r;
+    r[v->nrelocs++] = (ash_ptx_reloc){off, esz, sym, add, generic};
+    return 0;
+}
+
+static void put_value(unsigned char *dst, int esz, int type, int64_t bits, int kind)
+{
+    if (type == ASH_PTX_T_F32 && (kind == 2 || kind == 3)) {
+        double d;
+        memcpy(&d, &bits, 8);
+        float f = (float)d;
+        uint32_t u;
+        memcpy(&u, &f, 4);
+        bits = u;
+    } else if (type == ASH_PTX_T_F64 && kind == 1) {
+        uint32_t u = (uint32_t)bits;
+        float f;
+        memcpy(&f, &u, 4);
+        double d = f;
+        memcpy(&bits, &d, 8);
+    } else if (type == ASH_PTX_T_F64 && kind == 0) {
+        double d = (double)bits;
+        memcpy(&bits, &d, 8);
+    } else if (type == ASH_PTX_T_F32 && kind == 0) {
+        float f = (float)bits;
+        uint32_t u;
+        memcpy(&u, &f, 4);
+        bits = u;
+    }
+    uint64_t u = (uint64_t)bits;
+    for (int i = 0; i < esz; i++)
+        dst[i] = (unsigned char)(u >> (8 * i));   /* little endian, as on the GPU */
+}
+
+/* initialiser elements, flattened in order: numbers, `sym`, `sym+N`, `generic(sym)`, nested {} */
+static int parse_init(parser *P, ash_ptx_var *v, int esz, size_t *idx, size_t count)
+{
+    tok *t = peek(P);
+    if (t->kind == '{') {
+        next(P);
+        if (accept(P, '}'))
+            return 0;
+        do {
+            if (parse_init(P, v, esz, idx, count))
+                return -1;
+        } while (accept(P, ','));
+        return expect(P, '}', "'}' closing the initialiser") ? 0 : -1;
+    }
+    tok e = next(P);
+    if (*idx >= count) {
+        perr(P, &e, "too many initialiser elements for %s", v->name);
+        return -1;
+    }
+    size_t off = *idx * (size_t)esz;
+    (*idx)++;
+    int neg = 0;
+    if (e.kind == '-') {
+        neg = 1;
+        e = next(P);
+    }
+    int64_t bits;
+    int kind;
+    if (e.kind == TK_WORD && isdigit((unsigned char)e.s[0])) {
+        if (parse_number(&e, neg, &bits, &kind)) {
+            perr(P, &e, "bad number in the initialiser of %s", v->name);
+            return -1;
+        }
+        put_value(v->init + off, esz, v->type, bits, kind);
+        return 0;
+    }
+    int generic = 0;
+    if (e.kind == TK_WORD && (is(&e, "generic") || is(&e, "global"))) {
+        generic = is(&e, "generic");
+        if (!expect(P, '(', "'(' after generic"))
+            return -1;
+        e = next(P);
+    }
+    int sym = e.kind == TK_WORD ? var_lookup(P, e.s, e.n) : -1;
+    if (sym < 0) {
+        perr(P, &e, "unknown symbol in the initialiser of %s", v->name);
+        return -1;
+    }
+    if (generic && !expect(P, ')', "')' after generic(symbol"))
+        return -1;
+    int64_t add = 0;
+    if (peek(P)->kind == '+' || peek(P)->kind == '-') {
+        int sub = next(P).kind == '-';
+        tok nt = next(P);
+        if (parse_number(&nt, sub, &add, &kind) || kind) {
+            perr(P, &nt, "bad offset in the initialiser of %s", v->name);
+            return -1;
+        }
+    }
+    if (esz != 4 && esz != 8) {
+        perr(P, &e, "a symbol address needs a 32- or 64-bit element in %s", v->name);
+        return -1;
+    }
+    return put_reloc(P, v, off, esz, sym, add, generic);
+}
+
+/* [.align N] [.vN] .type [.ptr ...] name[dims] [= init]; `space` already read. func >= 0 inside a body.
+ * kind: 0 a plain variable, 1 an entry parameter, 2 a function parameter / return value */
+static int parse_var(parser *P, int space, int is_extern, int func, int kind, int *out)
+{
+    size_t align = 0;
+    int type = 0, vecn = 1, is_ptr = 0;
+    tok t;
+    for (;;) {
+        t = *peek(P);
+        if (t.kind != TK_WORD || t.s[0] != '.')
+            break;
+        next(P);
+        if (is(&t, ".align")) {
+            tok a = next(P);
+            int64_t av;
+            int k;
+            if (parse_number(&a, 0, &av, &k) || k || av <= 0 || (av & (av - 1))) {
+                perr(P, &a, "bad .align value");
+                return -1;
+            }
+            align = (size_t)av;
+        } else if (is(&t, ".v2") || is(&t, ".v4") || is(&t, ".v8")) {
+            vecn = t.s[2] - '0';
+        } else if (is(&t, ".ptr")) {
+            is_ptr = 1;
+        } else if (is(&t, ".global") || is(&t, ".shared") || is(&t, ".const") || is(&t, ".local")) {
+            /* .ptr state space */
+        } else if (type_of(t.s + 1, t.n - 1)) {
+            type = type_of(t.s + 1, t.n - 1);
+        } else {
+            perr(P, &t, "unknown variable attribute");
+            return -1;
+        }
+    }
+    if (!type) {
+        perr(P, peek(P), "variable without a type");
+        return -1;
+    }
+    tok nm = next(P);
+    if (nm.kind != TK_WORD) {
+        perr(P, &nm, "expected a variable name, found");
+        return -1;
+    }
+    int esz = ash_ptx_type_size(type) * vecn;
+    size_t count = 1;
+    int unsized = 0;
+    while (peek(P)->kind == '[') {
+        next(P);
+        if (accept(P, ']')) {
+            unsized = 1;
+            count = 0;
+            continue;
+        }
+        tok d = next(P);
+        int64_t dv;
+        int k;
+        if (parse_number(&d, 0, &dv, &k) || k || dv < 0) {
+            perr(P, &d, "bad array size");
+            return -1;
+        }
+        count *= (size_t)dv;
+        if (!expect(P, ']', "']'"))
+            return -1;
+    }
+    ash_ptx_var *v;
+    int vi = var_new(P, &v);
+    if (vi < 0)
+        return -1;
+    v->name = dupn(nm.s, nm.n);
+    v->space = space;
+    v->type = type;
+    v->size = (size_t)esz * count;
+    v->align = align ? align : (size_t)(esz ? esz / vecn : 1);
+    v->is_extern = is_extern || unsized;
+    v->func = func;
+    v->is_entry_param = kind == 1;
+    v->is_func_param = kind == 2;
+    if (!v->name) {
+        perr(P, NULL, "out of memory");
+        return -1;
+    }
+    (void)is_ptr;
+    if (accept(P, '=')) {
+        if (unsized) {
+            /* `x[] = {...}`: size from the initialiser; count elements first on a copy */
+            parser save = *P;
+            int depth = 0;
+            size_t n = 0;
+            for (;;) {
+                tok c = next(P);
+                if (c.kind == '{') depth++;
+                else if (c.kind == '}') depth--;
+                else if (c.kind == ',' || c.kind == '(' || c.kind == ')' || c.kind == '+' || c.kind == '-') {}
+                else if (c.kind == TK_WORD && !is(&c, "generic")) {
+                    /* an offset after '+' is not an element */
+                    n++;
+                }
+                if (c.kind == ';' || c.kind == TK_EOF || (depth == 0 && c.kind != '{' && peek(P)->kind == ';'))
+                    break;
+            }
+            int line = P->line;
+            const char *ls = P->line_start;
+            *P = save;
+            (void)line;
+            (void)ls;
+            count = n;
+            v = &P->m->vars[vi];
+            v->size = (size_t)esz * count;
+            v->is_extern = 0;
+        }
+        v->init = calloc(1, v->size ? v->size : 1);
+        if (!v->init) {
+            perr(P, NULL, "out of memory");
+            return -1;
+        }
+        size_t idx = 0;
+        if (parse_init(P, v, esz / vecn, &idx, count * (size_t)vecn))
+            return -1;
+    }
+    if (func >= 0 && (kind == 0 || kind == 2)) {
+        if (scope_push(P, P->m->vars[vi].name, nm.n, 0, vi, 1))
+            return -1;
+    }
+    *out = vi;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- instructions */
+typedef struct mod_ent {
+    const char *s;
+    int what, val;
+} mod_ent;
+enum { M_TYPE = 1, M_SPACE, M_RND, M_FLAG, M_CMP, M_SUB, M_VEC, M_IGNORE };
+
+static const mod_ent mods[] = {
+    {"global", M_SPACE, ASH_PTX_S_GLOBAL}, {"shared", M_SPACE, ASH_PTX_S_SHARED},
+    {"shared::cta", M_SPACE, ASH_PTX_S_SHARED}, {"local", M_SPACE, ASH_PTX_S_LOCAL},
+    {"const", M_SPACE, ASH_PTX_S_CONST}, {"param", M_SPACE, ASH_PTX_S_PARAM},
+    {"param::entry", M_SPACE, ASH_PTX_S_PARAM}, {"param::func", M_SPACE, ASH_PTX_S_PARAM},
+    {"rn", M_RND, ASH_PTX_R_RN}, {"rz", M_RND, ASH_PTX_R_RZ}, {"rm", M_RND, ASH_PTX_R_RM},
+    {"rp", M_RND, ASH_PTX_R_RP}, {"rni", M_RND, ASH_PTX_R_RNI}, {"rzi", M_RND, ASH_PTX_R_RZI},
+    {"rmi", M_RND, ASH_PTX_R_RMI}, {"rpi", M_RND, ASH_PTX_R_RPI}, {"rna", M_RND, ASH_PTX_R_RNA},
+    {"ftz", M_FLAG, ASH_PTX_F_FTZ}, {"sat", M_FLAG, ASH_PTX_F_SAT}, {"approx", M_FLAG, ASH_PTX_F_APPROX},
+    {"full", M_FLAG, ASH_PTX_F_FULL}, {"wide", M_FLAG, ASH_PTX_F_WIDE}, {"uni", M_FLAG, ASH_PTX_F_UNI},
+    {"nc", M_FLAG, ASH_PTX_F_NC}, {"volatile", M_FLAG, ASH_PTX_F_VOLATILE}, {"cc", M_FLAG, ASH_PTX_F_CC},
+    {"wrap", M_FLAG, ASH_PTX_F_WRAP}, {"clamp", M_FLAG, ASH_PTX_F_CLAMP}, {"aligned", M_FLAG, ASH_PTX_F_ALIGNED},
+    {"shiftamt", M_FLAG, ASH_PTX_F_SHIFTAMT}, {"relu", M_FLAG, ASH_PTX_F_RELU}, {"noftz", M_FLAG, ASH_PTX_F_NOFTZ},
+    {"to", M_FLAG, ASH_PTX_F_TO}, {"sync", M_FLAG, ASH_PTX_F_SYNC}, {"satfinite", M_FLAG, ASH_PTX_F_SATFINITE},
+    {"xorsign", M_FLAG, ASH_PTX_F_XORSIGN}, {"NaN", M_FLAG, ASH_PTX_F_NAN},
+    {"v2", M_VEC, 2}, {"v4", M_VEC, 4},
+    /* cache, eviction, memory-order and scope qualifiers: no effect on a host's coherent memory
+     * (atomics and fences are sequentially consistent here, which is stronger than any of them) */
+    {"ca", M_IGNORE, 0}, {"cg", M_IGNORE, 0}, {"cs", M_IGNORE, 0}, {"lu", M_IGNORE, 0},
+    {"cv", M_IGNORE, 0}, {"wb", M_IGNORE, 0}, {"wt", M_IGNORE, 0}, {"relaxed", M_IGNORE, 0},
+    {"acquire", M_IGNORE, 0}, {"release", M_IGNORE, 0}, {"acq_rel", M_IGNORE, 0}, {"sc", M_IGNORE, 0},
+    {"weak", M_IGNORE, 0}, {"cta", M_IGNORE, 0}, {"gpu", M_IGNORE, 0}, {"sys", M_IGNORE, 0},
+    {"gl", M_IGNORE, 0}, {"L1::evict_last", M_IGNORE, 0}, {"L1::evict_first", M_IGNORE, 0},
+    {"L1::evict_normal", M_IGNORE, 0}, {"L1::evict_unchanged", M_IGNORE, 0},
+    {"L1::no_allocate", M_IGNORE, 0}, {"L2::evict_last", M_IGNORE, 0}, {"L2::evict_first", M_IGNORE, 0},
+    {"L2::evict_normal", M_IGNORE, 0}, {"L2::64B", M_IGNORE, 0}, {"L2::128B", M_IGNORE, 0},
+    {"L2::256B", M_IGNORE, 0}, {"L1", M_IGNORE, 0}, {"L2", M_IGNORE, 0},
+};
+
+static const struct { const char *s; int v; } cmps[] = {
+    {"eq", ASH_PTX_C_EQ}, {"ne", ASH_PTX_C_NE}, {"lt", ASH_PTX_C_LT}, {"le", ASH_PTX_C_LE},
+    {"gt", ASH_PTX_C_GT}, {"ge", ASH_PTX_C_GE}, {"lo", ASH_PTX_C_LO}, {"ls", ASH_PTX_C_LS},
+    {"hi", ASH_PTX_C_HI}, {"hs", ASH_PTX_C_HS}, {"equ", ASH_PTX_C_EQU}, {"neu", ASH_PTX_C_NEU},
+    {"ltu", ASH_PTX_C_LTU}, {"leu", ASH_PTX_C_LEU}, {"gtu", ASH_PTX_C_GTU}, {"geu", ASH_PTX_C_GEU},
+    {"num", ASH_PTX_C_NUM}, {"nan", ASH_PTX_C_NAN},
+};
+
+static const struct { const char *s; int v; } subs[] = {
+    {"add", ASH_PTX_A_ADD}, {"min", ASH_PTX_A_MIN}, {"max", ASH_PTX_A_MAX}, {"inc", ASH_PTX_A_INC},
+    {"dec", ASH_PTX_A_DEC}, {"cas", ASH_PTX_A_CAS}, {"exch", ASH_PTX_A_EXCH}, {"and", ASH_PTX_A_AND},
+    {"or", ASH_PTX_A_OR}, {"xor", ASH_PTX_A_XOR}, {"up", ASH_PTX_SH_UP}, {"down", ASH_PTX_SH_DOWN},
+    {"bfly", ASH_PTX_SH_BFLY}, {"idx", ASH_PTX_SH_IDX}, {"all", ASH_PTX_V_ALL}, {"any", ASH_PTX_V_ANY},
+    {"uni", ASH_PTX_V_UNI}, {"ballot", ASH_PTX_V_BALLOT}, {"arrive", ASH_PTX_B_ARRIVE},
+    {"popc", ASH_PTX_B_RED_POPC}, {"warp", ASH_PTX_B_WARP}, {"l", ASH_PTX_SHF_L}, {"r", ASH_PTX_SHF_R},
+    {"f4e", ASH_PTX_P_F4E}, {"b4e", ASH_PTX_P_B4E}, {"rc8", ASH_PTX_P_RC8}, {"ecl", ASH_PTX_P_ECL},
+    {"ecr", ASH_PTX_P_ECR}, {"rc16", ASH_PTX_P_RC16}, {"finite", ASH_PTX_T_FINITE},
+    {"infinite", ASH_PTX_T_INFINITE}, {"number", ASH_PTX_T_NUMBER}, {"notanumber", ASH_PTX_T_NOTANUMBER},
+    {"normal", ASH_PTX_T_NORMAL}, {"subnormal", ASH_PTX_T_SUBNORMAL},
+};
+
+static int lookup_tab_cmp(const char *s, int n)
+{
+    for (size_t i = 0; i < sizeof cmps / sizeof cmps[0]; i++)
+        if ((int)strlen(cmps[i].s) == n && !memcmp(cmps[i].s, s, (size_t)n))
+            return cmps[i].v;
+    return 0;
+}
+
+static int lookup_tab_sub(const char *s, int n)
+{
+    for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
+        if ((int)strlen(subs[i].s) == n && !memcmp(subs[i].s, s, (size_t)n))
+            return subs[i].v;
+    return 0;
+}
+
+/* decode the opcode word into in->op and modifiers; 0 if a part is unknown (op stays NONE) */
+static int decode_opcode(const tok *t, ash_ptx_insn *in)
+{
+    const char *s = t->s, *end = t->s + t->n;
+    const char *dot = memchr(s, '.', (size_t)t->n);
+    int bn = dot ? (int)(dot - s) : t->n;
+    int op = 0;
+    for (int i = 1; i < ASH_PTX_OP_COUNT; i++)
+        if ((int)strlen(opnames[i]) == bn && !memcmp(opnames[i], s, (size_t)bn)) {
+            op = i;
+            break;
+        }
+    if (!op)
+        return 0;
+    int ok = 1;
+    const char *p = dot;
+    while (p && p < end) {
+        const char *q = p + 1;
+        while (q < end && *q != '.')
+            q++;
+        const char *ms = p + 1;
+        int mn = (int)(q - ms);
+        p = q < end ? q : NULL;
+        int ty = type_of(ms, mn);
+        if (ty) {
+            if (!in->type)
+                in->type = (uint8_t)ty;
+            else if (!in->type2)
+                in->type2 = (uint8_t)ty;
+            else
+                ok = 0;
+            continue;
+        }
+        /* opcode-specific words first */
+        if (op == ASH_PTX_OP_SETP || op == ASH_PTX_OP_SET) {
+            int c = lookup_tab_cmp(ms, mn);
+            if (c && !in->cmp) {
+                in->cmp = (uint8_t)c;
+                continue;
+            }
+            int b = lookup_tab_sub(ms, mn);
+            if (b == ASH_PTX_A_AND || b == ASH_PTX_A_OR || b == ASH_PTX_A_XOR) {
+                in->bop = (uint8_t)b;
+                continue;
+            }
+        }
+        if ((op == ASH_PTX_OP_MUL || op == ASH_PTX_OP_MAD || op == ASH_PTX_OP_MUL24 || op == ASH_PTX_OP_MAD24) &&
+            mn == 2 && (!memcmp(ms, "hi", 2) || !memcmp(ms, "lo", 2))) {
+            in->flags |= ms[0] == 'h' ? ASH_PTX_F_HI : ASH_PTX_F_LO;
+            continue;
+        }
+        if (op == ASH_PTX_OP_BAR && mn == 3 && !memcmp(ms, "red", 3))
+            continue;   /* bar.red.popc / .and / .or: the operation follows */
+        if (op == ASH_PTX_OP_BAR || op == ASH_PTX_OP_BARRIER) {
+            int b = lookup_tab_sub(ms, mn);
+            if (b == ASH_PTX_A_AND) { in->sub = ASH_PTX_B_RED_AND; continue; }
+            if (b == ASH_PTX_A_OR) { in->sub = ASH_PTX_B_RED_OR; continue; }
+        }
+        if (op == ASH_PTX_OP_MATCH && mn == 3 && (!memcmp(ms, "any", 3) || !memcmp(ms, "all", 3))) {
+            in->sub = ms[1] == 'n' ? ASH_PTX_M_ANY : ASH_PTX_M_ALL;
+            continue;
+        }
+        if (op == ASH_PTX_OP_MIN || op == ASH_PTX_OP_MAX) {
+            if (mn == 3 && !memcmp(ms, "abs", 3))
+                continue;   /* with xorsign */
+        }
+        if (op == ASH_PTX_OP_CVT && mn == 4 && !memcmp(ms, "pack", 4)) {
+            in->flags |= ASH_PTX_F_PACK;
+            continue;
+        }
+        int done = 0;
+        for (size_t i = 0; i < sizeof mods / sizeof mods[0]; i++)
+            if ((int)strlen(mods[i].s) == mn && !memcmp(mods[i].s, ms, (size_t)mn)) {
+                switch (mods[i].what) {
+                case M_SPACE: in->space = (uint8_t)mods[i].val; break;
+                case M_RND: in->rnd = (uint8_t)mods[i].val; break;
+                case M_FLAG: in->flags |= (uint32_t)mods[i].val; break;
+                case M_VEC: in->vec = (uint8_t)mods[i].val; break;
+                default: break;
+                }
+                done = 1;
+                break;
+            }
+        if (done)
+            continue;
+        int b = lookup_tab_sub(ms, mn);
+        if (b && !in->sub && (op == ASH_PTX_OP_ATOM || op == ASH_PTX_OP_RED || op == ASH_PTX_OP_SHFL ||
+                              op == ASH_PTX_OP_VOTE || op == ASH_PTX_OP_BAR || op == ASH_PTX_OP_BARRIER ||
+                              op == ASH_PTX_OP_SHF || op == ASH_PTX_OP_PRMT || op == ASH_PTX_OP_TESTP ||
+                              op == ASH_PTX_OP_CREDUX)) {
+            in->sub = (uint8_t)b;
+            continue;
+        }
+        ok = 0;
+    }
+    if (!ok)
+        return 0;
+    in->op = (uint16_t)op;
+    if (!in->vec)
+        in->vec = 1;
+    return 1;
+}
+
+static int add_fixup(parser *P, int insn, int opnd, const tok *t)
+{
+    GROW(P, P->fix, P->capfix, P->nfix + 1);
+    P->fix[P->nfix++] = (fixup){insn, opnd, t->s, t->n, t->line, t->col};
+    return 0;
+}
+
+static int parse_reg_operand(parser *P, const tok *t)
+{
+    int r = reg_lookup(P, t->s, t->n);
+    if (r < 0)
+        perr(P, t, "undeclared register");
+    return r;
+}
+
+/* one operand; insn index for label fixups */
+static int parse_operand(parser *P, ash_ptx_insn *in, int k, int ii)
+{
+    ash_ptx_opnd *o = &in->o[k];
+    o->reg = -1;
+    o->sym = -1;
+    tok t = next(P);
+    if (t.kind == '[') {
+        o->kind = ASH_PTX_K_MEM;
+        tok b = next(P);
+        int neg = 0;
+        if (b.kind == TK_WORD && b.s[0] == '%') {
+            if ((o->reg = parse_reg_operand(P, &b)) < 0)
+                return -1;
+        } else if (b.kind == TK_WORD && isdigit((unsigned char)b.s[0])) {
+            int kind;
+            if (parse_number(&b, 0, &o->imm, &kind) || kind) {
+                perr(P, &b, "bad address");
+                return -1;
+            }
+        } else if (b.kind == TK_WORD) {
+            if ((o->sym = var_lookup(P, b.s, b.n)) < 0) {
+                perr(P, &b, "unknown symbol in address");
+                return -1;
+            }
+        } else {
+            perr(P, &b, "bad address operand");
+            return -1;
+        }
+        if (peek(P)->kind == '+' || peek(P)->kind == '-') {
+            neg = next(P).kind == '-';
+            if (peek(P)->kind == '-') {
+                next(P);
+                neg = !neg;
+            }
+            tok n = next(P);
+            int64_t off;
+            int kind;
+            if (parse_number(&n, neg, &off, &kind) || kind) {
+                perr(P, &n, "bad address offset");
+                return -1;
+            }
+            o->imm += off;
+        }
+        return expect(P, ']', "']' closing the address") ? 0 : -1;
+    }
+    if (t.kind == '{') {
+        o->kind = ASH_PTX_K_VEC;
+        do {
+            tok e = next(P);
+            if (o->n >= 4) {
+                perr(P, &e, "vector operand longer than 4");
+                return -1;
+            }
+            if (is(&e, "_")) {
+                o->vec[o->n++] = -1;
+                continue;
+            }
+            int r = e.kind == TK_WORD ? parse_reg_operand(P, &e) : -1;
+            if (r < 0) {
+                if (!P->failed)
+                    perr(P, &e, "expected a register in the vector operand");
+                return -1;
+            }
+            o->vec[o->n++] = r;
+        } while (accept(P, ','));
+        return expect(P, '}', "'}' closing the vector operand") ? 0 : -1;
+    }
+    if (t.kind == '!') {
+        t = next(P);
+        o->neg = 1;
+    }
+    int neg = 0;
+    if (t.kind == '-') {
+        neg = 1;
+        t = next(P);
+    }
+    if (t.kind != TK_WORD) {
+        perr(P, &t, "bad operand");
+        return -1;
+    }
+    if (isdigit((unsigned char)t.s[0])) {
+        int kind;
+        o->kind = ASH_PTX_K_IMM;
+        if (parse_number(&t, neg, &o->imm, &kind)) {
+            perr(P, &t, "bad number");
+            return -1;
+        }
+        o->n = (uint8_t)kind;
+        return 0;
+    }
+    if (neg) {
+        perr(P, &t, "'-' before a non-number operand");
+        return -1;
+    }
+    if (is(&t, "_")) {
+        o->kind = ASH_PTX_K_SINK;
+        return 0;
+    }
+    int sr = sreg_of(&t);
+    if (sr >= 0) {
+        o->kind = ASH_PTX_K_SREG;
+        o->sreg = (uint8_t)sr;
+        return 0;
+    }
+    if (t.s[0] == '%') {
+        o->kind = ASH_PTX_K_REG;
+        o->reg = parse_reg_operand(P, &t);
+        return o->reg < 0 ? -1 : 0;
+    }
+    if (in->op == ASH_PTX_OP_BRA) {
+        o->kind = ASH_PTX_K_LABEL;
+        return add_fixup(P, ii, k, &t);
+    }
+    int v = var_lookup(P, t.s, t.n);
+    if (v >= 0) {
+        o->kind = ASH_PTX_K_SYM;
+        o->sym = v;
+        if (peek(P)->kind == '+') {   /* mov %rd, sym+8 */
+            next(P);
+            tok n = next(P);
+            int kind;
+            if (parse_number(&n, 0, &o->imm, &kind) || kind) {
+                perr(P, &n, "bad symbol offset");
+                return -1;
+            }
+        }
+        return 0;
+    }
+    int f = func_lookup(P->m, t.s, t.n);
+    if (f >= 0) {
+        o->kind = ASH_PTX_K_FUNC;
+        o->sym = f;
+        return 0;
+    }
+    perr(P, &t, "unknown symbol");
+    return -1;
+}
+
+/* call[.uni] [(ret, ...),] func [, (arg, ...)] [, proto]; */
+static int parse_call(parser *P, ash_ptx_insn *in)
+{
+    int rets[16], nret = 0, args[32], narg = 0;
+    if (accept(P, '(')) {
+        do {
+            tok r = next(P);
+            int v = r.kind == TK_WORD ? var_lookup(P, r.s, r.n) : -1;
+            if (v < 0 || nret >= 16) {
+                perr(P, &r, "bad call return parameter");
+                return -1;
+            }
+            rets[nret++] = v;
+        } while (accept(P, ','));
+        if (!expect(P, ')', "')'") || !expect(P, ',', "','"))
+            return -1;
+    }
+    tok f = next(P);
+    int fi = f.kind == TK_WORD ? func_lookup(P->m, f.s, f.n) : -1;
+    if (fi < 0) {
+        /* an indirect call through a register: kept as unsupported */
+        in->op = ASH_PTX_OP_NONE;
+        skip_to_semicolon(P);
+        return 1;
+    }
+    in->o[0] = (ash_ptx_opnd){.kind = ASH_PTX_K_FUNC, .sym = fi, .reg = -1};
+    in->nops = 1;
+    if (accept(P, ',')) {
+        if (!expect(P, '(', "'(' before the call arguments"))
+            return -1;
+        if (!accept(P, ')')) {
+            do {
+                tok a = next(P);
+                int v = a.kind == TK_WORD ? var_lookup(P, a.s, a.n) : -1;
+                if (v < 0 || narg >= 32) {
+                    perr(P, &a, "bad call argument");
+                    return -1;
+                }
+                args[narg++] = v;
+            } while (accept(P, ','));
+            if (!expect(P, ')', "')'"))
+                return -1;
+        }
+        if (accept(P, ',')) {   /* prototype: indirect calls only */
+            next(P);
+        }
+    }
+    if (!expect(P, ';', "';' after the call"))
+        return -1;
+    ash_ptx_module *m = P->m;
+    GROW(P, m->callvars, P->caps_callvars, m->ncallvars + nret + narg);
+    in->call_args = m->ncallvars;
+    for (int i = 0; i < nret; i++)
+        m->callvars[m->ncallvars++] = rets[i];
+    for (int i = 0; i < narg; i++)
+        m->callvars[m->ncallvars++] = args[i];
+    in->call_nret = (uint8_t)nret;
+    in->call_nargs = (uint8_t)narg;
+    P->m->funcs[P->fn].has_calls = 1;
+    return 1;
+}
+
+/* immediates written as floats: convert to the instruction's float width */
+static void fix_immediates(ash_ptx_insn *in)
+{
+    int t = in->type;
+    if (in->op == ASH_PTX_OP_CVT || in->op == ASH_PTX_OP_SET)
+        t = in->type2 ? in->type2 : in->type;
+    for (int k = 0; k < in->nops; k++) {
+        ash_ptx_opnd *o = &in->o[k];
+        if (o->kind != ASH_PTX_K_IMM || !o->n)
+            continue;
+        if (t == ASH_PTX_T_F64 && o->n == 1) {
+            uint32_t u = (uint32_t)o->imm;
+            float f;
+            memcpy(&f, &u, 4);
+            double d = f;
+            memcpy(&o->imm, &d, 8);
+        } else if (t != ASH_PTX_T_F64 && (o->n == 2 || o->n == 3)) {
+            double d;
+            memcpy(&d, &o->imm, 8);
+            float f = (float)d;
+            uint32_t u;
+            memcpy(&u, &f, 4);
+            o->imm = u;
+        }
+        o->n = 0;
+    }
+}
+
+static int insn_new(parser *P, ash_ptx_insn **out)
+{
+    GROW(P, P->m->insns, P->caps_insns, P->m->ninsns + 1);
+    ash_ptx_insn *in = &P->m->insns[P->m->ninsns++];
+    memset(in, 0, sizeof *in);
+    in->guard = -1;
+    in->func = P->fn;
+    *out = in;
+    return P->m->ninsns - 1;
+}
+
+static int parse_insn(parser *P, tok first)
+{
+    ash_ptx_insn *in;
+    int guard = -1, gneg = 0, gline = first.line;
+    if (first.kind == '@') {
+        tok g = next(P);
+        if (g.kind == '!') {
+            gneg = 1;
+            g = next(P);
+        }
+        if (g.kind != TK_WORD || (guard = reg_lookup(P, g.s, g.n)) < 0) {
+            perr(P, &g, "bad guard predicate");
+            return -1;
+        }
+        first = next(P);
+    }
+    if (first.kind != TK_WORD) {
+        perr(P, &first, "expected an instruction, found");
+        return -1;
+    }
+    int ii = insn_new(P, &in);
+    if (ii < 0)
+        return -1;
+    in->guard = guard;
+    in->guard_neg = (uint8_t)gneg;
+    in->line = gline;
+    if (!decode_opcode(&first, in)) {
+        in->op = ASH_PTX_OP_NONE;
+        skip_to_semicolon(P);
+        return 0;
+    }
+    if (in->op == ASH_PTX_OP_CALL) {
+        int r = parse_call(P, in);
+        return r < 0 ? -1 : 0;
+    }
+    if (accept(P, ';'))
+        return 0;
+    int k = 0;
+    do {
+        if (k >= ASH_PTX_MAX_OPNDS) {
+            perr(P, peek(P), "too many operands");
+            return -1;
+        }
+        /* a predicate pair d|p (setp, shfl, vote...): the second is its own operand */
+        if (parse_operand(P, &P->m->insns[ii], k, ii))
+            return -1;
+        k++;
+        if (peek(P)->kind == '|') {
+            next(P);
+            if (k >= ASH_PTX_MAX_OPNDS || parse_operand(P, &P->m->insns[ii], k, ii))
+                return -1;
+            P->m->insns[ii].o[k - 1].n = P->m->insns[ii].o[k - 1].n;   /* keep */
+            P->m->insns[ii].flags |= ASH_PTX_F_BOOL_NEG;               /* marks "has |p" */
+            k++;
+        }
+    } while (accept(P, ','));
+    in = &P->m->insns[ii];
+    in->nops = (uint8_t)k;
+    fix_immediates(in);
+    return expect(P, ';', "';' after the instruction") ? 0 : -1;
+}
+
+/* .reg [.vN] .type name[, name...]; names may be ranges `%r<N>` */
+static int parse_reg_decl(parser *P)
+{
+    tok t = next(P);
+    if (is(&t, ".v2") || is(&t, ".v4"))
+        t = next(P);
+    int type = t.kind == TK_WORD && t.s[0] == '.' ? type_of(t.s + 1, t.n - 1) : 0;
+    if (!type) {
+        perr(P, &t, "expected a register type, found");
+        return -1;
+    }
+    ash_ptx_func *f = &P->m->funcs[P->fn];
+    do {
+        tok nm = next(P);
+        if (nm.kind != TK_WORD) {
+            perr(P, &nm, "expected a register name, found");
+            return -1;
+        }
+        int count = 0;
+        if (accept(P, '<')) {
+            tok c = next(P);
+            int64_t v;
+            int kind;
+            if (parse_number(&c, 0, &v, &kind) || kind || v < 0 || v > 1 << 20) {
+                perr(P, &c, "bad register range");
+                return -1;
+            }
+            count = (int)v;
+            if (!expect(P, '>', "'>'"))
+                return -1;
+        }
+        int n = count ? count : 1;
+        int base = f->nregs;
+        int cap = P->capregs;
+        void *g1 = grow(f->reg_type, &cap, base + n, 1);
+        if (!g1) {
+            perr(P, NULL, "out of memory");
+            return -1;
+        }
+        f->reg_type = g1;
+        cap = P->capregs;
+        void *g2 = grow(f->reg_name, &cap, base + n, sizeof(char *));
+        if (!g2) {
+            perr(P, NULL, "out of memory");
+            return -1;
+        }
+        f->reg_name = g2;
+        P->capregs = cap;
+        for (int i = 0; i < n; i++) {
+            f->reg_type[base + i] = (uint8_t)type;
+            char buf[96];
+            if (count)
+                snprintf(buf, sizeof buf, "%.*s%d", nm.n > 80 ? 80 : nm.n, nm.s, i);
+            else
+                snprintf(buf, sizeof buf, "%.*s", nm.n > 80 ? 80 : nm.n, nm.s);
+            f->reg_name[base + i] = strdup(buf);
+        }
+        f->nregs += n;
+        if (scope_push(P, nm.s, nm.n, count, base, 0))
+            return -1;
+        if (count == 0 && reg_lookup(P, nm.s, nm.n) != base) {
+            perr(P, &nm, "register declared twice");
+            return -1;
+        }
+    } while (accept(P, ','));
+    return expect(P, ';', "';' after .reg") ? 0 : -1;
+}
+
+static int resolve_labels(parser *P, int fi)
+{
+    for (int i = 0; i < P->nfix; i++) {
+        fixup *x = &P->fix[i];
+        int found = -1;
+        for (int j = 0; j < P->nlabels; j++)
+            if (P->labels[j].n == x->n && !memcmp(P->labels[j].name, x->name, (size_t)x->n)) {
+                found = P->labels[j].insn;
+                break;
+            }
+        if (found < 0) {
+            tok t = {TK_WORD, x->name, x->n, x->line, x->col};
+            perr(P, &t, "undefined label");
+            return -1;
+        }
+        P->m->insns[x->insn].o[x->opnd].imm = found;
+    }
+    (void)fi;
+    P->nfix = 0;
+    P->nlabels = 0;
+    return 0;
+}
+
+/* a function body after '{' */
+static int parse_body(parser *P, int fi)
+{
+    ash_ptx_func *f = &P->m->funcs[fi];
+    f->first = P->m->ninsns;
+    f->defined = 1;
+    P->depth = 1;
+    for (;;) {
+        if (P->failed)
+            return -1;
+        tok t = next(P);
+        if (t.kind == TK_EOF) {
+            perr(P, &t, "function body not closed");
+            return -1;
+        }
+        if (t.kind == '}') {
+            scope_pop(P);
+            P->depth--;
+            if (P->depth == 0)
+                break;
+            continue;
+        }
+        if (t.kind == '{') {
+            P->depth++;
+            continue;
+        }
+        if (t.kind == TK_WORD && t.s[0] == '.') {
+            if (is(&t, ".reg")) {
+                if (parse_reg_decl(P))
+                    return -1;
+            } else if (is(&t, ".local") || is(&t, ".shared") || is(&t, ".param") || is(&t, ".const") ||
+                       is(&t, ".global")) {
+                int space = is(&t, ".local") ? ASH_PTX_S_LOCAL : is(&t, ".shared") ? ASH_PTX_S_SHARED
+                          : is(&t, ".param") ? ASH_PTX_S_PARAM : is(&t, ".const") ? ASH_PTX_S_CONST
+                          : ASH_PTX_S_GLOBAL;
+                int vi;
+                if (parse_var(P, space, 0, fi, 0, &vi))
+                    return -1;
+                ash_ptx_var *v = &P->m->vars[vi];
+                f = &P->m->funcs[fi];
+                if (space == ASH_PTX_S_LOCAL || space == ASH_PTX_S_PARAM) {
+                    f->frame_size = align_up(f->frame_size, v->align < 8 ? 8 : v->align);
+                    v->offset = f->frame_size;
+                    f->frame_size += v->size;
+                } else if (space == ASH_PTX_S_SHARED) {
+                    f->shared_size = align_up(f->shared_size, v->align);
+                    v->offset = f->shared_size;
+                    f->shared_size += v->size;
+                }
+                if (!expect(P, ';', "';' after the declaration"))
+                    return -1;
+            } else if (is(&t, ".loc") || is(&t, ".file")) {
+                skip_line(P);
+            } else if (is(&t, ".pragma")) {
+                skip_to_semicolon(P);
+            } else {
+                perr(P, &t, "unknown directive in a function body");
+                return -1;
+            }
+            continue;
+        }
+        if (t.kind == TK_WORD && peek(P)->kind == ':') {
+            next(P);
+            if (peek(P)->kind == TK_WORD && is(peek(P), ".callprototype")) {
+                skip_to_semicolon(P);
+                continue;
+            }
+            GROW(P, P->labels, P->caplabels, P->nlabels + 1);
+            P->labels[P->nlabels++] = (label_ent){t.s, t.n, P->m->ninsns};
+            continue;
+        }
+        if (parse_insn(P, t))
+            return -1;
+        f = &P->m->funcs[fi];
+    }
+    f = &P->m->funcs[fi];
+    f->count = P->m->ninsns - f->first;
+    /* a body that falls off its end returns */
+    ash_ptx_insn *in;
+    if (insn_new(P, &in) < 0)
+        return -1;
+    in->op = ASH_PTX_OP_RET;
+    in->line = P->line;
+    P->m->funcs[fi].count++;
+    return resolve_labels(P, fi);
+}
+
+/* (.param ..., .param ...) */
+static int parse_params(parser *P, int fi, int entry, int is_ret)
+{
+    if (!expect(P, '(', "'('"))
+        return -1;
+    if (accept(P, ')'))
+        return 0;
+    do {
+        tok t = next(P);
+        if (!is(&t, ".param") && !is(&t, ".reg")) {
+            perr(P, &t, "expected .param, found");
+            return -1;
+        }
+        int vi;
+        if (parse_var(P, ASH_PTX_S_PARAM, 0, fi, entry ? 1 : 2, &vi))
+            return -1;
+        ash_ptx_func *f = &P->m->funcs[fi];
+        ash_ptx_var *v = &P->m->vars[vi];
+        if (entry) {
+            size_t al = v->align ? v->align : 1;
+            size_t off = align_up(f->argsize, al);
+            v->offset = off;
+            f->argsize = off + v->size;
+            ash_ptx_param *np = realloc(f->params, (size_t)(f->nparams + 1) * sizeof *np);
+            if (!np) {
+                perr(P, NULL, "out of memory");
+                return -1;
+            }
+            f->params = np;
+            f->params[f->nparams++] = (ash_ptx_param){off, v->size, al, vi,
+                                                      v->size == 8 && v->type != ASH_PTX_T_F64, 0, 0, 0, 0};
+            /* entry parameters are visible by name in the body */
+            if (scope_push(P, v->name, (int)strlen(v->name), 0, vi, 1))
+                return -1;
+        } else {
+            f->frame_size = align_up(f->frame_size, v->align < 8 ? 8 : v->align);
+            v->offset = f->frame_size;
+            f->frame_size += v->size;
+            int *arr = is_ret ? f->rets : NULL;
+            int n = is_ret ? f->nrets : f->nparams;
+            if (is_ret) {
+                arr = realloc(f->rets, (size_t)(n + 1) * sizeof *arr);
+                if (!arr) {
+                    perr(P, NULL, "out of memory");
+                    return -1;
+                }
+                f->rets = arr;
+                f->rets[f->nrets++] = vi;
+            } else {
+                ash_ptx_param *np = realloc(f->params, (size_t)(n + 1) * sizeof *np);
+                if (!np) {
+                    perr(P, NULL, "out of memory");
+                    return -1;
+                }
+                f->params = np;
+                f->params[f->nparams++] = (ash_ptx_param){v->offset, v->size, v->align, vi, 0, 0, 0, 0, 0};
+            }
+        }
+    } while (accept(P, ','));
+    return expect(P, ')', "')' closing the parameters") ? 0 : -1;
+}
+
+static int parse_function(parser *P, int entry, int is_extern)
+{
+    ash_ptx_module *m = P->m;
+    int fi;
+    P->nscope = 0;
+    P->depth = 1;   /* parameters live in the function's scope */
+    P->capregs = 0;
+    /* .func (.param ret) name (params) */
+    parser save = *P;
+    int has_ret = 0;
+    if (!entry && peek(P)->kind == '(')
+        has_ret = 1;
+    (void)save;
+    GROW(P, m->funcs, P->caps_funcs, m->nfuncs + 1);
+    fi = m->nfuncs++;
+    ash_ptx_func *f = &m->funcs[fi];
+    memset(f, 0, sizeof *f);
+    f->is_entry = entry;
+    f->is_extern = is_extern;
+    f->line = P->line;
+    P->fn = fi;
+    if (has_ret && parse_params(P, fi, 0, 1))
+        return -1;
+    tok nm = next(P);
+    if (nm.kind != TK_WORD) {
+        perr(P, &nm, "expected a function name, found");
+        return -1;
+    }
+    f = &m->funcs[fi];
+    f->name = dupn(nm.s, nm.n);
+    /* a second declaration (or the definition after a prototype) replaces the first */
+    int prev = -1;
+    for (int i = 0; i < fi; i++)
+        if (!strcmp(m->funcs[i].name, f->name))
+            prev = i;
+    if (peek(P)->kind == '(' && parse_params(P, fi, entry, 0))
+        return -1;
+    for (;;) {
+        tok *t = peek(P);
+        if (t->kind != TK_WORD || t->s[0] != '.')
+            break;
+        tok d = next(P);
+        f = &m->funcs[fi];
+        if (is(&d, ".maxntid") || is(&d, ".reqntid") || is(&d, ".minnctapersm") || is(&d, ".maxnreg") ||
+            is(&d, ".maxnctapersm") || is(&d, ".reqnctapercluster") || is(&d, ".maxclusterrank") ||
+            is(&d, ".explicitcluster")) {
+            int *dst = is(&d, ".maxntid") ? f->maxntid : is(&d, ".reqntid") ? f->reqntid : NULL;
+            int k = 0;
+            while (peek(P)->kind == TK_WORD && isdigit((unsigned char)peek(P)->s[0])) {
+                tok n = next(P);
+                int64_t v;
+                int kind;
+                if (!parse_number(&n, 0, &v, &kind) && dst && k < 3)
+                    dst[k++] = (int)v;
+                if (!accept(P, ','))
+                    break;
+            }
+        } else if (is(&d, ".noreturn") || is(&d, ".abi_preserve") || is(&d, ".abi_preserve_control")) {
+            /* no effect here */
+        } else if (is(&d, ".pragma")) {
+            skip_to_semicolon(P);
+            break;
+        } else {
+            perr(P, &d, "unknown function directive");
+            return -1;
+        }
+    }
+    if (accept(P, ';')) {
+        if (prev >= 0) {   /* a repeated declaration: drop it */
+            m->nfuncs--;
+            free(m->funcs[fi].name);
+            free(m->funcs[fi].params);
+            free(m->funcs[fi].rets);
+        }
+        return 0;
+    }
+    if (!expect(P, '{', "'{' or ';' after the function header"))
+        return -1;
+    if (prev >= 0) {
+        /* the definition of a declared function: it takes the declaration's place in calls */
+        if (m->funcs[prev].defined) {
+            perr(P, &nm, "function defined twice");
+            return -1;
+        }
+        m->funcs[prev].is_extern = 1;   /* stays a declaration; calls resolved by name below */
+    }
+    P->depth = 1;
+    int rc = parse_body(P, fi);
+    if (!rc && prev >= 0) {
+        /* calls made before the definition point at the declaration: redirect them */
+        for (int i = 0; i < m->ninsns; i++)
+            if (m->insns[i].op == ASH_PTX_OP_CALL && m->insns[i].o[0].sym == prev)
+                m->insns[i].o[0].sym = fi;
+    }
+    return rc;
+}
+
+static int keep_lines(parser *P)
+{
+    ash_ptx_module *m = P->m;
+    int n = 1;
+    for (const char *p = P->text; *p; p++)
+        n += *p == '\n';
+    m->lines = calloc((size_t)n, sizeof *m->lines);
+    if (!m->lines)
+        return -1;
+    const char *s = P->text;
+    for (int i = 0; i < n; i++) {
+        const char *e = strchr(s, '\n');
+        size_t len = e ? (size_t)(e - s) : strlen(s);
+        const char *b = s;
+        while (len && (*b == ' ' || *b == '\t')) {
+            b++;
+            len--;
+        }
+        while (len && (b[len - 1] == ' ' || b[len - 1] == '\t' || b[len - 1] == '\r'))
+            len--;
+        /* instruction lines are what messages show: keep them; others too while short */
+        m->lines[i] = dupn(b, (int)(len > 200 ? 200 : len));
+        if (!m->lines[i])
+            return -1;
+        m->nlines = i + 1;
+        if (!e)
+            break;
+        s = e + 1;
+    }
+    return 0;
+}
+
+int ash_ptx_parse(const char *text, const char *name, ash_ptx_module *m, char *err, size_t errlen)
+{
+    char dummy[8];
+    parser P;
+    memset(&P, 0, sizeof P);
+    memset(m, 0, sizeof *m);
+    P.text = P.p = P.line_start = text;
+    P.name = name ? name : "ptx";
+    P.line = 1;
+    P.err = err ? err : dummy;
+    P.errlen = err ? errlen : sizeof dummy;
+    P.m = m;
+    m->name = strdup(P.name);
+    int seen_version = 0;
+    if (!m->name || keep_lines(&P)) {
+        perr(&P, NULL, "out of memory");
+        goto fail;
+    }
+    while (!P.failed) {
+        tok t = next(&P);
+        if (t.kind == TK_EOF)
+            break;
+        if (t.kind != TK_WORD) {
+            perr(&P, &t, "unexpected");
+            break;
+        }
+        if (is(&t, ".version")) {
+            tok v = next(&P);
+            if (sscanf(v.s, "%d.%d", &m->version_major, &m->version_minor) != 2)
+                perr(&P, &v, "bad .version");
+            seen_version = 1;
+        } else if (is(&t, ".target")) {
+            do {
+                tok v = next(&P);
+                if (v.n > 3 && !memcmp(v.s, "sm_", 3))
+                    m->target_sm = atoi(v.s + 3);
+            } while (accept(&P, ','));
+        } else if (is(&t, ".address_size")) {
+            tok v = next(&P);
+            m->address_size = atoi(v.s);
+        } else if (is(&t, ".file") || is(&t, ".loc")) {
+            skip_line(&P);
+        } else if (is(&t, ".section")) {
+            while (!P.failed && peek(&P)->kind != '{' && peek(&P)->kind != TK_EOF)
+                next(&P);
+            int depth = 0;
+            do {
+                tok s = next(&P);
+                if (s.kind == '{') depth++;
+                if (s.kind == '}') depth--;
+                if (s.kind == TK_EOF) break;
+            } while (depth > 0);
+        } else if (is(&t, ".pragma")) {
+            skip_to_semicolon(&P);
+        } else {
+            int is_extern = 0, linkage = 1;
+            while (linkage && t.kind == TK_WORD) {
+                if (is(&t, ".visible") || is(&t, ".weak") || is(&t, ".common")) {
+                    t = next(&P);
+                } else if (is(&t, ".extern")) {
+                    is_extern = 1;
+                    t = next(&P);
+                } else {
+                    linkage = 0;
+                }
+            }
+            if (is(&t, ".entry") || is(&t, ".func")) {
+                if (parse_function(&P, is(&t, ".entry"), is_extern))
+                    break;
+            } else if (is(&t, ".global") || is(&t, ".const") || is(&t, ".shared")) {
+                int space = is(&t, ".global") ? ASH_PTX_S_GLOBAL : is(&t, ".const") ? ASH_PTX_S_CONST
+                                                                                    : ASH_PTX_S_SHARED;
+                P.nscope = 0;
+                int vi;
+                if (parse_var(&P, space, is_extern, -1, 0, &vi))
+                    break;
+                ash_ptx_var *v = &m->vars[vi];
+                if (space == ASH_PTX_S_SHARED && !v->is_extern) {
+                    m->module_shared = align_up(m->module_shared, v->align);
+                    v->offset = m->module_shared;
+                    m->module_shared += v->size;
+                }
+                if (!expect(&P, ';', "';' after the variable"))
+                    break;
+            } else {
+                perr(&P, &t, "unknown directive");
+            }
+        }
+    }
+    if (!P.failed && !seen_version)
+        perr(&P, NULL, "not PTX: no .version directive");
+    if (P.failed)
+        goto fail;
+    /* function-scope shared variables come after the module's */
+    for (int i = 0; i < m->nvars; i++) {
+        ash_ptx_var *v = &m->vars[i];
+        if (v->space == ASH_PTX_S_SHARED && v->func >= 0 && !v->is_extern)
+            v->offset += align_up(m->module_shared, 16);
+    }
+    for (int i = 0; i < m->nfuncs; i++) {
+        ash_ptx_func *f = &m->funcs[i];
+        f->shared_size = f->shared_size ? align_up(m->module_shared, 16) + f->shared_size : m->module_shared;
+    }
+    free(P.scope);
+    free(P.labels);
+    free(P.fix);
+    return 0;
+fail:
+    free(P.scope);
+    free(P.labels);
+    free(P.fix);
+    ash_ptx_free(m);
+    return -1;
+}
+
+void ash_ptx_free(ash_ptx_module *m)
+{
+    if (!m)
+        return;
+    for (int i = 0; i < m->nvars; i++) {
+        free(m->vars[i].name);
+        free(m->vars[i].init);
+        free(m->vars[i].relocs);
+    }
+    for (int i = 0; i < m->nfuncs; i++) {
+        ash_ptx_func *f = &m->funcs[i];
+        free(f->name);
+        free(f->params);
+        free(f->rets);
+        free(f->reg_type);
+        if (f->reg_name)
+            for (int r = 0; r < f->nregs; r++)
+                free(f->reg_name[r]);
+        free(f->reg_name);
+    }
+    for (int i = 0; i < m->nlines; i++)
+        free(m->lines[i]);
+    free(m->lines);
+    free(m->vars);
+    free(m->funcs);
+    free(m->insns);
+    free(m->callvars);
+    free(m->name);
+    memset(m, 0, sizeof *m);
+}

@@ -1,0 +1,220 @@
+/* ash_ptx.h — the PTX reader: parses the PTX text nvcc emits and pre-decodes it for execution.
+ *
+ * ash_ptx_parse() reads a whole module once: module-scope variables (with their initialisers and
+ * the symbol addresses inside them), `.entry`/`.func` definitions with their parameters,
+ * registers (ranges `%r<N>` and inline-asm scopes), labels and instructions. Every instruction is
+ * decoded to an opcode, its types and modifiers and resolved operands (register slots, immediates
+ * as bits, symbol indices, branch targets as instruction indices). Errors are one line
+ * `NAME:LINE:COL: message 'token'` in the caller's buffer.
+ * Pure C11 and libc: no dependency on hostcuda, so the shim can link it too.
+ * Threading: parsing is reentrant; a parsed module is immutable and may be shared by threads.
+ */
+#ifndef ASH_PTX_H
+#define ASH_PTX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* types; the order matters (ash_ptx_type_size, the executor's switches) */
+enum ash_ptx_type {
+    ASH_PTX_T_NONE = 0,
+    ASH_PTX_T_B8, ASH_PTX_T_B16, ASH_PTX_T_B32, ASH_PTX_T_B64,
+    ASH_PTX_T_U8, ASH_PTX_T_U16, ASH_PTX_T_U32, ASH_PTX_T_U64,
+    ASH_PTX_T_S8, ASH_PTX_T_S16, ASH_PTX_T_S32, ASH_PTX_T_S64,
+    ASH_PTX_T_F16, ASH_PTX_T_F16X2, ASH_PTX_T_BF16, ASH_PTX_T_BF16X2,
+    ASH_PTX_T_F32, ASH_PTX_T_F64, ASH_PTX_T_PRED, ASH_PTX_T_B128,
+};
+int ash_ptx_type_size(int type);   /* bytes; a predicate counts 1 */
+
+enum ash_ptx_space {
+    ASH_PTX_S_NONE = 0, ASH_PTX_S_GENERIC, ASH_PTX_S_GLOBAL, ASH_PTX_S_SHARED, ASH_PTX_S_LOCAL,
+    ASH_PTX_S_CONST, ASH_PTX_S_PARAM,
+};
+
+/* base opcodes; X(name, ptx spelling) */
+#define ASH_PTX_OPCODES(X)                                                                      \
+    X(MOV, "mov") X(LD, "ld") X(LDU, "ldu") X(ST, "st") X(CVTA, "cvta") X(CVT, "cvt")           \
+    X(ADD, "add") X(SUB, "sub") X(MUL, "mul") X(MAD, "mad") X(FMA, "fma") X(DIV, "div")         \
+    X(REM, "rem") X(ABS, "abs") X(NEG, "neg") X(MIN, "min") X(MAX, "max") X(AND, "and")         \
+    X(OR, "or") X(XOR, "xor") X(NOT, "not") X(CNOT, "cnot") X(SHL, "shl") X(SHR, "shr")         \
+    X(SETP, "setp") X(SET, "set") X(SELP, "selp") X(SLCT, "slct") X(BRA, "bra") X(RET, "ret")   \
+    X(EXIT, "exit") X(BAR, "bar") X(BARRIER, "barrier") X(MEMBAR, "membar") X(FENCE, "fence")   \
+    X(ATOM, "atom") X(RED, "red") X(SHFL, "shfl") X(VOTE, "vote") X(ACTIVEMASK, "activemask")   \
+    X(MATCH, "match") X(POPC, "popc") X(CLZ, "clz") X(BREV, "brev") X(BFE, "bfe") X(BFI, "bfi") \
+    X(PRMT, "prmt") X(SHF, "shf") X(LOP3, "lop3") X(RCP, "rcp") X(SQRT, "sqrt")                 \
+    X(RSQRT, "rsqrt") X(EX2, "ex2") X(LG2, "lg2") X(SIN, "sin") X(COS, "cos") X(TANH, "tanh")   \
+    X(COPYSIGN, "copysign") X(TESTP, "testp") X(MUL24, "mul24") X(MAD24, "mad24")               \
+    X(SAD, "sad") X(CALL, "call") X(TRAP, "trap") X(NANOSLEEP, "nanosleep")                     \
+    X(PREFETCH, "prefetch") X(PREFETCHU, "prefetchu") X(DISCARD, "discard")                     \
+    X(FNS, "fns") X(BMSK, "bmsk") X(SZEXT, "szext") X(DP4A, "dp4a") X(DP2A, "dp2a")             \
+    X(ISSPACEP, "isspacep") X(CREDUX, "redux") X(APPLYPRIORITY, "applypriority")                \
+    X(CREATEPOLICY, "createpolicy") X(PMEVENT, "pmevent") X(BRKPT, "brkpt")
+
+enum ash_ptx_opcode {
+    ASH_PTX_OP_NONE = 0,
+#define ASH__X(n, s) ASH_PTX_OP_##n,
+    ASH_PTX_OPCODES(ASH__X)
+#undef ASH__X
+    ASH_PTX_OP_COUNT
+};
+const char *ash_ptx_opcode_name(int op);
+
+/* comparison operators of setp/set (and testp's classes reuse cmp) */
+enum ash_ptx_cmp {
+    ASH_PTX_C_NONE = 0, ASH_PTX_C_EQ, ASH_PTX_C_NE, ASH_PTX_C_LT, ASH_PTX_C_LE, ASH_PTX_C_GT,
+    ASH_PTX_C_GE, ASH_PTX_C_LO, ASH_PTX_C_LS, ASH_PTX_C_HI, ASH_PTX_C_HS, ASH_PTX_C_EQU,
+    ASH_PTX_C_NEU, ASH_PTX_C_LTU, ASH_PTX_C_LEU, ASH_PTX_C_GTU, ASH_PTX_C_GEU, ASH_PTX_C_NUM,
+    ASH_PTX_C_NAN,
+};
+/* atom/red operations, shfl modes, vote modes, boolean ops: one enum, meaning by opcode */
+enum ash_ptx_sub {
+    ASH_PTX_A_NONE = 0, ASH_PTX_A_ADD, ASH_PTX_A_MIN, ASH_PTX_A_MAX, ASH_PTX_A_INC, ASH_PTX_A_DEC,
+    ASH_PTX_A_CAS, ASH_PTX_A_EXCH, ASH_PTX_A_AND, ASH_PTX_A_OR, ASH_PTX_A_XOR,
+    ASH_PTX_SH_UP, ASH_PTX_SH_DOWN, ASH_PTX_SH_BFLY, ASH_PTX_SH_IDX,
+    ASH_PTX_V_ALL, ASH_PTX_V_ANY, ASH_PTX_V_UNI, ASH_PTX_V_BALLOT,
+    ASH_PTX_B_ARRIVE, ASH_PTX_B_RED_POPC, ASH_PTX_B_RED_AND, ASH_PTX_B_RED_OR, ASH_PTX_B_WARP,
+    ASH_PTX_SHF_L, ASH_PTX_SHF_R, ASH_PTX_M_ANY, ASH_PTX_M_ALL,
+    ASH_PTX_P_F4E, ASH_PTX_P_B4E, ASH_PTX_P_RC8, ASH_PTX_P_ECL, ASH_PTX_P_ECR, ASH_PTX_P_RC16,
+    ASH_PTX_T_FINITE, ASH_PTX_T_INFINITE, ASH_PTX_T_NUMBER, ASH_PTX_T_NOTANUMBER,
+    ASH_PTX_T_NORMAL, ASH_PTX_T_SUBNORMAL,
+};
+enum ash_ptx_rnd {
+    ASH_PTX_R_NONE = 0, ASH_PTX_R_RN, ASH_PTX_R_RZ, ASH_PTX_R_RM, ASH_PTX_R_RP, ASH_PTX_R_RNI,
+    ASH_PTX_R_RZI, ASH_PTX_R_RMI, ASH_PTX_R_RPI, ASH_PTX_R_RNA, ASH_PTX_R_RS,
+};
+/* instruction flags */
+enum {
+    ASH_PTX_F_FTZ = 1u << 0, ASH_PTX_F_SAT = 1u << 1, ASH_PTX_F_APPROX = 1u << 2,
+    ASH_PTX_F_FULL = 1u << 3, ASH_PTX_F_HI = 1u << 4, ASH_PTX_F_LO = 1u << 5,
+    ASH_PTX_F_WIDE = 1u << 6, ASH_PTX_F_UNI = 1u << 7, ASH_PTX_F_NC = 1u << 8,
+    ASH_PTX_F_VOLATILE = 1u << 9, ASH_PTX_F_CC = 1u << 10, ASH_PTX_F_WRAP = 1u << 11,
+    ASH_PTX_F_CLAMP = 1u << 12, ASH_PTX_F_ALIGNED = 1u << 13, ASH_PTX_F_SHIFTAMT = 1u << 14,
+    ASH_PTX_F_RELU = 1u << 15, ASH_PTX_F_NOFTZ = 1u << 16, ASH_PTX_F_TO = 1u << 17,
+    ASH_PTX_F_SYNC = 1u << 18, ASH_PTX_F_BOOL_NEG = 1u << 19, ASH_PTX_F_SATFINITE = 1u << 20,
+    ASH_PTX_F_XORSIGN = 1u << 21, ASH_PTX_F_NAN = 1u << 22, ASH_PTX_F_PACK = 1u << 23,
+};
+
+enum ash_ptx_opnd_kind {
+    ASH_PTX_K_NONE = 0, ASH_PTX_K_REG, ASH_PTX_K_IMM, ASH_PTX_K_SYM, ASH_PTX_K_MEM,
+    ASH_PTX_K_VEC, ASH_PTX_K_SREG, ASH_PTX_K_LABEL, ASH_PTX_K_FUNC, ASH_PTX_K_SINK,
+};
+/* special registers (ASH_PTX_K_SREG's sreg); .x/.y/.z are +0/+1/+2 */
+enum ash_ptx_sreg {
+    ASH_PTX_SR_TID = 0, ASH_PTX_SR_NTID = 3, ASH_PTX_SR_CTAID = 6, ASH_PTX_SR_NCTAID = 9,
+    ASH_PTX_SR_LANEID = 12, ASH_PTX_SR_WARPID, ASH_PTX_SR_NWARPID, ASH_PTX_SR_SMID, ASH_PTX_SR_NSMID,
+    ASH_PTX_SR_CLOCK, ASH_PTX_SR_CLOCK64, ASH_PTX_SR_GLOBALTIMER, ASH_PTX_SR_LANEMASK_EQ,
+    ASH_PTX_SR_LANEMASK_LE, ASH_PTX_SR_LANEMASK_LT, ASH_PTX_SR_LANEMASK_GE, ASH_PTX_SR_LANEMASK_GT,
+    ASH_PTX_SR_GRIDID, ASH_PTX_SR_DYNSMEM, ASH_PTX_SR_TOTALSMEM, ASH_PTX_SR_WARPSZ,
+    ASH_PTX_SR_COUNT,
+};
+
+typedef struct ash_ptx_opnd {
+    uint8_t kind;
+    uint8_t n;        /* ASH_PTX_K_VEC: element count */
+    uint8_t neg;      /* `!%p` source predicate */
+    uint8_t sreg;
+    int32_t reg;      /* REG; MEM base register or -1 */
+    int32_t sym;      /* SYM / MEM base symbol (index into ash_ptx_module.vars) or -1; FUNC index */
+    int64_t imm;      /* IMM bits; MEM byte offset; LABEL instruction index */
+    int32_t vec[4];   /* VEC: registers, -1 for `_` */
+} ash_ptx_opnd;
+
+#define ASH_PTX_MAX_OPNDS 6
+typedef struct ash_ptx_insn {
+    uint16_t op;
+    uint8_t type, type2;     /* type: the instruction's (dst for cvt); type2: cvt's source */
+    uint8_t space;           /* ld/st/atom/cvta/isspacep/prefetch */
+    uint8_t cmp;             /* setp/set comparison */
+    uint8_t sub;             /* ash_ptx_sub */
+    uint8_t bop;             /* setp/set boolean combine (ASH_PTX_A_AND/OR/XOR) */
+    uint8_t rnd;
+    uint8_t vec;             /* 1, 2, 4 for ld/st .v2/.v4 */
+    uint8_t nops;
+    uint8_t guard_neg;
+    int32_t guard;           /* predicate register, -1 if none */
+    uint32_t flags;
+    int32_t line;            /* PTX line (1-based) */
+    int32_t func;            /* function (index into ash_ptx_module.funcs) it belongs to */
+    ash_ptx_opnd o[ASH_PTX_MAX_OPNDS];
+    int32_t call_args;       /* CALL: index in func->callvars of the first argument var */
+    uint8_t call_nret, call_nargs;
+} ash_ptx_insn;
+
+typedef struct ash_ptx_reloc {
+    size_t offset;           /* in the variable's bytes */
+    int size;                /* 4 or 8 */
+    int sym;                 /* variable whose address goes there */
+    int64_t addend;
+    int generic;             /* generic(sym) */
+} ash_ptx_reloc;
+
+typedef struct ash_ptx_var {
+    char *name;
+    int space;               /* ASH_PTX_S_GLOBAL / CONST / SHARED / LOCAL / PARAM */
+    int type;                /* element type */
+    size_t size, align;
+    int is_extern;           /* `.extern .shared x[]`: the dynamic shared memory */
+    int func;                /* -1 at module scope, else the function that declares it */
+    int is_entry_param;      /* a kernel's parameter: offset is in the launch's parameter block */
+    int is_func_param;       /* a .func parameter or return value (offset in the callee frame) */
+    size_t offset;           /* SHARED: CTA offset (module-wide layout); LOCAL/PARAM: frame offset */
+    unsigned char *init;     /* size bytes or NULL (zero) */
+    ash_ptx_reloc *relocs;
+    int nrelocs;
+} ash_ptx_var;
+
+typedef struct ash_ptx_param {
+    size_t offset, size, align;
+    int var;                 /* its ash_ptx_var */
+    int is_ptr;              /* `.ptr` given or a .u64/.b64 parameter */
+    /* facts about pointer parameters: how the kernel uses them (best effort, by data flow of
+     * registers loaded from this parameter through add/mov/cvta) */
+    int read, written, atomic;
+    uint32_t elem_types;     /* bit (1 << type) for each element type accessed through it */
+} ash_ptx_param;
+
+typedef struct ash_ptx_func {
+    char *name;
+    int is_entry, is_extern, defined;
+    int line;
+    ash_ptx_param *params;
+    int nparams;
+    int *rets;               /* return value vars */
+    int nrets;
+    size_t argsize;          /* entry: end of the last parameter */
+    int nregs;               /* register slots */
+    uint8_t *reg_type;       /* per slot */
+    char **reg_name;         /* per slot, for messages */
+    int first, count;        /* its instructions: module insns [first, first + count) */
+    size_t frame_size;       /* local bytes per thread (.local vars, .param vars of call sites) */
+    size_t shared_size;      /* static shared bytes the kernel needs (module + its own) */
+    int uses_dyn_shared;
+    int reqntid[3], maxntid[3];
+    int has_calls;
+} ash_ptx_func;
+
+typedef struct ash_ptx_module {
+    char *name;              /* for messages */
+    int version_major, version_minor, target_sm, address_size;
+    ash_ptx_var *vars;
+    int nvars;
+    ash_ptx_func *funcs;
+    int nfuncs;
+    ash_ptx_insn *insns;
+    int ninsns;
+    int *callvars;           /* CALL instructions' argument / return variable lists */
+    int ncallvars;
+    size_t module_shared;    /* module-scope static shared bytes */
+    char **lines;            /* source lines (for messages), nlines entries */
+    int nlines;
+} ash_ptx_module;
+
+/* 0 on success; -1 with a message `name:line:col: what 'token'` in err. */
+int ash_ptx_parse(const char *text, const char *name, ash_ptx_module *m, char *err, size_t errlen);
+void ash_ptx_free(ash_ptx_module *m);
+int ash_ptx_find_func(const ash_ptx_module *m, const char *name);
+int ash_ptx_find_var(const ash_ptx_module *m, const char *name);
+/* the PTX text of an instruction's line, trimmed (for messages); "" if unknown */
+const char *ash_ptx_line_text(const ash_ptx_module *m, int line);
+
+#endif /* ASH_PTX_H */
