@@ -1,0 +1,627 @@
+/* reading.c — explain mode's reading of what explain.c recorded, written at exit:
+ *   the images (PTX or not, how many kernels), the step (the launch sequence that repeats: the
+ *   period that covers the most launches with at least two repetitions, the shortest on a tie),
+ *   each launch of one repetition with its pointer arguments (allocation, bytes, elements of the
+ *   accessed type, offset, read/written) and its values (an integer equal to an allocation's
+ *   element count is named as such), then the reading:
+ *     parameters  first accessed in the step by a launch that only reads them, written later
+ *                 in the step; the launches that write them are the update
+ *     optimizer state   read and written, only by the update
+ *     gradients   read by the update, written by launches before it, sized like a parameter
+ *                 buffer the same update launch touches (else: cannot tell, with the evidence);
+ *                 reset each step when their first access in the step is a write that reads
+ *                 nothing (a memset or an overwrite)
+ *     sync point  the first launch after the gradients' last write that reads them
+ *     broadcast   the first launch of the step that reads the parameters
+ *   and one line per rule the reading suggests ("rule: ..."), for `accelerate-run suggest`.
+ * Where the evidence does not decide it says "cannot tell" and why.
+ * Must not: guess (every claim is a fact of the recorded launches or says "cannot tell"); call
+ *   CUDA; take longer than O(N^2) in the recorded launches (N is capped at EXP_STEP_SCAN).
+ */
+#include "explain_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define EXP_STEP_SCAN 20000   /* launches the step search looks at */
+#define A_R 1
+#define A_W 2
+#define A_A 4
+#define A_U 8                 /* accessed by a kernel without PTX facts: unknown */
+
+typedef struct {
+    const exp_state_t *s;
+    FILE *f;
+    size_t base;              /* first launch of the repetition shown */
+    int p;                    /* launches a step */
+    unsigned char *acc;       /* acc[b * p + pos] */
+    int *role;                /* per buffer */
+} rd_t;
+
+enum { R_OTHER = 0, R_PARAM, R_OPT, R_GRAD, R_GRAD_UNSURE };
+
+static const exp_launch_t *L(const rd_t *r, int pos) { return &r->s->launches[r->base + (size_t)pos]; }
+static const exp_arg_t *ARG(const rd_t *r, int pos, int i) { return &r->s->args[L(r, pos)->first + (size_t)i]; }
+
+static long tok(const exp_state_t *s, size_t i)
+{
+    const exp_launch_t *l = &s->launches[i];
+    if (l->kernel == EXP_MEMSET)
+        return -3 - (long)s->args[l->first].buf;
+    return l->kernel;
+}
+
+/* the element type used to count a pointer argument's elements: the first float type accessed,
+ * else the first type; 0 when none */
+static int elem_type(uint32_t mask)
+{
+    static const int floats[] = {ASH_PTX_T_F32, ASH_PTX_T_BF16, ASH_PTX_T_F16, ASH_PTX_T_F64};
+    for (size_t i = 0; i < sizeof floats / sizeof *floats; i++)
+        if (mask >> floats[i] & 1)
+            return floats[i];
+    for (int t = 1; t < 32; t++)
+        if (mask >> t & 1)
+            return t;
+    return 0;
+}
+
+/* a kernel's name in the reading: the demangled name without its parameter list */
+static const char *kname(const exp_state_t *s, int k)
+{
+    static _Thread_local char buf[4][256];
+    static _Thread_local int next;
+    if (k == EXP_MEMSET)
+        return "memset";
+    const char *d = s->kernels[k].demangled, *paren = strchr(d, '(');
+    if (!paren || paren == d)
+        return d;
+    char *b = buf[next++ & 3];
+    snprintf(b, sizeof buf[0], "%.*s", (int)(paren - d), d);
+    return b;
+}
+
+/* the policy's `at:` for a kernel: a C++ name as its base name and a glob */
+static void at_name(const exp_state_t *s, int k, char *out, size_t cap)
+{
+    const char *d = s->kernels[k].demangled;
+    const char *paren = strchr(d, '(');
+    if (paren && paren > d)
+        snprintf(out, cap, "%.*s*", (int)(paren - d), d);
+    else
+        snprintf(out, cap, "%s", d);
+}
+
+static int param_type(const exp_state_t *s, const exp_kernel_t *k, int i)
+{
+    if (k->image < 0)
+        return 0;
+    const ash_ptx_module *m = &s->images[k->image].m;
+    const ash_ptx_func *fn = &m->funcs[k->func];
+    return i < fn->nparams && fn->params[i].var >= 0 ? m->vars[fn->params[i].var].type : 0;
+}
+
+static void print_value(FILE *f, uint64_t v, int type, uint32_t size)
+{
+    if (type == ASH_PTX_T_F32 && size == 4) {
+        float x;
+        uint32_t u = (uint32_t)v;
+        memcpy(&x, &u, 4);
+        fprintf(f, "%g (f32)", (double)x);
+    } else if (type == ASH_PTX_T_F64) {
+        double x;
+        memcpy(&x, &v, 8);
+        fprintf(f, "%g (f64)", x);
+    } else if (size == 4) {
+        fprintf(f, "%d", (int32_t)(uint32_t)v);
+    } else if (size == 8) {
+        fprintf(f, "%lld", (long long)v);
+    } else {
+        fprintf(f, "0x%llx (%u bytes)", (unsigned long long)v, size);
+    }
+}
+
+static uint64_t buf_elems(const exp_state_t *s, int b, int type)
+{
+    int es = type ? ash_ptx_type_size(type) : 0;
+    return es > 0 ? s->bufs[b].size / (uint64_t)es : 0;
+}
+
+/* is the value argument vi of the launch at pos equal to the element count of the allocation of
+ * one of its pointer arguments? that argument's index, or -1 */
+static int count_of(const rd_t *r, int pos, int vi, int target)
+{
+    const exp_launch_t *l = L(r, pos);
+    const exp_kernel_t *k = &r->s->kernels[l->kernel];
+    uint64_t v = ARG(r, pos, vi)->value;
+    if (k->sizes[vi] == 4)
+        v = (uint64_t)(int64_t)(int32_t)(uint32_t)v;
+    if (v == 0)
+        return -1;
+    for (int j = target < 0 ? 0 : target; j < (target < 0 ? l->nargs : target + 1); j++) {
+        const ash_ptx_pfact *pf = exp_pfact(r->s, k, j);
+        const exp_arg_t *a = ARG(r, pos, j);
+        if (!pf || !pf->is_ptr || a->buf < 0)
+            continue;
+        int t = elem_type(pf->elem_types);
+        uint64_t n = buf_elems(r->s, a->buf, t);
+        if (n && v == n && a->off == 0)
+            return j;
+    }
+    return -1;
+}
+
+static void print_images(const exp_state_t *s, FILE *f)
+{
+    fprintf(f, "images: %d loaded\n", s->nimages);
+    for (int i = 0; i < s->nimages; i++) {
+        const exp_image_t *im = &s->images[i];
+        int entries = 0;
+        if (im->parsed)
+            for (int k = 0; k < im->m.nfuncs; k++)
+                entries += im->m.funcs[k].is_entry && im->m.funcs[k].defined;
+        fprintf(f, "  image %d: %s: %s", i, im->api, im->what);
+        if (im->parsed)
+            fprintf(f, "; %d kernel%s\n", entries, entries == 1 ? "" : "s");
+        else if (im->has_ptx)
+            fprintf(f, "; its PTX does not parse: %s\n", im->error ? im->error : "?");
+        else
+            fprintf(f, "; no kernel facts from it\n");
+    }
+    for (int k = 0; k < s->nkernels; k++)
+        if (s->kernels[k].image < 0)
+            fprintf(f, "  kernel %s: no PTX seen for it (reads and writes: cannot tell)\n", s->kernels[k].demangled);
+}
+
+static void print_launch(const rd_t *r, int pos)
+{
+    const exp_state_t *s = r->s;
+    const exp_launch_t *l = L(r, pos);
+    FILE *f = r->f;
+    if (l->kernel == EXP_MEMSET) {
+        const exp_arg_t *a = ARG(r, pos, 0);
+        fprintf(f, "  #%d memset\n", pos);
+        if (a->buf >= 0)
+            fprintf(f, "       -> buf%d +%llu (%llu bytes of %llu) written\n", a->buf, (unsigned long long)a->off,
+                    (unsigned long long)a->value, (unsigned long long)s->bufs[a->buf].size);
+        else
+            fprintf(f, "       -> not an allocation the shim saw (%llu bytes)\n", (unsigned long long)a->value);
+        return;
+    }
+    const exp_kernel_t *k = &s->kernels[l->kernel];
+    fprintf(f, "  #%d %s\n", pos, k->demangled);
+    for (int i = 0; i < l->nargs; i++) {
+        const exp_arg_t *a = ARG(r, pos, i);
+        const ash_ptx_pfact *pf = exp_pfact(s, k, i);
+        if (pf && pf->is_ptr) {
+            char types[128];
+            int t = elem_type(pf->elem_types);
+            fprintf(f, "       arg%d -> ", i);
+            if (a->buf >= 0)
+                fprintf(f, "buf%d +%llu (%llu bytes = %llu %s)", a->buf, (unsigned long long)a->off,
+                        (unsigned long long)s->bufs[a->buf].size, (unsigned long long)buf_elems(s, a->buf, t),
+                        t ? ash_ptx_type_name(t) : "?");
+            else
+                fprintf(f, "0x%llx (not an allocation the shim saw)", (unsigned long long)a->value);
+            fprintf(f, " %s%s%s %s\n", pf->read ? "read" : "", pf->read && pf->written ? "/" : "",
+                    pf->written ? (pf->atomic ? "written (atomic)" : "written") : "",
+                    ash_ptx_facts_types(pf->elem_types, types, sizeof types));
+        } else if (pf) {
+            int pt = param_type(s, k, i);
+            fprintf(f, "       arg%d = ", i);
+            print_value(f, a->value, pt, k->sizes[i]);
+            int nc = 0;
+            for (int j = 0; j < l->nargs && k->sizes[i] <= 8 && pt != ASH_PTX_T_F32 && pt != ASH_PTX_T_F64; j++)
+                if (count_of(r, pos, i, j) == j)
+                    fprintf(f, "%s arg%d's (buf%d)", nc++ ? "," : "  = the element count of the allocation of",
+                            j, ARG(r, pos, j)->buf);
+            fprintf(f, "\n");
+        } else {
+            fprintf(f, "       arg%d = 0x%llx%s\n", i, (unsigned long long)a->value,
+                    a->buf >= 0 ? " (points into an allocation; no PTX: read/written cannot tell)" : "");
+        }
+    }
+}
+
+/* the accesses of every buffer in the shown repetition */
+static void collect(rd_t *r)
+{
+    const exp_state_t *s = r->s;
+    for (int pos = 0; pos < r->p; pos++) {
+        const exp_launch_t *l = L(r, pos);
+        for (int i = 0; i < l->nargs; i++) {
+            const exp_arg_t *a = ARG(r, pos, i);
+            if (a->buf < 0)
+                continue;
+            unsigned char m = 0;
+            if (l->kernel == EXP_MEMSET) {
+                m = A_W;
+            } else {
+                const ash_ptx_pfact *pf = exp_pfact(s, &s->kernels[l->kernel], i);
+                if (!pf)
+                    m = A_U;
+                else if (pf->is_ptr)
+                    m = (pf->read ? A_R : 0) | (pf->written ? A_W : 0) | (pf->atomic ? A_A : 0);
+            }
+            r->acc[(size_t)a->buf * (size_t)r->p + (size_t)pos] |= m;
+        }
+    }
+}
+
+/* the argument of the launch at pos pointing into b (the first), or -1 */
+static int arg_into(const rd_t *r, int pos, int b)
+{
+    const exp_launch_t *l = L(r, pos);
+    for (int i = 0; i < l->nargs; i++)
+        if (ARG(r, pos, i)->buf == b) {
+            if (l->kernel == EXP_MEMSET)
+                return i;
+            const ash_ptx_pfact *pf = exp_pfact(r->s, &r->s->kernels[l->kernel], i);
+            if (!pf || pf->is_ptr)
+                return i;
+        }
+    return -1;
+}
+
+static int elem_of_arg(const rd_t *r, int pos, int i)
+{
+    const exp_launch_t *l = L(r, pos);
+    if (l->kernel == EXP_MEMSET)
+        return 0;
+    const ash_ptx_pfact *pf = exp_pfact(r->s, &r->s->kernels[l->kernel], i);
+    return pf ? elem_type(pf->elem_types) : 0;
+}
+
+static void list_positions(const rd_t *r, int b, unsigned char want, unsigned char not, FILE *f)
+{
+    int n = 0;
+    for (int pos = 0; pos < r->p; pos++) {
+        unsigned char m = r->acc[(size_t)b * (size_t)r->p + (size_t)pos];
+        if ((m & want) && !(m & not)) {
+            if (L(r, pos)->kernel == EXP_MEMSET)
+                fprintf(f, "%s#%d memset", n ? ", " : "", pos);
+            else
+                fprintf(f, "%s#%d %s (arg%d)", n ? ", " : "", pos, kname(r->s, L(r, pos)->kernel), arg_into(r, pos, b));
+            n++;
+        }
+    }
+    if (!n)
+        fprintf(f, "none");
+}
+
+static void buf_desc(const rd_t *r, int b, int type, FILE *f)
+{
+    fprintf(f, "buf%d (%llu bytes", b, (unsigned long long)r->s->bufs[b].size);
+    if (type)
+        fprintf(f, " = %llu %s", (unsigned long long)buf_elems(r->s, b, type), ash_ptx_type_name(type));
+    fprintf(f, ")");
+}
+
+/* the first element type any launch of the step accesses b with */
+static int buf_type(const rd_t *r, int b)
+{
+    for (int pos = 0; pos < r->p; pos++) {
+        int i = arg_into(r, pos, b);
+        if (i >= 0 && r->acc[(size_t)b * (size_t)r->p + (size_t)pos] && elem_of_arg(r, pos, i))
+            return elem_of_arg(r, pos, i);
+    }
+    return 0;
+}
+
+static const char *dtype_word(int t)
+{
+    switch (t) {
+    case ASH_PTX_T_F32: return "f32";
+    case ASH_PTX_T_BF16: case ASH_PTX_T_BF16X2: return "bf16";
+    case ASH_PTX_T_F16: case ASH_PTX_T_F16X2: return "f16";
+    case ASH_PTX_T_F64: return "f64";
+    default: return NULL;
+    }
+}
+
+/* the count of a rule's buffer at the launch at pos, argument ai: an argument equal to the
+ * allocation's element count, else the whole allocation; written to out */
+static void rule_buffer(const rd_t *r, int pos, int ai, char *out, size_t cap)
+{
+    const exp_launch_t *l = L(r, pos);
+    const exp_kernel_t *k = &r->s->kernels[l->kernel];
+    for (int i = 0; i < l->nargs; i++) {
+        const ash_ptx_pfact *pf = exp_pfact(r->s, k, i);
+        int pt = param_type(r->s, k, i);
+        if (pf && !pf->is_ptr && k->sizes[i] <= 8 && pt != ASH_PTX_T_F32 && pt != ASH_PTX_T_F64 &&
+            count_of(r, pos, i, ai) == ai) {
+            snprintf(out, cap, "{ arg: %d, count_arg: %d }", ai, i);
+            return;
+        }
+    }
+    /* one launch per part: an integer argument whose slices (pointer + that many elements), over
+     * every launch of this kernel reading the buffer from here on, tile the allocation exactly */
+    int b = ARG(r, pos, ai)->buf, t = elem_of_arg(r, pos, ai);
+    int es = t ? ash_ptx_type_size(t) : 0;
+    for (int i = 0; i < l->nargs && es > 0; i++) {
+        const ash_ptx_pfact *pf = exp_pfact(r->s, k, i);
+        int pt = param_type(r->s, k, i);
+        if (!pf || pf->is_ptr || k->sizes[i] > 8 || pt == ASH_PTX_T_F32 || pt == ASH_PTX_T_F64)
+            continue;
+        uint64_t covered = 0, next = 0;
+        int parts = 0, ok = 1;
+        for (int q = pos; q < r->p && ok; q++) {
+            if (L(r, q)->kernel != l->kernel || ARG(r, q, ai)->buf != b)
+                continue;
+            uint64_t v = ARG(r, q, i)->value;
+            if (k->sizes[i] == 4)
+                v = (uint64_t)(int64_t)(int32_t)(uint32_t)v;
+            ok = ARG(r, q, ai)->off == next && v > 0;
+            next += v * (uint64_t)es;
+            covered = next;
+            parts++;
+        }
+        if (ok && parts > 1 && covered == r->s->bufs[b].size) {
+            snprintf(out, cap, "{ arg: %d, count_arg: %d }", ai, i);
+            return;
+        }
+    }
+    if (ARG(r, pos, ai)->off == 0)
+        snprintf(out, cap, "{ arg: %d, region: allocation }", ai);
+    else
+        snprintf(out, cap, "{ arg: %d, count_arg: cannot-tell }", ai);
+}
+
+static void reading(rd_t *r)
+{
+    const exp_state_t *s = r->s;
+    FILE *f = r->f;
+    int nb = s->nbufs, p = r->p;
+    unsigned char *is_u = calloc((size_t)p, 1);
+    if (!is_u)
+        return;
+    int unknown = 0;
+    /* parameters */
+    for (int b = 0; b < nb; b++) {
+        unsigned char *a = &r->acc[(size_t)b * (size_t)p];
+        int first = -1, written = 0;
+        for (int pos = 0; pos < p; pos++) {
+            if (a[pos] & A_U)
+                unknown = 1;
+            if (a[pos] && first < 0)
+                first = pos;
+            written |= (a[pos] & A_W) != 0;
+        }
+        if (first >= 0 && written && (a[first] & A_R) && !(a[first] & (A_W | A_U)))
+            r->role[b] = R_PARAM;
+    }
+    for (int b = 0; b < nb; b++)
+        if (r->role[b] == R_PARAM)
+            for (int pos = 0; pos < p; pos++)
+                if (r->acc[(size_t)b * (size_t)p + (size_t)pos] & A_W)
+                    is_u[pos] = 1;
+    /* optimizer state, gradients */
+    for (int b = 0; b < nb; b++) {
+        if (r->role[b] == R_PARAM)
+            continue;
+        unsigned char *a = &r->acc[(size_t)b * (size_t)p];
+        int any = 0, only_u = 1, rd = 0, wr = 0, read_by_u = 0, written_by_other = 0;
+        for (int pos = 0; pos < p; pos++) {
+            if (!a[pos])
+                continue;
+            any = 1;
+            only_u &= is_u[pos];
+            rd |= (a[pos] & A_R) != 0;
+            wr |= (a[pos] & A_W) != 0;
+            if (is_u[pos] && (a[pos] & A_R))
+                read_by_u = 1;
+            if (!is_u[pos] && (a[pos] & A_W))
+                written_by_other = 1;
+        }
+        if (any && only_u && rd && wr)
+            r->role[b] = R_OPT;
+        else if (read_by_u && written_by_other) {
+            /* sized like a parameter buffer the same update launch touches? */
+            int sized = 0;
+            for (int pos = 0; pos < p && !sized; pos++) {
+                if (!is_u[pos] || !(a[pos] & A_R))
+                    continue;
+                int gi = arg_into(r, pos, b);
+                uint64_t gn = buf_elems(s, b, elem_of_arg(r, pos, gi));
+                for (int pb = 0; pb < nb; pb++)
+                    if (r->role[pb] == R_PARAM && (r->acc[(size_t)pb * (size_t)p + (size_t)pos] & A_W)) {
+                        int pi = arg_into(r, pos, pb);
+                        if (gn && gn == buf_elems(s, pb, elem_of_arg(r, pos, pi)))
+                            sized = 1;
+                    }
+            }
+            r->role[b] = sized ? R_GRAD : R_GRAD_UNSURE;
+        }
+    }
+
+    fprintf(f, "\nreading:\n");
+    if (unknown)
+        fprintf(f, "  note: some launches touch allocations through kernels without PTX facts: what they read "
+                   "and write cannot tell, and the reading below does not count them\n");
+    int np = 0, ng = 0, no = 0;
+    for (int b = 0; b < nb; b++) {
+        np += r->role[b] == R_PARAM;
+        ng += r->role[b] == R_GRAD;
+        no += r->role[b] == R_OPT;
+    }
+    if (!np)
+        fprintf(f, "  parameters: cannot tell: no allocation is read first in the step and written later in it\n");
+    for (int b = 0; b < nb; b++) {
+        if (r->role[b] != R_PARAM)
+            continue;
+        fprintf(f, "  parameters: ");
+        buf_desc(r, b, buf_type(r, b), f);
+        fprintf(f, ": read by ");
+        list_positions(r, b, A_R, A_W, f);
+        fprintf(f, "; written only by the update: ");
+        list_positions(r, b, A_W, 0, f);
+        fprintf(f, "\n");
+    }
+    for (int b = 0; b < nb; b++) {
+        if (r->role[b] != R_OPT)
+            continue;
+        fprintf(f, "  optimizer state: ");
+        buf_desc(r, b, buf_type(r, b), f);
+        fprintf(f, ": read and written only by the update: ");
+        list_positions(r, b, A_R | A_W, 0, f);
+        fprintf(f, "\n");
+    }
+    if (!no && np)
+        fprintf(f, "  optimizer state: none (the update reads and writes no allocation of its own)\n");
+    for (int b = 0; b < nb; b++) {
+        if (r->role[b] != R_GRAD && r->role[b] != R_GRAD_UNSURE)
+            continue;
+        unsigned char *a = &r->acc[(size_t)b * (size_t)p];
+        if (r->role[b] == R_GRAD_UNSURE) {
+            fprintf(f, "  cannot tell: ");
+            buf_desc(r, b, buf_type(r, b), f);
+            fprintf(f, " is written in the step by ");
+            list_positions(r, b, A_W, 0, f);
+            fprintf(f, " and read by the update, but it is not sized like the parameters the update writes: "
+                       "an input of the update (a scale, a step count), not a gradient, unless you say so\n");
+            continue;
+        }
+        fprintf(f, "  gradients: ");
+        buf_desc(r, b, buf_type(r, b), f);
+        fprintf(f, ": written by ");
+        list_positions(r, b, A_W, 0, f);
+        int first = 0;
+        while (first < p && !a[first])
+            first++;
+        if (first < p && (a[first] & A_W) && !(a[first] & (A_R | A_U)))
+            fprintf(f, "; reset each step (by #%d %s, which writes it before anything reads it)", first,
+                    kname(s, L(r, first)->kernel));
+        else
+            fprintf(f, "; reset each step: cannot tell (its first access in the step, #%d %s, reads it)", first,
+                    kname(s, L(r, first)->kernel));
+        fprintf(f, "; read by the update: ");
+        for (int pos = 0, n = 0; pos < p; pos++)
+            if (is_u[pos] && (a[pos] & A_R))
+                fprintf(f, "%s#%d %s (arg%d)", n++ ? ", " : "", pos, kname(s, L(r, pos)->kernel), arg_into(r, pos, b));
+        fprintf(f, "\n");
+    }
+    if (!ng)
+        fprintf(f, "  gradients: cannot tell: no allocation is written before the update and read by it, sized "
+                   "like the parameters\n");
+    if (ng > 1)
+        fprintf(f, "  note: %d allocations behave like gradients: each needs its rule (or one rule over all)\n", ng);
+
+    /* the sync point: per gradient buffer */
+    for (int b = 0; b < nb; b++) {
+        if (r->role[b] != R_GRAD)
+            continue;
+        unsigned char *a = &r->acc[(size_t)b * (size_t)p];
+        int lw = -1, sp = -1;
+        for (int pos = 0; pos < p; pos++)
+            if (a[pos] & A_W && !is_u[pos])
+                lw = pos;
+        for (int pos = lw + 1; pos < p && sp < 0; pos++)
+            if (a[pos] & A_R)
+                sp = pos;
+        if (sp < 0) {
+            fprintf(f, "  sync point for buf%d: cannot tell (nothing reads it after its last write, #%d)\n", b, lw);
+            continue;
+        }
+        for (int pos = 0; pos < lw; pos++)
+            if ((a[pos] & A_R) && !(a[pos] & A_W))
+                fprintf(f, "  note: #%d %s reads buf%d before its last write (#%d): a partial read\n", pos,
+                        kname(s, L(r, pos)->kernel), b, lw);
+        int ai = arg_into(r, sp, b);
+        fprintf(f, "  sync point: #%d %s (arg%d): the first launch that reads the complete gradients (after their "
+                   "last write, #%d %s)", sp, kname(s, L(r, sp)->kernel), ai, lw, kname(s, L(r, lw)->kernel));
+        if (is_u[sp])
+            fprintf(f, "; nothing but the update reads them first\n");
+        else
+            fprintf(f, "; it is not the update: it reads them first (a norm for clipping?), so they must be "
+                       "averaged there, before it\n");
+        int nu = 0;
+        for (int pos = sp; pos < p; pos++)
+            nu += is_u[pos] && (a[pos] & A_R) && L(r, pos)->kernel == L(r, sp)->kernel;
+        if (nu > 1)
+            fprintf(f, "  note: %d launches of %s read buf%d, each its own part: the rule fires at each\n", nu,
+                    kname(s, L(r, sp)->kernel), b);
+        char at[512], buffer[128];
+        at_name(s, L(r, sp)->kernel, at, sizeof at);
+        rule_buffer(r, sp, ai, buffer, sizeof buffer);
+        const char *dt = dtype_word(elem_of_arg(r, sp, ai));
+        fprintf(f, "rule: gradients at: \"%s\" buffer: %s dtype: %s   # evidence: #%d reads buf%d first after its "
+                   "last write (#%d)\n", at, buffer, dt ? dt : "cannot-tell", sp, b, lw);
+    }
+
+    /* the broadcast point */
+    int bp = -1, bb = -1;
+    for (int pos = 0; pos < p && bp < 0; pos++)
+        for (int b = 0; b < nb && bp < 0; b++)
+            if (r->role[b] == R_PARAM && (r->acc[(size_t)b * (size_t)p + (size_t)pos] & A_R))
+                bp = pos, bb = b;
+    if (bp >= 0) {
+        int ai = arg_into(r, bp, bb);
+        char at[512];
+        at_name(s, L(r, bp)->kernel, at, sizeof at);
+        const char *dt = dtype_word(elem_of_arg(r, bp, ai));
+        fprintf(f, "  broadcast: #%d %s (arg%d) is the first launch of the step that reads the parameters (buf%d): "
+                   "broadcast: once there makes every rank start from rank 0's values (always suggested: a program "
+                   "may seed its weights by rank, pid or time, which one run cannot see)\n",
+                bp, kname(s, L(r, bp)->kernel), ai, bb);
+        fprintf(f, "rule: parameters at: \"%s\" buffer: { arg: %d, region: allocation } dtype: %s broadcast: once   "
+                   "# evidence: #%d reads buf%d first in the step\n", at, ai, dt ? dt : "cannot-tell", bp, bb);
+    } else {
+        fprintf(f, "  broadcast: cannot tell (no parameters found)\n");
+    }
+    free(is_u);
+}
+
+void exp_write(const exp_state_t *s, FILE *f)
+{
+    fprintf(f, "accelshim explain (one rank)\n");
+    print_images(s, f);
+    size_t n = s->nlaunches < EXP_STEP_SCAN ? s->nlaunches : EXP_STEP_SCAN;
+    fprintf(f, "launches: %zu recorded%s", s->nlaunches, s->dropped ? "" : "\n");
+    if (s->dropped)
+        fprintf(f, ", %zu more not recorded (past the cap)\n", s->dropped);
+    long *t = malloc((n ? n : 1) * sizeof *t);
+    if (!t) {
+        fprintf(f, "step: cannot tell (no memory)\n");
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        t[i] = tok(s, i);
+    size_t best = 0, bs = 0, bp = 0, brun = 0;
+    for (size_t p = 1; p <= n / 2; p++) {
+        size_t run = 0;
+        for (size_t i = 0; i + p < n; i++) {
+            if (t[i] == t[i + p]) {
+                run++;
+                if (run >= p && run + p > best) {
+                    best = run + p;
+                    bp = p;
+                    bs = i + 1 - run;
+                    brun = run;
+                }
+            } else {
+                run = 0;
+            }
+        }
+    }
+    free(t);
+    if (!bp) {
+        fprintf(f, "step: cannot tell: no launch sequence repeats (run more steps)\n");
+        return;
+    }
+    size_t reps = (brun + bp) / bp;
+    size_t shown = reps >= 3 ? 1 : 0;
+    rd_t r = {.s = s, .f = f, .base = bs + shown * bp, .p = (int)bp};
+    fprintf(f, "step: %zu launches, repeated %zu times from launch %zu (launches %zu..%zu of the first %zu); "
+               "repetition %zu shown\n", bp, reps, bs, bs, bs + reps * bp - 1, n, shown + 1);
+    for (int pos = 0; pos < r.p; pos++)
+        print_launch(&r, pos);
+    r.acc = calloc((size_t)(s->nbufs ? s->nbufs : 1) * bp, 1);
+    r.role = calloc((size_t)(s->nbufs ? s->nbufs : 1), sizeof *r.role);
+    if (r.acc && r.role) {
+        collect(&r);
+        reading(&r);
+    } else {
+        fprintf(f, "reading: cannot tell (no memory)\n");
+    }
+    free(r.acc);
+    free(r.role);
+}
