@@ -957,6 +957,15 @@ static int parse_operand(parser *P, ash_ptx_insn *in, int k, int ii)
                 o->vec[o->n++] = -1;
                 continue;
             }
+            if (e.kind == TK_WORD && isdigit((unsigned char)e.s[0])) {   /* {0, %rs1} in inline asm */
+                int kind;
+                if (parse_number(&e, 0, &o->vimm[o->n], &kind) || kind) {
+                    perr(P, &e, "bad immediate in the vector operand");
+                    return -1;
+                }
+                o->vec[o->n++] = -2;
+                continue;
+            }
             int r = e.kind == TK_WORD ? parse_reg_operand(P, &e) : -1;
             if (r < 0) {
                 if (!P->failed)
@@ -1562,6 +1571,11 @@ static int keep_lines(parser *P)
         m->lines[i] = dupn(b, (int)(len > 200 ? 200 : len));
         if (!m->lines[i])
             return -1;
+        char *w = m->lines[i];   /* nvcc separates operands with tabs: one space for a run */
+        for (const char *c = m->lines[i]; *c; c++)
+            if (!((*c == ' ' || *c == '\t') && w > m->lines[i] && w[-1] == ' '))
+                *w++ = *c == '\t' ? ' ' : *c;
+        *w = 0;
         m->nlines = i + 1;
         if (!e)
             break;

@@ -116,7 +116,8 @@ typedef struct ash_ptx_opnd {
     int32_t reg;      /* REG; MEM base register or -1 */
     int32_t sym;      /* SYM / MEM base symbol (index into ash_ptx_module.vars) or -1; FUNC index */
     int64_t imm;      /* IMM bits; MEM byte offset; LABEL instruction index */
-    int32_t vec[4];   /* VEC: registers, -1 for `_` */
+    int32_t vec[4];   /* VEC: registers, -1 for `_`, -2 for an immediate (in vimm) */
+    int64_t vimm[4];
 } ash_ptx_opnd;
 
 #define ASH_PTX_MAX_OPNDS 6

@@ -87,8 +87,9 @@ static CUresult submit(xfer_payload *p, CUstream h, int pt, int wait, int presyn
     if (wait)
         hc_mark_wait(m);
     hc_mark_unref(m);
+    rc = hc_ctx_sticky(s->ctx);
     pthread_mutex_unlock(&hc_mu);
-    return CUDA_SUCCESS;
+    return rc;
 }
 
 static CUresult copy(CUdeviceptr dst, CUdeviceptr src, size_t n, enum dir dir, CUstream h, int pt, int async)

@@ -143,6 +143,7 @@ static void options_read(void)
     hc_opt.jitter_seed = env_size("HOSTCUDA_JITTER", 0);
     hc_opt.jitter = hc_opt.jitter_seed != 0;
     hc_opt.unexported_procs = (int)env_size("HOSTCUDA_UNEXPORTED_PROCS", 0) != 0;
+    hc_exec_options_read(&hc_opt);
 }
 
 void hc_options_load(void)
@@ -192,6 +193,11 @@ static int visible_devices(int machine)
 static void hc_do_init(void)
 {
     hc_options_load();
+    if (hc_opt.opt_error) {
+        fprintf(stderr, "hostcuda: %s\n", hc_opt.opt_error);
+        hc_init_result = CUDA_ERROR_INVALID_VALUE;
+        return;
+    }
     hc_ndev = hc_opt.devices > 0 ? visible_devices(hc_opt.devices) : 0;
     if (hc_ndev <= 0) {
         hc_init_result = CUDA_ERROR_NO_DEVICE;
@@ -765,7 +771,7 @@ CUresult CUDAAPI cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPr
 CUresult CUDAAPI cuCtxSynchronize(void)
 {
     HC_COUNT(cuCtxSynchronize);
-    WITH_CTX(c, hc_ctx_sync(c););
+    WITH_CTX(c, hc_ctx_sync(c); with_rc_ = hc_ctx_sticky(c););
 }
 
 /* ---------------------------------------------------------------- primary contexts */

@@ -45,7 +45,13 @@ typedef struct hc_options {
     int jitter;           /* HOSTCUDA_JITTER=SEED set (non-empty, not 0): stream workers delay ops */
     unsigned long long jitter_seed;
     int unexported_procs; /* HOSTCUDA_UNEXPORTED_PROCS=1: cuGetProcAddress hands out non-exported thunks */
+    int exec_mode;        /* HOSTCUDA_EXEC: HC_EXEC_AUTO (default), HC_EXEC_PTX, HC_EXEC_TWIN */
+    int exec_threads;     /* HOSTCUDA_THREADS: host threads for one launch's CTAs (default: cores) */
+    double kernel_timeout_s;  /* HOSTCUDA_KERNEL_TIMEOUT_S, default 600; 0 = none */
+    int exec_stats;       /* HOSTCUDA_EXEC_STATS: 1 at exit, 2 at each launch */
+    const char *opt_error;    /* a malformed option: cuInit fails naming it */
 } hc_options;
+enum { HC_EXEC_AUTO = 0, HC_EXEC_PTX, HC_EXEC_TWIN };
 extern hc_options hc_opt;
 void hc_options_load(void);   /* idempotent; cuInit and cuGetProcAddress call it */
 extern atomic_int hc_initialized;
@@ -138,6 +144,7 @@ struct CUctx_st {
     struct CUstream_st *streams;  /* user and per-thread streams */
     struct CUevent_st *events;
     struct CUmod_st *modules;
+    _Atomic int sticky;          /* a launch's illegal address / assert / trap: every later sync fails */
 };
 
 struct CUmemPoolHandle_st {
@@ -149,6 +156,7 @@ struct CUmemPoolHandle_st {
 typedef struct hc_block hc_block;
 struct hc_block {
     size_t off, size;
+    size_t req;                  /* bytes asked for (size is rounded up to HC_ALIGN) */
     int used;
     struct CUctx_st *ctx;        /* owner; NULL for stream-ordered (pool) allocations */
     struct CUmemPoolHandle_st *pool;  /* pool of a stream-ordered allocation, else NULL */
@@ -185,6 +193,9 @@ void *hc_dev_rw(uintptr_t v);                         /* lock-free: arena addres
 /* hc_mu held; pool != NULL: stream-ordered allocation, owned by no context */
 CUresult hc_mem_alloc(struct CUctx_st *c, size_t n, struct CUmemPoolHandle_st *pool, CUdeviceptr *out);
 CUresult hc_mem_free(CUdeviceptr p);                                     /* hc_mu held */
+struct hc_exec_range;
+/* hc_mu held: the live device and host allocations, sorted by address (malloc'ed; count in *n) */
+struct hc_exec_range *hc_mem_ranges(int *n);
 void hc_mem_free_ctx(struct CUctx_st *c);                                /* hc_mu held */
 
 /* ---- hc_stream.c ---- */
@@ -218,5 +229,8 @@ CUresult hc_fatbin_ptx(const void *image, char **ptx);
 
 /* ---- hc_module.c ---- */
 void hc_module_unload_locked(struct CUmod_st *m);        /* hc_mu held */
+void hc_exec_options_read(hc_options *o);                /* HOSTCUDA_EXEC and friends, at option load */
+/* CUDA_SUCCESS, or the error a PTX-executed launch left on the context (sticky, as on a GPU) */
+CUresult hc_ctx_sticky(struct CUctx_st *c);
 
 #endif /* HC_INTERNAL_H */

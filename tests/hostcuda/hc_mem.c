@@ -15,6 +15,7 @@
  * the host list without hc_mu.
  */
 #include "hc_internal.h"
+#include "hc_exec.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -163,6 +164,7 @@ CUresult hc_mem_alloc(struct CUctx_st *c, size_t n, struct CUmemPoolHandle_st *p
             b->size = need;
         }
         b->used = 1;
+        b->req = n;
         b->ctx = pool ? NULL : c;
         b->pool = pool;
         d->used += b->size;
@@ -172,6 +174,49 @@ CUresult hc_mem_alloc(struct CUctx_st *c, size_t n, struct CUmemPoolHandle_st *p
         return CUDA_SUCCESS;
     }
     return CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+    const hc_exec_range *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+hc_exec_range *hc_mem_ranges(int *n)
+{
+    int cap = 64, k = 0;
+    hc_exec_range *r = malloc((size_t)cap * sizeof *r);
+    if (!r)
+        return NULL;
+    for (int i = 0; i < hc_ndev; i++)
+        for (hc_block *b = hc_devs[i].blocks; b; b = b->next) {
+            if (!b->used)
+                continue;
+            if (k == cap) {
+                hc_exec_range *nr = realloc(r, (size_t)(cap *= 2) * sizeof *r);
+                if (!nr) {
+                    free(r);
+                    return NULL;
+                }
+                r = nr;
+            }
+            r[k++] = (hc_exec_range){(uintptr_t)hc_devs[i].dev_base + b->off, b->req ? b->req : b->size, b->size,
+                                     hc_devs[i].rw_base + b->off};
+        }
+    for (hc_host *h = hc_hosts; h; h = h->next) {
+        if (k == cap) {
+            hc_exec_range *nr = realloc(r, (size_t)(cap *= 2) * sizeof *r);
+            if (!nr) {
+                free(r);
+                return NULL;
+            }
+            r = nr;
+        }
+        r[k++] = (hc_exec_range){(uintptr_t)h->base, h->size, h->size, h->base};
+    }
+    qsort(r, (size_t)k, sizeof *r, range_cmp);
+    *n = k;
+    return r;
 }
 
 static void punch(hc_dev *d, size_t off, size_t size)

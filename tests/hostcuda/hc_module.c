@@ -14,9 +14,12 @@
  * one line on stderr); hold hc_mu while a kernel runs.
  */
 #include "hc_internal.h"
+#include "hc_exec.h"
 #include "hc_ptx.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +29,12 @@ typedef void (*hc_kfn)(const hostcuda_dims *, void **);
 typedef struct hc_image {
     int refs;
     hc_ptx_image ptx;
+    ash_ptx_module px;             /* the decoded PTX (for the interpreter), if px_ok */
+    int px_ok;
+    char px_err[512];
+    int *px_func;                  /* per entry: its function in px */
+    int *px_var;                   /* per px variable: its index in ptx.vars, or -1 */
+    int *use_px;                   /* per entry: launched through the interpreter */
 } hc_image;
 
 struct CUfunc_st {
@@ -34,6 +43,7 @@ struct CUfunc_st {
     hc_ptx_entry *e;
     hc_kfn fn;
     int max_dyn_shared;
+    int px;                        /* function in the image's px when interpreted, else -1 */
 };
 
 struct CUmod_st {
@@ -45,6 +55,7 @@ struct CUmod_st {
     struct CUlib_st *lib;          /* set for a library's per-context module */
     struct CUmod_st *next;         /* in ctx->modules */
     struct CUmod_st *lib_next;     /* in lib->mods */
+    uint64_t *px_addr;             /* per px variable: its device address (global / const) */
 };
 
 struct CUkern_st {
@@ -52,6 +63,7 @@ struct CUkern_st {
     struct CUlib_st *lib;
     hc_ptx_entry *e;
     hc_kfn fn;
+    int px;
 };
 
 struct CUlib_st {
@@ -84,7 +96,7 @@ static void klibs_open(void)
     free(copy);
 }
 
-static hc_kfn host_kernel(const char *name)
+static hc_kfn host_kernel(const char *name, int quiet)
 {
     char sym[512];
     snprintf(sym, sizeof sym, "hostcuda_kernel_%s", name);
@@ -94,7 +106,7 @@ static hc_kfn host_kernel(const char *name)
             return (hc_kfn)f;
     }
     void *f = dlsym(RTLD_DEFAULT, sym);
-    if (!f) {
+    if (!f && !quiet) {
         const char *libs = hc_opt.kernel_libs;
         fprintf(stderr, "hostcuda: kernel %s has no host implementation: define %s in a library listed in "
                         "HOSTCUDA_KERNEL_LIBS (now \"%s\")\n", name, sym, libs ? libs : "");
@@ -116,6 +128,186 @@ static int var_index(hc_image *img, const char *name)
         if (!strcmp(img->ptx.vars[i].name, name))
             return i;
     return -1;
+}
+
+/* ---------------------------------------------------------------- the interpreter's options and stats */
+void hc_exec_options_read(hc_options *o)
+{
+    static char err[256];
+    const char *v = getenv("HOSTCUDA_EXEC");
+    o->exec_mode = HC_EXEC_AUTO;
+    if (v && *v) {
+        if (!strcmp(v, "auto"))
+            o->exec_mode = HC_EXEC_AUTO;
+        else if (!strcmp(v, "ptx"))
+            o->exec_mode = HC_EXEC_PTX;
+        else if (!strcmp(v, "twin"))
+            o->exec_mode = HC_EXEC_TWIN;
+        else {
+            snprintf(err, sizeof err, "HOSTCUDA_EXEC=%.100s: expected auto, ptx or twin", v);
+            o->opt_error = err;
+        }
+    }
+    long nc = sysconf(_SC_NPROCESSORS_ONLN);
+    o->exec_threads = nc > 0 ? (int)nc : 1;
+    v = getenv("HOSTCUDA_THREADS");
+    if (v && *v) {
+        char *end;
+        errno = 0;
+        long x = strtol(v, &end, 10);
+        if (errno || *end || x < 1 || x > 4096) {
+            snprintf(err, sizeof err, "HOSTCUDA_THREADS=%.100s: expected a thread count from 1 to 4096", v);
+            o->opt_error = err;
+        } else {
+            o->exec_threads = (int)x;
+        }
+    }
+    o->kernel_timeout_s = 600;
+    v = getenv("HOSTCUDA_KERNEL_TIMEOUT_S");
+    if (v && *v) {
+        char *end;
+        errno = 0;
+        double x = strtod(v, &end);
+        if (errno || *end || !(x >= 0)) {
+            snprintf(err, sizeof err, "HOSTCUDA_KERNEL_TIMEOUT_S=%.100s: expected seconds (0 = no limit)", v);
+            o->opt_error = err;
+        } else {
+            o->kernel_timeout_s = x;
+        }
+    }
+    v = getenv("HOSTCUDA_EXEC_STATS");
+    o->exec_stats = 0;
+    if (v && *v && strcmp(v, "0")) {
+        if (!strcmp(v, "1"))
+            o->exec_stats = 1;
+        else if (!strcmp(v, "launch"))
+            o->exec_stats = 2;
+        else {
+            snprintf(err, sizeof err, "HOSTCUDA_EXEC_STATS=%.100s: expected 0, 1 or launch", v);
+            o->opt_error = err;
+        }
+    }
+}
+
+/* per kernel name, for HOSTCUDA_EXEC_STATS (never freed: printed at exit) */
+typedef struct exec_stat {
+    char *name;
+    hc_exec_stats st;
+    struct exec_stat *next;
+} exec_stat;
+static exec_stat *exec_stats;
+static pthread_mutex_t exec_stats_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void stat_line(const exec_stat *e)
+{
+    fprintf(stderr, "hostcuda: exec %s launches=%llu warp_instr=%llu lane_instr=%llu seconds=%.6f\n", e->name,
+            (unsigned long long)e->st.launches, (unsigned long long)e->st.warp_instr,
+            (unsigned long long)e->st.lane_instr, (double)e->st.nanos / 1e9);
+}
+
+static void stats_at_exit(void)
+{
+    pthread_mutex_lock(&exec_stats_mu);
+    for (exec_stat *e = exec_stats; e; e = e->next)
+        stat_line(e);
+    pthread_mutex_unlock(&exec_stats_mu);
+}
+
+static exec_stat *stats_for(const char *name)
+{
+    pthread_mutex_lock(&exec_stats_mu);
+    exec_stat *e = exec_stats, *last = NULL;
+    for (; e; last = e, e = e->next)
+        if (!strcmp(e->name, name))
+            break;
+    if (!e && (e = calloc(1, sizeof *e)) && (e->name = strdup(name))) {
+        if (!exec_stats && hc_opt.exec_stats == 1)
+            atexit(stats_at_exit);
+        if (last)
+            last->next = e;   /* in order of first launch */
+        else
+            exec_stats = e;
+    } else if (e && !e->name) {
+        free(e);
+        e = NULL;
+    }
+    pthread_mutex_unlock(&exec_stats_mu);
+    return e;
+}
+
+CUresult hc_ctx_sticky(struct CUctx_st *c)
+{
+    return c ? (CUresult)atomic_load(&c->sticky) : CUDA_SUCCESS;
+}
+
+/* Decode the PTX for the interpreter and choose, per entry, twin or interpreter; refuse the image
+ * when a kernel that must be interpreted uses what the interpreter does not implement. */
+static CUresult image_decode(hc_image *img, const char *text)
+{
+    int mode = hc_opt.exec_mode;
+    int n = img->ptx.nentries;
+    img->px_func = calloc((size_t)n + 1, sizeof *img->px_func);
+    img->use_px = calloc((size_t)n + 1, sizeof *img->use_px);
+    if (!img->px_func || !img->use_px)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    if (mode == HC_EXEC_TWIN)
+        return CUDA_SUCCESS;
+    img->px_ok = ash_ptx_parse(text, "ptx", &img->px, img->px_err, sizeof img->px_err) == 0;
+    if (img->px_ok) {
+        img->px_var = calloc((size_t)img->px.nvars + 1, sizeof *img->px_var);
+        if (!img->px_var)
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        for (int i = 0; i < img->px.nvars; i++) {
+            img->px_var[i] = -1;
+            const ash_ptx_var *v = &img->px.vars[i];
+            if (v->func < 0 && (v->space == ASH_PTX_S_GLOBAL || v->space == ASH_PTX_S_CONST))
+                for (int j = 0; j < img->ptx.nvars; j++)
+                    if (!strcmp(img->ptx.vars[j].name, v->name))
+                        img->px_var[i] = j;
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        const char *name = img->ptx.entries[i].name;
+        if (mode == HC_EXEC_AUTO && host_kernel(name, 1))
+            continue;
+        if (!img->px_ok) {
+            fprintf(stderr, "hostcuda: kernel %s has no host twin and its PTX cannot be read: %s\n", name,
+                    img->px_err);
+            return CUDA_ERROR_INVALID_PTX;
+        }
+        int f = ash_ptx_find_func(&img->px, name);
+        if (f < 0 || !img->px.funcs[f].is_entry) {
+            fprintf(stderr, "hostcuda: kernel %s: no .entry of that name in the decoded PTX\n", name);
+            return CUDA_ERROR_INVALID_PTX;
+        }
+        char msg[768];
+        if (hc_exec_check(&img->px, f, msg, sizeof msg)) {
+            fprintf(stderr, "hostcuda: %s\n", msg);
+            return CUDA_ERROR_NOT_SUPPORTED;
+        }
+        for (int v = 0; v < img->px.nvars; v++) {
+            const ash_ptx_var *pv = &img->px.vars[v];
+            if (pv->func < 0 && (pv->space == ASH_PTX_S_GLOBAL || pv->space == ASH_PTX_S_CONST) &&
+                !pv->is_extern && img->px_var[v] < 0) {
+                fprintf(stderr, "hostcuda: kernel %s: module variable %s was not allocated\n", name, pv->name);
+                return CUDA_ERROR_INVALID_PTX;
+            }
+        }
+        img->px_func[i] = f;
+        img->use_px[i] = 1;
+    }
+    return CUDA_SUCCESS;
+}
+
+static void image_release(hc_image *img)
+{
+    hc_ptx_free(&img->ptx);
+    if (img->px_ok)
+        ash_ptx_free(&img->px);
+    free(img->px_func);
+    free(img->px_var);
+    free(img->use_px);
+    free(img);
 }
 
 /* ---------------------------------------------------------------- images */
@@ -143,6 +335,11 @@ static CUresult image_from_text(const char *text, hc_image **out)
     if (hc_ptx_parse(text, &img->ptx) != 0) {
         free(img);
         return CUDA_ERROR_INVALID_IMAGE;
+    }
+    CUresult drc = image_decode(img, text);
+    if (drc != CUDA_SUCCESS) {
+        image_release(img);
+        return drc;
     }
     img->refs = 1;
     *out = img;
@@ -180,10 +377,8 @@ static CUresult read_file(const char *path, char **out)
 
 static void image_unref(hc_image *img)
 {
-    if (img && --img->refs == 0) {
-        hc_ptx_free(&img->ptx);
-        free(img);
-    }
+    if (img && --img->refs == 0)
+        image_release(img);
 }
 
 /* ---------------------------------------------------------------- modules */
@@ -216,6 +411,34 @@ static CUresult module_new(struct CUctx_st *c, hc_image *img, struct CUlib_st *l
             memcpy(rw, v->init, v->size);
         else
             memset(rw, 0, v->size);
+    }
+    if (img->px_ok) {
+        m->px_addr = calloc((size_t)img->px.nvars + 1, sizeof *m->px_addr);
+        if (!m->px_addr) {
+            for (int j = 0; j < img->ptx.nvars; j++)
+                hc_mem_free(m->gaddr[j]);
+            free(m->gaddr);
+            free(m->funcs);
+            free(m);
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        }
+        for (int i = 0; i < img->px.nvars; i++)
+            if (img->px_var[i] >= 0)
+                m->px_addr[i] = m->gaddr[img->px_var[i]];
+        /* addresses inside initialisers (`generic(sym)`, `sym+N`): the generic address of a
+         * global is its device address */
+        for (int i = 0; i < img->px.nvars; i++) {
+            const ash_ptx_var *v = &img->px.vars[i];
+            if (!v->nrelocs || img->px_var[i] < 0)
+                continue;
+            unsigned char *rw = hc_dev_rw((uintptr_t)m->px_addr[i]);
+            for (int r = 0; r < v->nrelocs; r++) {
+                const ash_ptx_reloc *rl = &v->relocs[r];
+                uint64_t a = m->px_addr[rl->sym] + (uint64_t)rl->addend;
+                if (rl->offset + (size_t)rl->size <= v->size)
+                    memcpy(rw + rl->offset, &a, (size_t)rl->size);
+            }
+        }
     }
     m->magic = HC_K_MODULE;
     m->ctx = c;
@@ -255,6 +478,7 @@ void hc_module_unload_locked(struct CUmod_st *m)
         hc_mem_free(m->gaddr[i]);
     hc_reg_del(m);
     image_unref(m->img);
+    free(m->px_addr);
     free(m->gaddr);
     free(m->funcs);
     free(m);
@@ -360,8 +584,9 @@ static CUresult module_function(struct CUmod_st *m, const char *name, struct CUf
     if (i < 0)
         return CUDA_ERROR_NOT_FOUND;
     if (!m->funcs[i]) {
-        hc_kfn fn = host_kernel(m->img->ptx.entries[i].name);
-        if (!fn)
+        int px = m->img->use_px[i] ? m->img->px_func[i] : -1;
+        hc_kfn fn = px >= 0 ? NULL : host_kernel(m->img->ptx.entries[i].name, 0);
+        if (!fn && px < 0)
             return CUDA_ERROR_NOT_FOUND;
         struct CUfunc_st *f = calloc(1, sizeof *f);
         if (!f)
@@ -370,6 +595,7 @@ static CUresult module_function(struct CUmod_st *m, const char *name, struct CUf
         f->mod = m;
         f->e = &m->img->ptx.entries[i];
         f->fn = fn;
+        f->px = px;
         f->max_dyn_shared = 49152;
         hc_reg_add(f, HC_K_FUNC);
         m->funcs[i] = f;
@@ -537,9 +763,10 @@ CUresult CUDAAPI cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const 
     else if ((i = entry_index(library->img, name)) < 0)
         rc = CUDA_ERROR_NOT_FOUND;
     if (rc == CUDA_SUCCESS && !library->kerns[i]) {
-        hc_kfn fn = host_kernel(library->img->ptx.entries[i].name);
-        struct CUkern_st *k = fn ? calloc(1, sizeof *k) : NULL;
-        if (!fn) {
+        int px = library->img->use_px[i] ? library->img->px_func[i] : -1;
+        hc_kfn fn = px >= 0 ? NULL : host_kernel(library->img->ptx.entries[i].name, 0);
+        struct CUkern_st *k = fn || px >= 0 ? calloc(1, sizeof *k) : NULL;
+        if (!fn && px < 0) {
             rc = CUDA_ERROR_NOT_FOUND;
         } else if (!k) {
             rc = CUDA_ERROR_OUT_OF_MEMORY;
@@ -548,6 +775,7 @@ CUresult CUDAAPI cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const 
             k->lib = library;
             k->e = &library->img->ptx.entries[i];
             k->fn = fn;
+            k->px = px;
             hc_reg_add(k, HC_K_KERNEL);
             library->kerns[i] = k;
         }
@@ -639,6 +867,27 @@ static CUresult callee(const void *h, hc_ptx_entry **e, hc_kfn *fn, int *max_dyn
     }
 }
 
+/* the interpreter's view of a CUfunction or CUkernel (hc_mu held): px < 0 for a twin; *mod is
+ * the module whose globals it uses (a library's module in the current context) */
+static CUresult callee_px(const void *h, int *px, struct CUmod_st **mod)
+{
+    switch (hc_reg_kind(h)) {
+    case HC_K_FUNC: {
+        const struct CUfunc_st *f = h;
+        *px = f->px;
+        *mod = f->mod;
+        return CUDA_SUCCESS;
+    }
+    case HC_K_KERNEL: {
+        const struct CUkern_st *k = h;
+        *px = k->px;
+        return k->px >= 0 ? lib_module(k->lib, mod) : ((*mod = NULL), CUDA_SUCCESS);
+    }
+    default:
+        return CUDA_ERROR_INVALID_HANDLE;
+    }
+}
+
 static CUresult get_name(const char **name, const void *h, enum hc_kind want)
 {
     HC_CHECK_INIT();
@@ -695,14 +944,39 @@ CUresult CUDAAPI cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t
     return param_info(kernel, HC_K_KERNEL, paramIndex, paramOffset, paramSize);
 }
 
-static CUresult func_attr(int *pi, CUfunction_attribute a, int max_dyn)
+/* what the PTX says of an interpreted kernel (twins: the defaults) */
+typedef struct px_facts {
+    int max_threads, shared, local, regs;
+} px_facts;
+
+static px_facts facts_of(const void *h)
+{
+    px_facts pf = {1024, 0, 0, 32};
+    int px;
+    struct CUmod_st *m;
+    if (callee_px(h, &px, &m) != CUDA_SUCCESS || px < 0 || !m)
+        return pf;
+    const ash_ptx_func *f = &m->img->px.funcs[px];
+    int mt = 1;
+    const int *d = f->reqntid[0] ? f->reqntid : f->maxntid;
+    for (int i = 0; i < 3; i++)
+        mt *= d[i] ? d[i] : 1;
+    if (d[0] && mt < 1024)
+        pf.max_threads = mt;
+    pf.shared = (int)hc_exec_static_shared(&m->img->px, px);
+    pf.local = (int)f->frame_size;
+    pf.regs = f->nregs < 255 ? (f->nregs > 16 ? f->nregs : 16) : 255;
+    return pf;
+}
+
+static CUresult func_attr(int *pi, CUfunction_attribute a, int max_dyn, px_facts pf)
 {
     switch (a) {
-    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *pi = 1024; break;
-    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *pi = 0; break;
+    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *pi = pf.max_threads; break;
+    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *pi = pf.shared; break;
     case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES: *pi = 0; break;
-    case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: *pi = 0; break;
-    case CU_FUNC_ATTRIBUTE_NUM_REGS: *pi = 32; break;
+    case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: *pi = pf.local; break;
+    case CU_FUNC_ATTRIBUTE_NUM_REGS: *pi = pf.regs; break;
     case CU_FUNC_ATTRIBUTE_PTX_VERSION: *pi = 80; break;
     case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *pi = 90; break;
     case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA: *pi = 0; break;
@@ -726,8 +1000,9 @@ CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunc
     hc_ptx_entry *e;
     int md = 0;
     CUresult rc = hc_reg_kind(hfunc) == HC_K_FUNC ? callee(hfunc, &e, NULL, &md) : CUDA_ERROR_INVALID_HANDLE;
+    px_facts pf = facts_of(hfunc);
     pthread_mutex_unlock(&hc_mu);
-    return rc == CUDA_SUCCESS ? func_attr(pi, attrib, md) : rc;
+    return rc == CUDA_SUCCESS ? func_attr(pi, attrib, md, pf) : rc;
 }
 
 CUresult CUDAAPI cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev)
@@ -742,8 +1017,9 @@ CUresult CUDAAPI cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUke
     hc_ptx_entry *e;
     int md = 0;
     CUresult rc = hc_reg_kind(kernel) == HC_K_KERNEL ? callee(kernel, &e, NULL, &md) : CUDA_ERROR_INVALID_HANDLE;
+    px_facts pf = facts_of(kernel);
     pthread_mutex_unlock(&hc_mu);
-    return rc == CUDA_SUCCESS ? func_attr(pi, attrib, md) : rc;
+    return rc == CUDA_SUCCESS ? func_attr(pi, attrib, md, pf) : rc;
 }
 
 CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)
@@ -796,12 +1072,54 @@ typedef struct {
     hostcuda_dims dims;
     void **args;        /* nparams pointers into blob */
     unsigned char *blob;
+    /* interpreted launches */
+    int px;             /* function in mod's image, or -1 for a twin */
+    struct CUmod_st *mod;
+    struct CUctx_st *ctx;
+    size_t argsize;
 } launch_payload;
+
+static void run_interpreted(launch_payload *p)
+{
+    if (hc_ctx_sticky(p->ctx) != CUDA_SUCCESS)
+        return;   /* the context is unusable after a fault, as on a GPU */
+    pthread_mutex_lock(&hc_mu);
+    int nr = 0;
+    hc_exec_range *ranges = hc_mem_ranges(&nr);
+    pthread_mutex_unlock(&hc_mu);
+    if (!ranges) {
+        fprintf(stderr, "hostcuda: out of host memory for a launch of %s\n", p->mod->img->px.funcs[p->px].name);
+        atomic_store(&p->ctx->sticky, CUDA_ERROR_OUT_OF_MEMORY);
+        return;
+    }
+    const ash_ptx_func *f = &p->mod->img->px.funcs[p->px];
+    exec_stat *es = hc_opt.exec_stats ? stats_for(f->name) : NULL;
+    hc_exec_launch L = {
+        .m = &p->mod->img->px, .func = p->px,
+        .grid = {p->dims.grid.x, p->dims.grid.y, p->dims.grid.z},
+        .block = {p->dims.block.x, p->dims.block.y, p->dims.block.z},
+        .shmem = p->dims.shared_bytes, .params = p->blob, .params_size = p->argsize,
+        .var_addr = p->mod->px_addr, .ranges = ranges, .nranges = nr,
+        .threads = hc_opt.exec_threads, .timeout_s = hc_opt.kernel_timeout_s,
+        .stats = es ? &es->st : NULL,
+    };
+    CUresult rc = hc_exec_run(&L);
+    free(ranges);
+    if (es && hc_opt.exec_stats == 2)
+        stat_line(es);
+    if (rc != CUDA_SUCCESS) {
+        int zero = 0;
+        atomic_compare_exchange_strong(&p->ctx->sticky, &zero, (int)rc);
+    }
+}
 
 static void run_launch(hc_op *op)
 {
     launch_payload *p = op->payload;
-    p->fn(&p->dims, p->args);
+    if (p->px >= 0)
+        run_interpreted(p);
+    else
+        p->fn(&p->dims, p->args);
 }
 
 static void fini_launch(hc_op *op)
@@ -849,7 +1167,7 @@ static CUresult gather_params(const hc_ptx_entry *e, void **params, void **extra
         if (!src)
             return CUDA_ERROR_INVALID_VALUE;
         memcpy(dst, src, pp->size);
-        if (pp->size == 8) {
+        if (pp->size == 8 && p->px < 0) {   /* twins get hostcuda's read-write address */
             uint64_t v;
             memcpy(&v, dst, 8);
             void *rw = hc_dev_rw((uintptr_t)v);
@@ -881,8 +1199,20 @@ static CUresult launch(const void *f, unsigned int gx, unsigned int gy, unsigned
     int max_dyn = 0;
     struct CUstream_st *s = NULL;
     CUresult rc = callee(f, &e, &p->fn, &max_dyn);
+    p->px = -1;
+    if (rc == CUDA_SUCCESS)
+        rc = callee_px(f, &p->px, &p->mod);
     if (rc == CUDA_SUCCESS && shmem > (unsigned int)max_dyn)
         rc = CUDA_ERROR_INVALID_VALUE;
+    if (rc == CUDA_SUCCESS && p->px >= 0) {
+        p->ctx = p->mod->ctx;
+        p->argsize = e->argsize;
+        px_facts pf = facts_of(f);
+        if ((unsigned long long)bx * by * bz > (unsigned long long)pf.max_threads)
+            rc = CUDA_ERROR_INVALID_VALUE;
+        else if (hc_ctx_sticky(p->ctx) != CUDA_SUCCESS)
+            rc = hc_ctx_sticky(p->ctx);
+    }
     if (rc == CUDA_SUCCESS)
         rc = hc_stream_resolve(h, pt, &s);
     if (rc == CUDA_SUCCESS)

@@ -5,9 +5,10 @@
 HOSTCUDA_SRC_DIR := tests/hostcuda
 HOSTCUDA_SRCS := $(addprefix $(HOSTCUDA_SRC_DIR)/,hc_core.c hc_mem.c hc_copy.c hc_stream.c hc_ptx.c \
                    hc_module.c hc_errors.c hc_procaddr.c hc_fatbin.c \
-                   hc_vmm.c hc_graph.c)
-HOSTCUDA_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(HOSTCUDA_SRCS))
-HOSTCUDA_HDRS := $(addprefix $(HOSTCUDA_SRC_DIR)/,hc_internal.h hc_ptx.h hc_api.def hostcuda.h)
+                   hc_vmm.c hc_graph.c hc_exec.c hc_exec_ops.c)
+HOSTCUDA_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(HOSTCUDA_SRCS)) $(BUILD)/shim/ptx/ash_ptx.o
+HOSTCUDA_HDRS := $(addprefix $(HOSTCUDA_SRC_DIR)/,hc_internal.h hc_ptx.h hc_api.def hostcuda.h hc_exec.h \
+                   hc_exec_ops.h) shim/ptx/ash_ptx.h
 # -Bsymbolic (link): hostcuda's references to its own functions (the cuGetProcAddress table, the
 # thunks) bind inside it, as a real driver's do; a preloaded interposer cannot redirect them.
 # __CUDA_API_VERSION_INTERNAL: cuda.h then declares every variant (legacy, _v2, _ptds, _ptsz) under
@@ -20,10 +21,17 @@ $(BUILD)/$(HOSTCUDA_SRC_DIR)/%.o: $(HOSTCUDA_SRC_DIR)/%.c $(HOSTCUDA_HDRS) inclu
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CPPFLAGS) $(HOSTCUDA_CFLAGS) -c -o $@ $<
 
+# the PTX reader (shim/ptx: pure C11, no hostcuda dependency; the shim will link it too)
+$(BUILD)/shim/ptx/ash_ptx.o: shim/ptx/ash_ptx.c shim/ptx/ash_ptx.h | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -c -o $@ $<
+# the interpreter's floating point honours PTX rounding modes through fesetround
+$(BUILD)/$(HOSTCUDA_SRC_DIR)/hc_exec_ops.o: HOSTCUDA_CFLAGS += -frounding-math
+
 $(HOSTCUDA_LIB): $(HOSTCUDA_OBJS) $(HOSTCUDA_SRC_DIR)/libcuda.map
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-soname,libcuda.so.1 -Wl,--version-script=$(HOSTCUDA_SRC_DIR)/libcuda.map \
-	    -Wl,-Bsymbolic -Wl,--no-undefined -o $@ $(HOSTCUDA_OBJS) $(PTHREAD) -ldl
+	    -Wl,-Bsymbolic -Wl,--no-undefined -o $@ $(HOSTCUDA_OBJS) $(PTHREAD) -ldl -lm
 	ln -sf libcuda.so.1 $(HOSTCUDA_DIR)/libcuda.so
 
 # test kernels: written once (ASH_KERNEL), PTX for the module loader, host .so for the launches
@@ -67,6 +75,25 @@ $(HOSTCUDA_DIR)/test_kernels_sm80.fatbin: $(HOSTCUDA_SRC_DIR)/test_kernels.cu in
 $(HOSTCUDA_DIR)/hc_fatbin_run: $(HOSTCUDA_SRC_DIR)/hc_fatbin_run.c $(HOSTCUDA_LIB) | $(DEPS_STAMP)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ $< $(HOSTCUDA_TEST_LDFLAGS) -lcuda -ldl
 
+# hc_ptx_check: the interpreter's load-time check on PTX files (tests/hostcuda/test_hc_ptx_corpus.sh)
+$(HOSTCUDA_DIR)/hc_ptx_check: $(HOSTCUDA_SRC_DIR)/hc_ptx_check.c $(BUILD)/$(HOSTCUDA_SRC_DIR)/hc_exec.o \
+                              $(BUILD)/$(HOSTCUDA_SRC_DIR)/hc_exec_ops.o $(BUILD)/shim/ptx/ash_ptx.o | $(DEPS_STAMP)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -I/usr/local/cuda/include $(HOSTCUDA_CFLAGS) -o $@ $^ $(PTHREAD) -lm
+
+# the interpreter's own tests: kernels with no host twin (exec_kernels.cu -> PTX)
+$(HOSTCUDA_DIR)/exec_kernels.ptx: $(HOSTCUDA_SRC_DIR)/exec_kernels.cu | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) -o $@ $<
+$(HOSTCUDA_DIR)/test_hc_exec: $(HOSTCUDA_SRC_DIR)/test_hc_exec.c $(HOSTCUDA_LIB) $(HOSTCUDA_DIR)/exec_kernels.ptx \
+                              | $(DEPS_STAMP)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ $< $(HOSTCUDA_TEST_LDFLAGS) -lcuda
+
+$(HOSTCUDA_DIR)/hc_exec_matmul: $(HOSTCUDA_SRC_DIR)/hc_exec_matmul.c $(HOSTCUDA_LIB) | $(DEPS_STAMP)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ $< $(HOSTCUDA_TEST_LDFLAGS) -lcuda -lm
+
+ALL += $(HOSTCUDA_DIR)/hc_ptx_check $(HOSTCUDA_DIR)/exec_kernels.ptx $(HOSTCUDA_DIR)/test_hc_exec \
+       $(HOSTCUDA_DIR)/hc_exec_matmul
+TESTS += $(HOSTCUDA_SRC_DIR)/test_hc_exec.sh $(HOSTCUDA_SRC_DIR)/test_hc_exec_llmc.sh
 ALL += $(HOSTCUDA_LIB) $(HOSTCUDA_TKERN_PTX) $(HOSTCUDA_TKERN_SO) $(HOSTCUDA_TESTS) $(HOSTCUDA_DIR)/hc_race \
        $(HOSTCUDA_FATBINS) $(HOSTCUDA_DIR)/hc_fatbin_run
 TESTS += $(HOSTCUDA_TESTS) $(HOSTCUDA_SRC_DIR)/test_hc_exports.sh $(HOSTCUDA_SRC_DIR)/test_hc_valgrind.sh \

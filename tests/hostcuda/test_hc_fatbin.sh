@@ -6,7 +6,8 @@
 # kernels with their host implementations (y = 2*3+1 everywhere). Bad input is refused with a
 # clear error and no crash: a cubin-only fatbin (CUDA_ERROR_NO_BINARY_FOR_GPU), an entry whose
 # header overruns the fatbin, a wrong header version, a missing zstd library (NOT_SUPPORTED, names
-# the library). Control: without the host kernel library the same load runs nothing (exit 2).
+# the library). Without the host kernel library the interpreter runs the same kernels from the PTX;
+# control: with HOSTCUDA_EXEC=twin as well, the same load runs nothing (exit 2).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 H=$ROOT/build/tests/hostcuda
@@ -57,7 +58,13 @@ printf '\x07' | dd of="$tmp/version.fatbin" bs=1 seek=4 conv=notrunc status=none
 expect_refusal "header version" CUDA_ERROR_INVALID_IMAGE "header version" "$tmp/version.fatbin"
 expect_refusal "no zstd library" CUDA_ERROR_NOT_SUPPORTED "libzstd could not be loaded" "$H/test_kernels.fatbin" \
     HOSTCUDA_ZSTD_LIB="$tmp/no-such-libzstd.so.1"
-# control: without the host kernels nothing runs, so a pass above means the kernels ran
-out=$(env -u HOSTCUDA_KERNEL_LIBS timeout 60 "$RUN" "$H/test_kernels.fatbin" data 2>&1) && bad "control: ran without host kernels: $out"
+# control: without the host kernels and with the interpreter forbidden (HOSTCUDA_EXEC=twin)
+# nothing runs, so a pass above means the kernels ran
+out=$(env -u HOSTCUDA_KERNEL_LIBS HOSTCUDA_EXEC=twin timeout 60 "$RUN" "$H/test_kernels.fatbin" data 2>&1) &&
+    bad "control: ran without host kernels: $out"
+# without the host kernels (HOSTCUDA_EXEC=auto, the default) the interpreter runs them from the
+# fatbin's PTX, with the same result
+out=$(env -u HOSTCUDA_KERNEL_LIBS timeout 60 "$RUN" "$H/test_kernels.fatbin" data 2>&1) ||
+    bad "the interpreter did not run the fatbin's kernels: $out"
 [ $fails -eq 0 ] || exit 1
 echo "PASS: nvcc fatbins (zstd, plain, multi-entry; LZ4) load through every entry point and run; bad fatbins refused clearly"

@@ -1,0 +1,989 @@
+/* hc_exec.c — hostcuda's SIMT executor: runs a kernel's decoded PTX (shim/ptx) on host threads.
+ *
+ * Model: a CTA is warps of 32 lanes; each lane has its PC; a warp step takes the lowest PC among
+ * its runnable lanes and executes that instruction for every lane there (the active mask), so
+ * divergent paths reconverge where they meet. Warps of a CTA run round-robin on one host thread
+ * (a quantum each, so spin-waits on shared memory progress); CTAs are taken by a pool of host
+ * threads. Registers are [slot][lane] 64-bit cells; a reader truncates to its type's width.
+ * Memory: global addresses are the program's device addresses, each access checked against the
+ * launch's allocation table; shared, local and param spaces are per-CTA / per-thread buffers that
+ * generic addresses reach through windows above the canonical host range (cvta adds the base).
+ * Faults stop the launch: the first is reported as one hostcuda: line and the launch's result.
+ * Threading: one launch at a time per call; the workers share only the launch record (atomics).
+ */
+#include "hc_exec.h"
+#include "hc_exec_ops.h"
+
+#include <fenv.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define QUANTUM 512
+#define HC_CALL_STACK 16384   /* bytes of call stack per thread when the kernel calls device functions */
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ---------------------------------------------------------------- load-time check */
+static int is_builtin(const ash_ptx_func *f)
+{
+    return !strcmp(f->name, "vprintf") || !strcmp(f->name, "__assertfail");
+}
+static int insn_supported(const ash_ptx_module *m, const ash_ptx_insn *in, const char **why)
+{
+    *why = NULL;
+    switch (in->op) {
+    case ASH_PTX_OP_NONE:
+        *why = "instruction not supported";
+        return 0;
+    case ASH_PTX_OP_CALL: {
+        const ash_ptx_func *f = &m->funcs[in->o[0].sym];
+        if (is_builtin(f) || (!f->is_extern && !f->is_entry))
+            return 1;
+        *why = f->is_entry ? "call of a kernel (dynamic parallelism) not supported"
+                           : "call of an external device function not supported";
+        return 0;
+    }
+    case ASH_PTX_OP_BRA:
+        if (in->o[0].kind != ASH_PTX_K_LABEL) {
+            *why = "indirect branch not supported";
+            return 0;
+        }
+        return 1;
+    case ASH_PTX_OP_CVT:
+        if (in->flags & (ASH_PTX_F_PACK | ASH_PTX_F_SATFINITE | ASH_PTX_F_RELU) || in->rnd == ASH_PTX_R_RNA ||
+            in->rnd == ASH_PTX_R_RS) {
+            *why = "cvt variant not supported";
+            return 0;
+        }
+        return 1;
+    case ASH_PTX_OP_ATOM:
+    case ASH_PTX_OP_RED:
+        if (in->vec > 1 || in->type == ASH_PTX_T_B128) {
+            *why = "vector or 128-bit atomic not supported";
+            return 0;
+        }
+        return 1;
+    case ASH_PTX_OP_DP4A: case ASH_PTX_OP_DP2A: case ASH_PTX_OP_FNS: case ASH_PTX_OP_SZEXT:
+    case ASH_PTX_OP_BMSK: case ASH_PTX_OP_SAD: case ASH_PTX_OP_ISSPACEP: case ASH_PTX_OP_CREATEPOLICY:
+    case ASH_PTX_OP_PMEVENT: case ASH_PTX_OP_BRKPT:
+        *why = "instruction not supported";
+        return 0;
+    default:
+        if (in->type == ASH_PTX_T_B128) {
+            *why = "128-bit type not supported";
+            return 0;
+        }
+        return 1;
+    }
+}
+
+/* the functions kernel `fi` can reach (itself first); mark[f] = 1; returns how many */
+static int reachable(const ash_ptx_module *m, int fi, char *mark, int *order)
+{
+    int n = 0;
+    order[n++] = fi;
+    mark[fi] = 1;
+    for (int k = 0; k < n; k++) {
+        const ash_ptx_func *f = &m->funcs[order[k]];
+        for (int i = f->first; i < f->first + f->count; i++) {
+            const ash_ptx_insn *in = &m->insns[i];
+            if (in->op == ASH_PTX_OP_CALL && in->o[0].kind == ASH_PTX_K_FUNC && !mark[in->o[0].sym] &&
+                !is_builtin(&m->funcs[in->o[0].sym])) {
+                mark[in->o[0].sym] = 1;
+                order[n++] = in->o[0].sym;
+            }
+        }
+    }
+    return n;
+}
+
+int hc_exec_check(const ash_ptx_module *m, int fi, char *msg, size_t n)
+{
+    char *mark = calloc((size_t)m->nfuncs + 1, 1);
+    int *order = calloc((size_t)m->nfuncs + 1, sizeof *order);
+    if (!mark || !order) {
+        free(mark);
+        free(order);
+        snprintf(msg, n, "kernel %s: out of memory", m->funcs[fi].name);
+        return -1;
+    }
+    int nr = reachable(m, fi, mark, order), bad = 0;
+    for (int k = 0; k < nr && !bad; k++) {
+        const ash_ptx_func *f = &m->funcs[order[k]];
+        if (!f->defined) {
+            snprintf(msg, n, "kernel %s: calls %s, which this module declares but does not define", m->funcs[fi].name,
+                     f->name);
+            bad = 1;
+            break;
+        }
+        for (int i = f->first; i < f->first + f->count; i++) {
+            const ash_ptx_insn *in = &m->insns[i];
+            const char *why;
+            if (!insn_supported(m, in, &why)) {
+                snprintf(msg, n, "kernel %s: PTX line %d: %s: %s", m->funcs[fi].name, in->line, why,
+                         ash_ptx_line_text(m, in->line));
+                bad = 1;
+                break;
+            }
+        }
+        for (int v = 0; v < m->nvars && !bad; v++)
+            if (k > 0 && m->vars[v].func == order[k] && m->vars[v].space == ASH_PTX_S_SHARED) {
+                snprintf(msg, n, "kernel %s: .shared variable %s inside device function %s not supported",
+                         m->funcs[fi].name, m->vars[v].name, f->name);
+                bad = 1;
+            }
+    }
+    free(mark);
+    free(order);
+    if (bad)
+        return -1;
+    for (int i = 0; i < m->nvars; i++)
+        if (m->vars[i].func == fi && m->vars[i].space == ASH_PTX_S_SHARED && m->vars[i].is_extern &&
+            m->vars[i].init) {
+            snprintf(msg, n, "kernel %s: initialised shared variable %s", m->funcs[fi].name, m->vars[i].name);
+            return -1;
+        }
+    return 0;
+}
+
+size_t hc_exec_static_shared(const ash_ptx_module *m, int fi)
+{
+    return m->funcs[fi].shared_size;
+}
+
+/* ---------------------------------------------------------------- launch state */
+typedef struct xlaunch {
+    const hc_exec_launch *L;
+    const ash_ptx_module *m;
+    const ash_ptx_func *f;
+    const ash_ptx_insn *code;
+    unsigned nthreads, nwarps, ncta;
+    size_t shared_bytes, dyn_base, frame;
+    size_t local_size;           /* per thread: the kernel's frame, then the call stack */
+    int *regbase;                /* per function: its first slot in a warp's register file, -1: not reached */
+    size_t nregs;                /* slots per lane */
+    atomic_uint next_cta;
+    atomic_int abort;
+    pthread_mutex_t mu;
+    CUresult err;
+    char msg[2048];
+    uint64_t deadline;
+    char *pbuf;                  /* device printf output, written at the end of the launch */
+    size_t plen, pcap;
+    atomic_ullong warp_instr, lane_instr;
+} xlaunch;
+
+/* a fault: first one wins; the others stop */
+static void xfail(xlaunch *X, CUresult err, const char *fmt, ...)
+{
+    pthread_mutex_lock(&X->mu);
+    if (X->err == CUDA_SUCCESS) {
+        X->err = err;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(X->msg, sizeof X->msg, fmt, ap);
+        va_end(ap);
+    }
+    pthread_mutex_unlock(&X->mu);
+    atomic_store(&X->abort, 1);
+}
+
+static void thread_xyz(const xlaunch *X, unsigned t, unsigned out[3])
+{
+    unsigned bx = X->L->block[0], by = X->L->block[1];
+    out[0] = t % bx;
+    out[1] = (t / bx) % by;
+    out[2] = t / (bx * by);
+}
+
+static const char *acc_name(int acc)
+{
+    return acc == HC_ACC_ST ? "st" : acc == HC_ACC_ATOM ? "atom" : "ld";
+}
+
+static void fault_addr(hc_cta *C, hc_warp *W, int lane, const ash_ptx_insn *in, int acc, uint64_t a, unsigned size,
+                       const char *what)
+{
+    xlaunch *X = C->X;
+    unsigned t[3];
+    thread_xyz(X, (unsigned)(W->id * 32 + lane), t);
+    char near[256] = "no allocation";
+    const hc_exec_range *R = X->L->ranges;
+    int n = X->L->nranges, best = -1;
+    uint64_t bestd = ~0ull;
+    for (int i = 0; i < n; i++) {
+        uint64_t d = a < R[i].lo ? R[i].lo - a : a >= R[i].lo + R[i].size ? a - (R[i].lo + R[i].size) : 0;
+        if (d < bestd) {
+            bestd = d;
+            best = i;
+        }
+    }
+    if (best >= 0) {
+        const hc_exec_range *r = &R[best];
+        if (a < r->lo)
+            snprintf(near, sizeof near, "nearest allocation 0x%llx+%zu, %llu bytes before it",
+                     (unsigned long long)r->lo, r->size, (unsigned long long)(r->lo - a));
+        else if (a >= r->lo + r->size)
+            snprintf(near, sizeof near, "nearest allocation 0x%llx+%zu, %llu bytes after it",
+                     (unsigned long long)r->lo, r->size, (unsigned long long)(a - (r->lo + r->size)));
+        else
+            snprintf(near, sizeof near, "nearest allocation 0x%llx+%zu, %llu bytes inside it",
+                     (unsigned long long)r->lo, r->size, (unsigned long long)(a - r->lo));
+    }
+    xfail(X, CUDA_ERROR_ILLEGAL_ADDRESS,
+          "illegal address in %s (PTX line %d: %s) block (%u,%u,%u) thread (%u,%u,%u): %s %u bytes at 0x%llx; %s%s%s",
+          X->f->name, in->line, ash_ptx_line_text(X->m, in->line), C->ctaid[0], C->ctaid[1], C->ctaid[2], t[0],
+          t[1], t[2], acc_name(acc), size, (unsigned long long)a, near, what ? " " : "", what ? what : "");
+}
+
+static void fault_space(hc_cta *C, hc_warp *W, int lane, const ash_ptx_insn *in, int acc, uint64_t a, unsigned size,
+                        const char *space, size_t limit)
+{
+    xlaunch *X = C->X;
+    unsigned t[3];
+    thread_xyz(X, (unsigned)(W->id * 32 + lane), t);
+    xfail(X, CUDA_ERROR_ILLEGAL_ADDRESS,
+          "illegal address in %s (PTX line %d: %s) block (%u,%u,%u) thread (%u,%u,%u): %s %u bytes at %s address "
+          "0x%llx; the %s window is %zu bytes",
+          X->f->name, in->line, ash_ptx_line_text(X->m, in->line), C->ctaid[0], C->ctaid[1], C->ctaid[2], t[0],
+          t[1], t[2], acc_name(acc), size, space, (unsigned long long)a, space, limit);
+}
+
+/* host address of [a, a + size) in `space` for lane, or NULL after a fault */
+void *hc_exec_addr(hc_cta *C, hc_warp *W, int lane, const ash_ptx_insn *in, int space, uint64_t a, unsigned size,
+                   int acc)
+{
+    xlaunch *X = C->X;
+    if (space == ASH_PTX_S_GENERIC || space == ASH_PTX_S_NONE) {
+        uint64_t w = a & HC_WIN_MASK;
+        if (w == HC_WIN_SHARED) {
+            space = ASH_PTX_S_SHARED;
+            a -= HC_WIN_SHARED;
+        } else if (w == HC_WIN_LOCAL) {
+            space = ASH_PTX_S_LOCAL;
+            a -= HC_WIN_LOCAL;
+        } else if (w == HC_WIN_PARAM) {
+            space = ASH_PTX_S_PARAM;
+            a -= HC_WIN_PARAM;
+        } else {
+            space = ASH_PTX_S_GLOBAL;
+        }
+    }
+    if (size > 1 && (a & (size - 1))) {
+        if (space == ASH_PTX_S_GLOBAL || space == ASH_PTX_S_CONST)
+            fault_addr(C, W, lane, in, acc, a, size, "(misaligned)");
+        else
+            fault_space(C, W, lane, in, acc, a, size, "misaligned", 0);
+        return NULL;
+    }
+    switch (space) {
+    case ASH_PTX_S_SHARED:
+        if (a + size > X->shared_bytes || a + size < a) {
+            fault_space(C, W, lane, in, acc, a, size, "shared", X->shared_bytes);
+            return NULL;
+        }
+        return C->shared + a;
+    case ASH_PTX_S_LOCAL:
+        if (a + size > X->local_size || a + size < a) {
+            fault_space(C, W, lane, in, acc, a, size, "local", X->local_size);
+            return NULL;
+        }
+        return C->local + (size_t)(W->id * 32 + lane) * X->local_size + a;
+    case ASH_PTX_S_PARAM:
+        if (a + size > X->L->params_size || a + size < a) {
+            fault_space(C, W, lane, in, acc, a, size, "param", X->L->params_size);
+            return NULL;
+        }
+        if (acc != HC_ACC_LD) {
+            fault_space(C, W, lane, in, acc, a, size, "param (read-only)", X->L->params_size);
+            return NULL;
+        }
+        return (void *)(X->L->params + a);
+    default: {
+        const hc_exec_range *R = X->L->ranges;
+        int n = X->L->nranges;
+        if (W->cache >= 0 && W->cache < n) {
+            const hc_exec_range *r = &R[W->cache];
+            if (a >= r->lo && a - r->lo + size <= r->size)
+                return r->rw + (a - r->lo);
+        }
+        int lo = 0, hi = n - 1, f = -1;
+        while (lo <= hi) {
+            int mid = (lo + hi) / 2;
+            if (R[mid].lo <= a) {
+                f = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        if (f >= 0 && a - R[f].lo + size <= R[f].size) {
+            W->cache = f;
+            return R[f].rw + (a - R[f].lo);
+        }
+        fault_addr(C, W, lane, in, acc, a, size, NULL);
+        return NULL;
+    }
+    }
+}
+
+/* ---------------------------------------------------------------- device printf and assert */
+static int read_cstr(hc_cta *C, hc_warp *W, int lane, const ash_ptx_insn *in, uint64_t a, char *buf, size_t n)
+{
+    for (size_t i = 0; i + 1 < n; i++) {
+        const char *p = hc_exec_addr(C, W, lane, in, ASH_PTX_S_GENERIC, a + i, 1, HC_ACC_LD);
+        if (!p)
+            return -1;
+        buf[i] = *p;
+        if (!*p)
+            return 0;
+    }
+    buf[n - 1] = 0;
+    return 0;
+}
+
+static void out_append(xlaunch *X, const char *s, size_t n)
+{
+    pthread_mutex_lock(&X->mu);
+    if (X->plen + n + 1 > X->pcap) {
+        size_t nc = X->pcap ? X->pcap * 2 : 4096;
+        while (nc < X->plen + n + 1)
+            nc *= 2;
+        char *nb = realloc(X->pbuf, nc);
+        if (nb) {
+            X->pbuf = nb;
+            X->pcap = nc;
+        }
+    }
+    if (X->plen + n + 1 <= X->pcap) {
+        memcpy(X->pbuf + X->plen, s, n);
+        X->plen += n;
+    }
+    pthread_mutex_unlock(&X->mu);
+}
+
+/* vprintf(fmt, args): args is a packed buffer, each argument at its natural alignment */
+static int dev_printf(hc_cta *C, hc_warp *W, int lane, const ash_ptx_insn *in, uint64_t fmt_a, uint64_t args_a)
+{
+    char fmt[1024], out[4096];
+    if (read_cstr(C, W, lane, in, fmt_a, fmt, sizeof fmt))
+        return -1;
+    size_t o = 0, off = 0;
+    for (const char *p = fmt; *p && o < sizeof out - 1;) {
+        if (*p != '%') {
+            out[o++] = *p++;
+            continue;
+        }
+        if (p[1] == '%') {
+            out[o++] = '%';
+            p += 2;
+            continue;
+        }
+        char spec[64];
+        size_t k = 0;
+        spec[k++] = *p++;
+        int lcount = 0;
+        while (*p && strchr("-+ #0123456789.*hlLqjzt", *p) && k < sizeof spec - 2) {
+            if (*p == 'l' || *p == 'L' || *p == 'q' || *p == 'j' || *p == 'z' || *p == 't')
+                lcount++;
+            spec[k++] = *p++;
+        }
+        if (!*p)
+            break;
+        char conv = *p++;
+        spec[k++] = conv;
+        spec[k] = 0;
+        int is_float = strchr("fFeEgGaA", conv) != NULL;
+        int wide = is_float || conv == 'p' || conv == 's' || lcount > 0;
+        size_t sz = wide ? 8 : 4;
+        off = (off + sz - 1) / sz * sz;
+        const unsigned char *ap = hc_exec_addr(C, W, lane, in, ASH_PTX_S_GENERIC, args_a + off, (unsigned)sz,
+                                               HC_ACC_LD);
+        if (!ap)
+            return -1;
+        off += sz;
+        uint64_t v = 0;
+        memcpy(&v, ap, sz);
+        int wrote;
+        size_t room = sizeof out - o;
+        if (is_float) {
+            double d;
+            memcpy(&d, &v, 8);
+            wrote = snprintf(out + o, room, spec, d);
+        } else if (conv == 's') {
+            char s[512];
+            if (read_cstr(C, W, lane, in, v, s, sizeof s))
+                return -1;
+            wrote = snprintf(out + o, room, spec, s);
+        } else if (conv == 'p') {
+            wrote = snprintf(out + o, room, "%#llx", (unsigned long long)v);
+        } else if (lcount) {
+            char s2[64];
+            snprintf(s2, sizeof s2, "%.*sll%c", (int)(k - 1 - (size_t)lcount), spec, conv);
+            wrote = snprintf(out + o, room, s2, (long long)v);
+        } else if (conv == 'c') {
+            wrote = snprintf(out + o, room, spec, (int)(uint32_t)v);
+        } else {
+            wrote = snprintf(out + o, room, spec, (int)(uint32_t)v);
+        }
+        if (wrote > 0)
+            o += (size_t)wrote < room ? (size_t)wrote : room - 1;
+    }
+    out_append(C->X, out, o);
+    return 0;
+}
+
+/* __assertfail(message, file, line, function, charSize) */
+static void dev_assert(hc_cta *C, hc_warp *W, int lane, const ash_ptx_insn *in, const uint64_t *args)
+{
+    char msg[512], file[512], fn[512];
+    if (read_cstr(C, W, lane, in, args[0], msg, sizeof msg) || read_cstr(C, W, lane, in, args[1], file, sizeof file) ||
+        read_cstr(C, W, lane, in, args[3], fn, sizeof fn))
+        return;
+    unsigned t[3];
+    thread_xyz(C->X, (unsigned)(W->id * 32 + lane), t);
+    char gpu[1800];
+    snprintf(gpu, sizeof gpu, "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n", file,
+             (unsigned)args[2], fn, C->ctaid[0], C->ctaid[1], C->ctaid[2], t[0], t[1], t[2], msg);
+    out_append(C->X, gpu, strlen(gpu));   /* printed where a GPU prints it: with the device's output */
+    xfail(C->X, CUDA_ERROR_ASSERT, "device assertion failed in %s (PTX line %d) block (%u,%u,%u) thread (%u,%u,%u)",
+          C->X->f->name, in->line, C->ctaid[0], C->ctaid[1], C->ctaid[2], t[0], t[1], t[2]);
+}
+
+/* call of a builtin: arguments are the caller's .param variables (in its local frame) */
+static int call_builtin(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t E)
+{
+    xlaunch *X = C->X;
+    const ash_ptx_module *m = X->m;
+    const ash_ptx_func *callee = &m->funcs[in->o[0].sym];
+    int is_printf = !strcmp(callee->name, "vprintf");
+    for (int l = 0; l < 32; l++) {
+        if (!(E >> l & 1))
+            continue;
+        uint64_t args[8] = {0};
+        for (int k = 0; k < in->call_nargs && k < 8; k++) {
+            const ash_ptx_var *v = &m->vars[m->callvars[in->call_args + in->call_nret + k]];
+            const unsigned char *p =
+                (const unsigned char *)C->local + (size_t)(W->id * 32 + l) * X->local_size + W->lbase[l] + v->offset;
+            memcpy(&args[k], p, v->size > 8 ? 8 : v->size);
+        }
+        if (is_printf) {
+            if (dev_printf(C, W, l, in, args[0], args[1]))
+                return -1;
+            if (in->call_nret) {
+                const ash_ptx_var *rv = &m->vars[m->callvars[in->call_args]];
+                unsigned char *p =
+                    (unsigned char *)C->local + (size_t)(W->id * 32 + l) * X->local_size + W->lbase[l] + rv->offset;
+                int32_t zero = 0;
+                memcpy(p, &zero, rv->size < 4 ? rv->size : 4);
+            }
+        } else {
+            dev_assert(C, W, l, in, args);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* A call frame in the lane's local memory, above the caller's frame:
+ *   [header: return pc, caller's frame base, call pc][callee's saved registers][callee's frame]
+ * The callee's registers are saved so that recursion finds its own values after a return. */
+typedef struct frame_hdr {
+    uint32_t ret_pc, old_lbase, call_pc, pad;
+} frame_hdr;
+
+static size_t al16(size_t v)
+{
+    return (v + 15) & ~(size_t)15;
+}
+
+static unsigned char *lane_local(hc_cta *C, hc_warp *W, int l)
+{
+    return (unsigned char *)C->local + (size_t)(W->id * 32 + l) * C->X->local_size;
+}
+
+int hc_exec_call(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t pc, uint32_t M, uint32_t E)
+{
+    xlaunch *X = C->X;
+    const ash_ptx_module *m = X->m;
+    int fi = in->o[0].sym;
+    const ash_ptx_func *callee = &m->funcs[fi], *caller = &m->funcs[in->func];
+    if (is_builtin(callee)) {
+        if (E && call_builtin(C, W, in, E) < 0)
+            return -1;
+        return HC_STEP_NEXT;
+    }
+    if (!E)
+        return HC_STEP_NEXT;
+    size_t save = al16(sizeof(frame_hdr) + (size_t)callee->nregs * 8);
+    const uint64_t *Rc = W->Rall + (size_t)X->regbase[fi] * 32;
+    for (int l = 0; l < 32; l++) {
+        if (!(E >> l & 1))
+            continue;
+        size_t nb = al16(W->lbase[l] + caller->frame_size), nl = nb + save;
+        if (nl + callee->frame_size > X->local_size || W->depth[l] == UINT16_MAX) {
+            unsigned t[3];
+            thread_xyz(X, (unsigned)(W->id * 32 + l), t);
+            xfail(X, CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
+                  "stack overflow in %s (PTX line %d: %s) block (%u,%u,%u) thread (%u,%u,%u): call depth %u, %zu bytes "
+                  "of local memory per thread",
+                  X->f->name, in->line, ash_ptx_line_text(m, in->line), C->ctaid[0], C->ctaid[1], C->ctaid[2], t[0],
+                  t[1], t[2], (unsigned)W->depth[l] + 1, X->local_size);
+            return -1;
+        }
+        unsigned char *base = lane_local(C, W, l);
+        frame_hdr h = {pc + 1, W->lbase[l], pc, 0};
+        memcpy(base + nb, &h, sizeof h);
+        for (int r = 0; r < callee->nregs; r++)
+            memcpy(base + nb + sizeof h + (size_t)r * 8, &Rc[(size_t)r * 32 + l], 8);
+        /* arguments: the caller's .param variables into the callee's parameters */
+        for (int k = 0; k < in->call_nargs && k < callee->nparams; k++) {
+            const ash_ptx_var *av = &m->vars[m->callvars[in->call_args + in->call_nret + k]];
+            const ash_ptx_var *pv = &m->vars[callee->params[k].var];
+            size_t n = av->size < pv->size ? av->size : pv->size;
+            memcpy(base + nl + pv->offset, base + W->lbase[l] + av->offset, n);
+        }
+        W->lbase[l] = (uint32_t)nl;
+        W->depth[l]++;
+    }
+    uint32_t target = (uint32_t)callee->first;
+    if (E == M && W->uniform) {
+        W->upc = target;
+    } else {
+        hc_exec_deuniform(W);
+        for (int l = 0; l < 32; l++)
+            if (M >> l & 1)
+                W->pc[l] = (E >> l & 1) ? target : pc + 1;
+    }
+    return HC_STEP_DONE;
+}
+
+int hc_exec_return(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t E)
+{
+    xlaunch *X = C->X;
+    const ash_ptx_module *m = X->m;
+    const ash_ptx_func *callee = &m->funcs[in->func];
+    size_t save = al16(sizeof(frame_hdr) + (size_t)callee->nregs * 8);
+    uint64_t *Rc = W->Rall + (size_t)X->regbase[in->func] * 32;
+    uint32_t first = UINT32_MAX;
+    int same = 1;
+    hc_exec_deuniform(W);
+    for (int l = 0; l < 32; l++) {
+        if (!(E >> l & 1))
+            continue;
+        unsigned char *base = lane_local(C, W, l);
+        size_t nl = W->lbase[l], nb = nl - save;
+        frame_hdr h;
+        memcpy(&h, base + nb, sizeof h);
+        const ash_ptx_insn *call = &X->code[h.call_pc];
+        for (int k = 0; k < call->call_nret && k < callee->nrets; k++) {
+            const ash_ptx_var *rv = &m->vars[m->callvars[call->call_args + k]];
+            const ash_ptx_var *cv = &m->vars[callee->rets[k]];
+            size_t n = rv->size < cv->size ? rv->size : cv->size;
+            memcpy(base + h.old_lbase + rv->offset, base + nl + cv->offset, n);
+        }
+        for (int r = 0; r < callee->nregs; r++)
+            memcpy(&Rc[(size_t)r * 32 + l], base + nb + sizeof h + (size_t)r * 8, 8);
+        W->lbase[l] = h.old_lbase;
+        W->depth[l]--;
+        W->pc[l] = h.ret_pc;
+        if (first == UINT32_MAX)
+            first = h.ret_pc;
+        else if (h.ret_pc != first)
+            same = 0;
+    }
+    (void)same;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- facts for the instructions */
+size_t hc_exec_frame(const hc_cta *C)
+{
+    return C->X->frame;
+}
+
+size_t hc_exec_dyn_base(const hc_cta *C)
+{
+    return C->X->dyn_base;
+}
+
+const uint64_t *hc_exec_var_addr(const hc_cta *C)
+{
+    return C->X->L->var_addr;
+}
+
+const hc_exec_launch *hc_exec_launch_of(const hc_cta *C)
+{
+    return C->X->L;
+}
+
+void hc_exec_trap(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, int lane)
+{
+    unsigned t[3];
+    thread_xyz(C->X, (unsigned)(W->id * 32 + lane), t);
+    xfail(C->X, CUDA_ERROR_ILLEGAL_INSTRUCTION, "trap in %s (PTX line %d: %s) block (%u,%u,%u) thread (%u,%u,%u)",
+          C->X->f->name, in->line, ash_ptx_line_text(C->X->m, in->line), C->ctaid[0], C->ctaid[1], C->ctaid[2], t[0],
+          t[1], t[2]);
+}
+
+/* ---------------------------------------------------------------- scheduling */
+static void deuniform(hc_warp *W)
+{
+    if (W->uniform) {
+        for (int l = 0; l < 32; l++)
+            if ((W->live & ~W->blocked & ~W->wsync) >> l & 1)
+                W->pc[l] = W->upc;
+        W->uniform = 0;
+    }
+}
+
+void hc_exec_deuniform(hc_warp *W)
+{
+    deuniform(W);
+}
+
+/* run warp W up to `budget` steps; returns steps taken */
+static int warp_run(hc_cta *C, hc_warp *W, int budget)
+{
+    xlaunch *X = C->X;
+    const ash_ptx_insn *code = X->code;
+    int steps = 0;
+    while (steps < budget) {
+        uint32_t run = W->live & ~W->blocked & ~W->wsync;
+        uint32_t pc, M;
+        if (!run) {
+            /* lanes waiting at a warp-synchronous instruction whose partners exited or wait at a
+             * CTA barrier: let them go with whoever is there */
+            if (!W->wsync || (W->live & ~W->blocked & ~W->wsync))
+                break;
+            deuniform(W);
+            pc = UINT32_MAX;
+            for (int l = 0; l < 32; l++)
+                if (W->wsync >> l & 1 && W->pc[l] < pc)
+                    pc = W->pc[l];
+            M = 0;
+            for (int l = 0; l < 32; l++)
+                if (W->wsync >> l & 1 && W->pc[l] == pc)
+                    M |= 1u << l;
+            W->wsync &= ~M;
+            W->force = 1;
+        } else if (W->uniform) {
+            pc = W->upc;
+            M = run;
+        } else {
+            pc = UINT32_MAX;
+            for (int l = 0; l < 32; l++)
+                if (run >> l & 1 && W->pc[l] < pc)
+                    pc = W->pc[l];
+            M = 0;
+            for (int l = 0; l < 32; l++)
+                if (run >> l & 1 && W->pc[l] == pc)
+                    M |= 1u << l;
+            if (W->wsync) {   /* lanes parked at this pc join */
+                uint32_t j = 0;
+                for (int l = 0; l < 32; l++)
+                    if (W->wsync >> l & 1 && W->pc[l] == pc)
+                        j |= 1u << l;
+                W->wsync &= ~j;
+                M |= j;
+            }
+            if (M == run && !W->wsync && !W->blocked) {
+                W->uniform = 1;
+                W->upc = pc;
+            }
+        }
+        const ash_ptx_insn *in = &code[pc];
+        W->R = W->Rall + (size_t)X->regbase[in->func] * 32;
+        uint32_t E = M;
+        if (in->guard >= 0) {
+            const uint64_t *g = W->R + (size_t)in->guard * 32;
+            uint32_t gm = 0;
+            for (int l = 0; l < 32; l++)
+                gm |= (uint32_t)(g[l] & 1) << l;
+            E = M & (in->guard_neg ? ~gm : gm);
+        }
+        steps++;
+        C->warp_instr++;
+        C->lane_instr += (unsigned)__builtin_popcount(E);
+        int r = hc_exec_insn(C, W, in, pc, M, E);
+        W->force = 0;
+        if (r < 0) {
+            if (!atomic_load(&X->abort))   /* an operand form the executor does not implement */
+                xfail(X, CUDA_ERROR_NOT_SUPPORTED, "kernel %s: PTX line %d: not supported at run time: %s",
+                      X->f->name, in->line, ash_ptx_line_text(X->m, in->line));
+            return -1;
+        }
+        if (r == HC_STEP_NEXT) {
+            if (W->uniform) {
+                W->upc = pc + 1;
+            } else {
+                for (int l = 0; l < 32; l++)
+                    if (M >> l & 1)
+                        W->pc[l] = pc + 1;
+            }
+        } else if (r == HC_STEP_YIELD) {
+            break;
+        }
+    }
+    return steps;
+}
+
+/* the barrier ids whose waits are complete: release their lanes */
+static int barriers_release(hc_cta *C)
+{
+    int released = 0;
+    for (int id = 0; id < HC_NBAR; id++) {
+        if (!C->bar_count[id])
+            continue;
+        unsigned want = C->bar_expect[id] ? C->bar_expect[id] : C->live_threads;
+        if (C->bar_expect[id] && want > C->live_threads)
+            want = C->live_threads;
+        if (C->bar_count[id] < want)
+            continue;
+        for (unsigned w = 0; w < C->nwarps; w++) {
+            hc_warp *W = &C->w[w];
+            for (int l = 0; l < 32; l++)
+                if (W->blocked >> l & 1 && W->bar_id[l] == id) {
+                    W->blocked &= ~(1u << l);
+                    const ash_ptx_insn *in = &C->X->code[W->pc[l] - 1];
+                    if (in->sub == ASH_PTX_B_RED_POPC || in->sub == ASH_PTX_B_RED_AND ||
+                        in->sub == ASH_PTX_B_RED_OR) {
+                        uint64_t v = in->sub == ASH_PTX_B_RED_POPC ? C->bar_red[id]
+                                   : in->sub == ASH_PTX_B_RED_AND ? (C->bar_red_and[id] ? 1 : 0)
+                                                                   : (C->bar_red[id] ? 1 : 0);
+                        W->R[(size_t)in->o[0].reg * 32 + l] = v;
+                    }
+                }
+        }
+        C->bar_count[id] = 0;
+        C->bar_expect[id] = 0;
+        C->bar_red[id] = 0;
+        C->bar_red_and[id] = 1;
+        released = 1;
+    }
+    return released;
+}
+
+static void deadlock(hc_cta *C)
+{
+    char waiting[512] = "", missing[1024] = "";
+    size_t wo = 0, mo = 0;
+    int bid = -1;
+    for (int id = 0; id < HC_NBAR; id++)
+        if (C->bar_count[id]) {
+            bid = id;
+            break;
+        }
+    for (unsigned w = 0; w < C->nwarps; w++) {
+        hc_warp *W = &C->w[w];
+        if (!W->live)
+            continue;
+        if (W->blocked && wo < sizeof waiting - 16)
+            wo += (size_t)snprintf(waiting + wo, sizeof waiting - wo, "%s%u", wo ? " " : "", w);
+        uint32_t other = W->live & ~W->blocked;
+        if (other && mo < sizeof missing - 128) {
+            int l = __builtin_ctz(other);
+            uint32_t pc = W->uniform ? W->upc : W->pc[l];
+            mo += (size_t)snprintf(missing + mo, sizeof missing - mo, "%s%u (%d threads at PTX line %d)",
+                                   mo ? ", " : "", w, __builtin_popcount(other), C->X->code[pc].line);
+        }
+    }
+    xlaunch *X = C->X;
+    char bars[512] = "";
+    size_t bo = 0;
+    for (int id = bid; id >= 0 && id < HC_NBAR && bo < sizeof bars - 64; id++)
+        if (C->bar_count[id])
+            bo += (size_t)snprintf(bars + bo, sizeof bars - bo, "%sbarrier %d has %u of %u threads", bo ? ", " : "",
+                                   id, C->bar_count[id], C->bar_expect[id] ? C->bar_expect[id] : C->live_threads);
+    xfail(X, CUDA_ERROR_LAUNCH_FAILED,
+          "barrier deadlock in %s block (%u,%u,%u): %s; waiting warps: %s; missing warps: %s", X->f->name,
+          C->ctaid[0], C->ctaid[1], C->ctaid[2], bars[0] ? bars : "no barrier has arrivals",
+          waiting[0] ? waiting : "none", missing[0] ? missing : "none (they wait at another barrier)");
+}
+
+static int cta_run(hc_cta *C)
+{
+    xlaunch *X = C->X;
+    const ash_ptx_func *f = X->f;
+    memset(C->bar_count, 0, sizeof C->bar_count);
+    memset(C->bar_expect, 0, sizeof C->bar_expect);
+    memset(C->bar_red, 0, sizeof C->bar_red);
+    for (int i = 0; i < HC_NBAR; i++)
+        C->bar_red_and[i] = 1;
+    C->live_threads = X->nthreads;
+    for (unsigned w = 0; w < X->nwarps; w++) {
+        hc_warp *W = &C->w[w];
+        unsigned left = X->nthreads - w * 32;
+        W->live = left >= 32 ? ~0u : (1u << left) - 1;
+        W->blocked = W->wsync = 0;
+        W->uniform = 1;
+        W->upc = (uint32_t)f->first;
+        W->id = (int)w;
+        W->cache = -1;
+        W->force = 0;
+        memset(W->lbase, 0, sizeof W->lbase);
+        memset(W->depth, 0, sizeof W->depth);
+    }
+    unsigned rounds = 0;
+    for (;;) {
+        int progress = 0, alive = 0;
+        for (unsigned w = 0; w < X->nwarps; w++) {
+            hc_warp *W = &C->w[w];
+            if (!W->live)
+                continue;
+            alive = 1;
+            int s = warp_run(C, W, QUANTUM);
+            if (s < 0)
+                return -1;
+            if (s > 0)
+                progress = 1;
+        }
+        if (atomic_load_explicit(&X->abort, memory_order_relaxed))
+            return -1;
+        if (barriers_release(C))
+            progress = 1;
+        if (!alive)
+            return 0;
+        if (!progress) {
+            deadlock(C);
+            return -1;
+        }
+        if (X->deadline && (++rounds & 63) == 0 && now_ns() > X->deadline) {
+            xfail(X, CUDA_ERROR_LAUNCH_TIMEOUT, "kernel %s ran past HOSTCUDA_KERNEL_TIMEOUT_S (%g s) in block (%u,%u,%u)",
+                  f->name, X->L->timeout_s, C->ctaid[0], C->ctaid[1], C->ctaid[2]);
+            return -1;
+        }
+    }
+}
+
+static void *worker(void *arg)
+{
+    xlaunch *X = arg;
+    hc_cta C;
+    memset(&C, 0, sizeof C);
+    C.X = X;
+    C.nwarps = X->nwarps;
+    size_t nregs = X->nregs ? X->nregs : 1;
+    C.w = calloc(X->nwarps, sizeof *C.w);
+    C.shared = calloc(1, X->shared_bytes + 16);
+    C.local = calloc(1, X->local_size * X->nwarps * 32 + 16);
+    C.regs = calloc(nregs * 32 * X->nwarps + 32, sizeof(uint64_t));
+    if (!C.w || !C.shared || !C.local || !C.regs) {
+        xfail(X, CUDA_ERROR_OUT_OF_MEMORY, "out of host memory for a CTA of %s", X->f->name);
+        goto out;
+    }
+    for (unsigned w = 0; w < X->nwarps; w++)
+        C.w[w].R = C.w[w].Rall = C.regs + nregs * 32 * w;
+    unsigned gx = X->L->grid[0], gy = X->L->grid[1];
+    for (;;) {
+        if (atomic_load_explicit(&X->abort, memory_order_relaxed))
+            break;
+        unsigned b = atomic_fetch_add(&X->next_cta, 1);
+        if (b >= X->ncta)
+            break;
+        C.ctaid[0] = b % gx;
+        C.ctaid[1] = (b / gx) % gy;
+        C.ctaid[2] = b / (gx * gy);
+        if (b)   /* shared memory starts undefined on a GPU; static initialisers do not exist */
+            memset(C.shared, 0, X->shared_bytes);
+        if (cta_run(&C) < 0)
+            break;
+    }
+out:
+    atomic_fetch_add(&X->warp_instr, C.warp_instr);
+    atomic_fetch_add(&X->lane_instr, C.lane_instr);
+    free(C.w);
+    free(C.shared);
+    free(C.local);
+    free(C.regs);
+    return NULL;
+}
+
+CUresult hc_exec_run(const hc_exec_launch *L)
+{
+    xlaunch X;
+    memset(&X, 0, sizeof X);
+    X.L = L;
+    X.m = L->m;
+    X.f = &L->m->funcs[L->func];
+    X.code = L->m->insns;
+    X.nthreads = L->block[0] * L->block[1] * L->block[2];
+    X.nwarps = (X.nthreads + 31) / 32;
+    X.ncta = L->grid[0] * L->grid[1] * L->grid[2];
+    X.dyn_base = (X.f->shared_size + 15) / 16 * 16;
+    X.shared_bytes = X.dyn_base + L->shmem;
+    X.frame = (X.f->frame_size + 15) / 16 * 16;
+    /* registers: the kernel's slots, then those of every function it can call */
+    const ash_ptx_module *m = L->m;
+    X.regbase = calloc((size_t)m->nfuncs + 1, sizeof *X.regbase);
+    char *mark = calloc((size_t)m->nfuncs + 1, 1);
+    int *order = calloc((size_t)m->nfuncs + 1, sizeof *order);
+    if (!X.regbase || !mark || !order) {
+        free(X.regbase);
+        free(mark);
+        free(order);
+        fprintf(stderr, "hostcuda: out of host memory for a launch of %s\n", X.f->name);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    int nr = reachable(m, L->func, mark, order);
+    for (int i = 0; i < m->nfuncs; i++)
+        X.regbase[i] = 0;
+    for (int k = 0; k < nr; k++) {
+        X.regbase[order[k]] = (int)X.nregs;
+        X.nregs += (size_t)m->funcs[order[k]].nregs;
+    }
+    X.local_size = X.frame + (nr > 1 ? HC_CALL_STACK : 0);
+    free(mark);
+    free(order);
+    pthread_mutex_init(&X.mu, NULL);
+    uint64_t t0 = now_ns();
+    if (L->timeout_s > 0)
+        X.deadline = t0 + (uint64_t)(L->timeout_s * 1e9);
+    unsigned nt = L->threads > 0 ? (unsigned)L->threads : 1;
+    if (nt > X.ncta)
+        nt = X.ncta;
+    if (nt <= 1) {
+        worker(&X);
+    } else {
+        pthread_t *th = calloc(nt, sizeof *th);
+        unsigned started = 0;
+        for (unsigned i = 0; th && i < nt; i++)
+            if (pthread_create(&th[i], NULL, worker, &X) == 0)
+                started++;
+            else
+                break;
+        if (!started)
+            worker(&X);
+        for (unsigned i = 0; i < started; i++)
+            pthread_join(th[i], NULL);
+        free(th);
+    }
+    uint64_t t1 = now_ns();
+    if (X.plen) {
+        fwrite(X.pbuf, 1, X.plen, stdout);
+        fflush(stdout);
+    }
+    free(X.pbuf);
+    if (L->stats) {
+        atomic_fetch_add(&L->stats->launches, 1);
+        atomic_fetch_add(&L->stats->warp_instr, atomic_load(&X.warp_instr));
+        atomic_fetch_add(&L->stats->lane_instr, atomic_load(&X.lane_instr));
+        atomic_fetch_add(&L->stats->nanos, t1 - t0);
+    }
+    if (X.err != CUDA_SUCCESS)
+        fprintf(stderr, "hostcuda: %s\n", X.msg);
+    pthread_mutex_destroy(&X.mu);
+    free(X.regbase);
+    return X.err;
+}

@@ -1,0 +1,53 @@
+/* hc_exec.h — private to hostcuda: the SIMT executor that runs a kernel from its decoded PTX.
+ *
+ * hc_exec_check() tells, at module load, whether a kernel (and what it calls) uses only what the
+ * executor implements; hc_exec_run() runs one launch: CTAs of 32-lane warps, a PC per lane
+ * (lowest first), CTAs spread over HOSTCUDA_THREADS host threads. Global memory is reached
+ * through the allocation table given with the launch, every access checked.
+ * Threading: hc_exec_run is called on a stream worker without hc_mu; it starts its own threads.
+ */
+#ifndef HC_EXEC_H
+#define HC_EXEC_H
+
+#include <cuda.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../shim/ptx/ash_ptx.h"
+
+/* one allocation the kernel may touch: device addresses [lo, lo + size) live at rw */
+typedef struct hc_exec_range {
+    uintptr_t lo;
+    size_t size;       /* bytes asked for */
+    size_t span;       /* bytes reserved (the allocation's block) */
+    char *rw;
+} hc_exec_range;
+
+/* per-kernel counters for HOSTCUDA_EXEC_STATS */
+typedef struct hc_exec_stats {
+    _Atomic unsigned long long launches, warp_instr, lane_instr, nanos;
+} hc_exec_stats;
+
+typedef struct hc_exec_launch {
+    const ash_ptx_module *m;
+    int func;
+    unsigned grid[3], block[3];
+    unsigned shmem;               /* dynamic shared bytes */
+    const unsigned char *params;  /* the parameter block, device addresses as the program gave them */
+    size_t params_size;
+    const uint64_t *var_addr;     /* per module variable: its device address (global, const) */
+    const hc_exec_range *ranges;  /* sorted by lo */
+    int nranges;
+    int threads;                  /* host threads */
+    double timeout_s;             /* 0: none */
+    hc_exec_stats *stats;
+} hc_exec_launch;
+
+/* 0 if kernel `func` can run; else -1 and one line (without the "hostcuda: " prefix) in msg */
+int hc_exec_check(const ash_ptx_module *m, int func, char *msg, size_t n);
+/* run a launch; on failure one hostcuda: line has been written to stderr */
+CUresult hc_exec_run(const hc_exec_launch *L);
+/* bytes of static shared memory kernel `func` uses */
+size_t hc_exec_static_shared(const ash_ptx_module *m, int func);
+
+#endif /* HC_EXEC_H */

@@ -1,0 +1,277 @@
+/* test_hc_exec — hostcuda's PTX interpreter through the Driver API, on kernels that have no host
+ * twin (tests/hostcuda/exec_kernels.cu, PTX made by nvcc).
+ * Property: barriers with shared memory, divergence and reconvergence, warp votes / shuffles /
+ * match, atomics from CTAs on several host threads, dynamic shared memory and device-function
+ * calls (recursion, a struct returned by value) give exactly the
+ * values CUDA defines (integer data: exact); a launch with more dynamic shared memory than the
+ * function allows is refused. The fault cases (`test_hc_exec CASE`) are run one per process by
+ * test_hc_exec.sh, which checks their result and their hostcuda: line.
+ * Usage: test_hc_exec PTXFILE [CASE]   (no CASE: every non-fault case). Exit 0 pass, 1 fail. */
+#include <cuda.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int fails;
+#define CK(call)                                                                                \
+    do {                                                                                       \
+        CUresult rc_ = (call);                                                                 \
+        if (rc_ != CUDA_SUCCESS) {                                                             \
+            const char *n_ = "?";                                                              \
+            cuGetErrorName(rc_, &n_);                                                          \
+            fprintf(stderr, "FAIL %s:%d: %s -> %s\n", __FILE__, __LINE__, #call, n_);          \
+            exit(1);                                                                           \
+        }                                                                                      \
+    } while (0)
+#define EXPECT_EQ(what, got, want)                                                              \
+    do {                                                                                       \
+        long long g_ = (long long)(got), w_ = (long long)(want);                               \
+        if (g_ != w_) {                                                                        \
+            if (fails++ < 20)                                                                  \
+                fprintf(stderr, "FAIL %s: got %lld, want %lld\n", what, g_, w_);               \
+        }                                                                                      \
+    } while (0)
+
+static CUmodule mod;
+
+static CUfunction fn(const char *name)
+{
+    CUfunction f;
+    CK(cuModuleGetFunction(&f, mod, name));
+    return f;
+}
+
+static CUdeviceptr dalloc(size_t n)
+{
+    CUdeviceptr p;
+    CK(cuMemAlloc(&p, n));
+    return p;
+}
+
+static void case_reduce(void)
+{
+    enum { N = 1000, B = 128 };
+    int x[N], nb = (N + B - 1) / B, out[8];
+    for (int i = 0; i < N; i++)
+        x[i] = (i * 37) % 101 - 50;
+    CUdeviceptr dx = dalloc(sizeof x), dout = dalloc(sizeof out);
+    CK(cuMemcpyHtoD(dx, x, sizeof x));
+    int n = N;
+    void *args[] = {&dx, &dout, &n};
+    CK(cuLaunchKernel(fn("ex_reduce"), (unsigned)nb, 1, 1, B, 1, 1, 0, NULL, args, NULL));
+    CK(cuMemcpyDtoH(out, dout, sizeof(int) * (size_t)nb));
+    for (int b = 0; b < nb; b++) {
+        int want = 0;
+        for (int i = b * B; i < (b + 1) * B && i < N; i++)
+            want += x[i];
+        if (b == 0 && getenv("TEST_HC_EXEC_CONTROL"))
+            want += 1;   /* the negative control: this expectation is wrong on purpose */
+        char what[64];
+        snprintf(what, sizeof what, "ex_reduce block %d", b);
+        EXPECT_EQ(what, out[b], want);
+    }
+    cuMemFree(dx);
+    cuMemFree(dout);
+}
+
+static void case_diverge(void)
+{
+    enum { T = 200 };
+    int out[T], acc[T];
+    CUdeviceptr d = dalloc(sizeof out);
+    void *args[] = {&d};
+    CK(cuLaunchKernel(fn("ex_diverge"), 1, 1, 1, T, 1, 1, 0, NULL, args, NULL));
+    CK(cuMemcpyDtoH(out, d, sizeof out));
+    for (int t = 0; t < T; t++)
+        acc[t] = t % 3 == 0 ? t * (t - 1) / 2 : t % 3 == 1 ? -5 * t : t * t;
+    for (int t = 0; t < T; t++) {
+        char what[64];
+        snprintf(what, sizeof what, "ex_diverge thread %d", t);
+        EXPECT_EQ(what, out[t], acc[(t + 1) % T] - acc[t]);
+    }
+    cuMemFree(d);
+}
+
+static void case_vote(void)
+{
+    enum { T = 32 };
+    unsigned out[T * 5];
+    CUdeviceptr d = dalloc(sizeof out);
+    void *args[] = {&d};
+    CK(cuLaunchKernel(fn("ex_vote"), 1, 1, 1, T, 1, 1, 0, NULL, args, NULL));
+    CK(cuMemcpyDtoH(out, d, sizeof out));
+    for (int t = 0; t < T; t++) {
+        char what[64];
+        snprintf(what, sizeof what, "ex_vote ballot lane %d", t);
+        EXPECT_EQ(what, out[t * 5 + 0], 0xaaaaaaaau);
+        snprintf(what, sizeof what, "ex_vote all lane %d", t);
+        EXPECT_EQ(what, out[t * 5 + 1], 1);
+        snprintf(what, sizeof what, "ex_vote any lane %d", t);
+        EXPECT_EQ(what, out[t * 5 + 2], 1);
+        snprintf(what, sizeof what, "ex_vote activemask lane %d", t);
+        EXPECT_EQ(what, out[t * 5 + 3], t < 10 ? 0x3ffu : 0u);
+        snprintf(what, sizeof what, "ex_vote match_any lane %d", t);
+        EXPECT_EQ(what, out[t * 5 + 4], 0xffu << (8 * (t / 8)));
+    }
+    cuMemFree(d);
+}
+
+static void case_atomics(void)
+{
+    enum { G = 37, B = 96 };
+    CUdeviceptr ctr = dalloc(8), mx = dalloc(4), fs = dalloc(4), wrap = dalloc(4), u64 = dalloc(8);
+    CK(cuMemsetD32(ctr, 0, 2));
+    CK(cuMemsetD32(mx, 0, 1));
+    CK(cuMemsetD32(fs, 0, 1));
+    CK(cuMemsetD32(wrap, 0, 1));
+    CK(cuMemsetD32(u64, 0, 2));
+    void *args[] = {&ctr, &mx, &fs, &wrap, &u64};
+    CK(cuLaunchKernel(fn("ex_atomics"), G, 1, 1, B, 1, 1, 0, NULL, args, NULL));
+    unsigned c[2], w;
+    int m;
+    float f;
+    unsigned long long u;
+    CK(cuMemcpyDtoH(c, ctr, 8));
+    CK(cuMemcpyDtoH(&m, mx, 4));
+    CK(cuMemcpyDtoH(&f, fs, 4));
+    CK(cuMemcpyDtoH(&w, wrap, 4));
+    CK(cuMemcpyDtoH(&u, u64, 8));
+    int wantm = 0;
+    unsigned long long wantu = 0;
+    for (int i = 0; i < G * B; i++) {
+        if ((i * 7919) % 1000 > wantm)
+            wantm = (i * 7919) % 1000;
+        wantu += (unsigned long long)i << 20;
+    }
+    EXPECT_EQ("atomicAdd u32 count", c[0], G * B);
+    EXPECT_EQ("shared atomicAdd summed per block", c[1], 2 * G * B);
+    EXPECT_EQ("atomicMax", m, wantm);
+    EXPECT_EQ("atomicAdd f32 (x2)", (long long)(f * 2), G * B);
+    EXPECT_EQ("atomicInc wraps at 9", w, (G * B) % 10);
+    EXPECT_EQ("atomicAdd u64", (long long)u, (long long)wantu);
+    cuMemFree(ctr);
+    cuMemFree(mx);
+    cuMemFree(fs);
+    cuMemFree(wrap);
+    cuMemFree(u64);
+}
+
+static void case_dynshared(void)
+{
+    enum { B = 256, G = 3, N = B * G };
+    int x[N], y[N];
+    for (int i = 0; i < N; i++)
+        x[i] = i * 3 + 1;
+    CUdeviceptr dx = dalloc(sizeof x), dy = dalloc(sizeof y);
+    CK(cuMemcpyHtoD(dx, x, sizeof x));
+    void *args[] = {&dx, &dy};
+    CUfunction f = fn("ex_dynshared");
+    CK(cuLaunchKernel(f, G, 1, 1, B, 1, 1, B * sizeof(int), NULL, args, NULL));
+    CK(cuMemcpyDtoH(y, dy, sizeof y));
+    for (int i = 0; i < N; i++) {
+        int b = i / B, t = i % B;
+        char what[64];
+        snprintf(what, sizeof what, "ex_dynshared element %d", i);
+        EXPECT_EQ(what, y[i], x[b * B + B - 1 - t]);
+    }
+    /* above the function's maximum: refused; allowed after raising it */
+    CUresult rc = cuLaunchKernel(f, 1, 1, 1, B, 1, 1, 64 * 1024, NULL, args, NULL);
+    EXPECT_EQ("64 KiB dynamic shared without the attribute is CUDA_ERROR_INVALID_VALUE", rc, CUDA_ERROR_INVALID_VALUE);
+    CK(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 64 * 1024));
+    CK(cuLaunchKernel(f, G, 1, 1, B, 1, 1, 64 * 1024, NULL, args, NULL));
+    CK(cuCtxSynchronize());
+    int shared = -1;
+    CK(cuFuncGetAttribute(&shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn("ex_reduce")));
+    EXPECT_EQ("ex_reduce static shared bytes", shared, 32 * 4);
+    cuMemFree(dx);
+    cuMemFree(dy);
+}
+
+static void case_calls(void)
+{
+    int out[64];
+    float fo[32];
+    CUdeviceptr d = dalloc(sizeof out), df = dalloc(sizeof fo);
+    void *args[] = {&d, &df};
+    CK(cuLaunchKernel(fn("ex_calls"), 1, 1, 1, 32, 1, 1, 0, NULL, args, NULL));
+    CK(cuMemcpyDtoH(out, d, sizeof out));
+    CK(cuMemcpyDtoH(fo, df, sizeof fo));
+    int fib[12] = {0, 1, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89};
+    for (int t = 0; t < 32; t++) {
+        char what[64];
+        snprintf(what, sizeof what, "ex_calls fib(%d) lane %d", t % 12, t);
+        EXPECT_EQ(what, out[t], fib[t % 12]);
+        snprintf(what, sizeof what, "ex_calls struct return .a lane %d", t);
+        EXPECT_EQ(what, out[32 + t], 2 * t + 1);
+        snprintf(what, sizeof what, "ex_calls struct return .b*2 lane %d", t);
+        EXPECT_EQ(what, (int)(fo[t] * 2), t + 2);
+    }
+    cuMemFree(d);
+    cuMemFree(df);
+}
+
+/* fault cases: the launch (or the synchronise after it) reports the error; printed for the script */
+static int case_fault(const char *name)
+{
+    CUdeviceptr d = dalloc(64 * sizeof(float));
+    CK(cuMemsetD32(d, 0, 64));
+    CUresult rc;
+    if (!strcmp(name, "oob")) {
+        int n = 64;
+        void *args[] = {&d, &n};
+        rc = cuLaunchKernel(fn("ex_oob"), 2, 1, 1, 32, 1, 1, 0, NULL, args, NULL);
+    } else if (!strcmp(name, "deadlock")) {
+        void *args[] = {&d};
+        rc = cuLaunchKernel(fn("ex_deadlock"), 1, 1, 1, 64, 1, 1, 0, NULL, args, NULL);
+    } else if (!strcmp(name, "assert")) {
+        int one = 1;
+        CK(cuMemcpyHtoD(d + 5 * sizeof(int), &one, sizeof one));
+        void *args[] = {&d};
+        rc = cuLaunchKernel(fn("ex_assert"), 1, 1, 1, 32, 1, 1, 0, NULL, args, NULL);
+    } else if (!strcmp(name, "printf")) {
+        int base = 100;
+        void *args[] = {&base};
+        rc = cuLaunchKernel(fn("ex_printf"), 1, 1, 1, 2, 1, 1, 0, NULL, args, NULL);
+    } else if (!strcmp(name, "spin")) {
+        void *args[] = {&d};
+        rc = cuLaunchKernel(fn("ex_spin"), 1, 1, 1, 32, 1, 1, 0, NULL, args, NULL);
+    } else {
+        fprintf(stderr, "unknown case %s\n", name);
+        return 2;
+    }
+    const char *en = "?";
+    if (rc == CUDA_SUCCESS)
+        rc = cuCtxSynchronize();
+    cuGetErrorName(rc, &en);
+    printf("launch: %s\n", en);
+    /* sticky: the next call that synchronises fails the same way */
+    CUresult rc2 = cuCtxSynchronize();
+    cuGetErrorName(rc2, &en);
+    printf("after: %s\n", en);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_hc_exec PTXFILE [CASE]\n");
+        return 2;
+    }
+    CUdevice dev;
+    CUcontext ctx;
+    CK(cuInit(0));
+    CK(cuDeviceGet(&dev, 0));
+    CK(cuDevicePrimaryCtxRetain(&ctx, dev));
+    CK(cuCtxSetCurrent(ctx));
+    CK(cuModuleLoad(&mod, argv[1]));
+    if (argc > 2)
+        return case_fault(argv[2]);
+    case_reduce();
+    case_diverge();
+    case_vote();
+    case_atomics();
+    case_dynshared();
+    case_calls();
+    printf("%s: %d failure(s)\n", fails ? "FAIL" : "ok", fails);
+    return fails ? 1 : 0;
+}
