@@ -400,3 +400,59 @@ cmd_test() {
   [ $keep = 1 ] || { keep=1; trap - RETURN; echo "test: kept $tmp for inspection"; }
   return 1
 }
+
+# ---------------------------------------------------------------------------------------------
+explain_usage() {
+  cat <<'EOF2'
+usage: accelerate-run explain [--cpu] [--keep] -- PROGRAM [ARGS...]
+Runs PROGRAM once as one rank with the shim in explain mode (ACCELSHIM_EXPLAIN) and prints what
+it found: the images it loaded (their PTX, or that an image has none), the step (the launch
+sequence that repeats), each launch of one step with its demangled name, every pointer argument's
+allocation (bytes, elements of the type the kernel accesses, offset) and whether the kernel reads
+or writes it, the integer arguments equal to an allocation's element count; then its reading:
+parameters, gradients, optimizer state, the sync point (the first launch that reads the complete
+gradients: a norm for clipping when one reads them before the update) and the broadcast point,
+one "rule:" line each. Where the evidence does not decide, it says "cannot tell" and why.
+PROGRAM's own arguments decide how many steps it runs: a few are enough (two repetitions at least).
+--cpu runs on hostcuda (also chosen when no GPU is visible); --keep keeps the run's directory.
+Docs: docs/explain.md.
+EOF2
+}
+
+cmd_explain() {
+  local cpu='' keep=0 tmp rc
+  while [ $# -gt 0 ]; do
+    case $1 in
+      -h|--help) explain_usage; return 0 ;;
+      --cpu) cpu=--cpu ;;
+      --keep) keep=1 ;;
+      --) shift; break ;;
+      *) explain_usage >&2; die "explain: unknown argument '$1' (the program comes after --)" ;;
+    esac
+    shift
+  done
+  [ $# -ge 1 ] || { explain_usage >&2; die "explain: no program given (accelerate-run explain [--cpu] -- PROGRAM ARGS)"; }
+  if [ ! -x "$1" ] && ! command -v -- "$1" >/dev/null 2>&1; then die "explain: '$1' is not an executable program"; fi
+  if [ -z "$cpu" ] && [ "$(gpu_count)" -lt 1 ]; then
+    cpu=--cpu
+    echo "explain: no GPU visible: running on hostcuda (--cpu)"
+  fi
+  tmp=$(mktemp -d "${TMPDIR:-/tmp}/accelshim-explain.XXXXXX") || die "explain: cannot create a temporary directory"
+  [ $keep = 1 ] || trap 'rm -rf "$tmp"' RETURN
+  # shellcheck disable=SC2086  # $cpu is empty or one word
+  ACCELSHIM_EXPLAIN=$tmp/explain.txt "$ASR_SELF" $cpu -n 1 --sync-optional -- "$@" >"$tmp/run.log" 2>&1
+  rc=$?
+  if [ ! -s "$tmp/explain.txt" ]; then
+    echo "explain: FAILED: the program wrote no explanation (exit status $rc); its last lines:"
+    tail -n 30 "$tmp/run.log" | sed 's/^/    /'
+    return 1
+  fi
+  cat "$tmp/explain.txt"
+  if [ $rc -ne 0 ]; then
+    echo "explain: note: the program exited with status $rc; the explanation covers the launches it made. Its last lines:"
+    tail -n 10 "$tmp/run.log" | sed 's/^/    /'
+    return 1
+  fi
+  [ $keep = 1 ] && echo "explain: kept $tmp (run.log: the program's output)"
+  return 0
+}

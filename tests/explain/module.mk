@@ -3,6 +3,9 @@
 #   test_ptx_facts.sh    the facts of the bundled trainers' kernels, of llm.c's fp32 trainer
 #                        (compiled with nvcc at test time from ACCELSHIM_THIRDPARTY) and of small
 #                        hand-written PTX (index vs pointer, calls, spills); mutated PTX as controls
+#   fatbin_dump          what explain mode's image reader makes of a file (test_explain_images.sh)
+#   test_explain.sh      `accelerate-run explain` on the bundled trainers: its reading names the
+#                        kernels and arguments of examples/mlp.yaml, mlp-clip.yaml, layers.yaml
 EXPLAIN_DIR  := $(BUILD)/tests/explain
 EXPLAIN_DUMP := $(EXPLAIN_DIR)/ptx_facts_dump
 
@@ -14,3 +17,18 @@ $(EXPLAIN_DUMP): tests/explain/ptx_facts_dump.c shim/ptx/ptx_facts.c shim/ptx/as
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -Ishim/ptx -o $@ tests/explain/ptx_facts_dump.c \
 	    shim/ptx/ptx_facts.c shim/ptx/ash_ptx.c
+
+# explain mode's image reader on its own (fatbins, wrappers, cubins, PTX text)
+EXPLAIN_FATBIN_DUMP := $(EXPLAIN_DIR)/fatbin_dump
+ALL += $(EXPLAIN_FATBIN_DUMP)
+TESTS += tests/explain/test_explain_images.sh tests/explain/test_explain.sh
+$(EXPLAIN_FATBIN_DUMP): tests/explain/fatbin_dump.c shim/explain/fatbin.c shim/explain/explain_int.h | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -Ishim/explain -Ishim/ptx -o $@ tests/explain/fatbin_dump.c shim/explain/fatbin.c -ldl
+
+# an ELF cubin (SASS only) of the trainer's kernels, for the "no PTX" case
+EXPLAIN_CUBIN := $(EXPLAIN_DIR)/mlp_kernels_sm80.cubin
+ALL += $(EXPLAIN_CUBIN)
+$(EXPLAIN_CUBIN): tests/trainers/mlp_kernels.cu include/ash_kernel.h | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(NVCC) -cubin -arch=sm_80 -Iinclude -o $@ $<
