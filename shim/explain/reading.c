@@ -1,6 +1,7 @@
 /* reading.c — explain mode's reading of what explain.c recorded, written at exit:
  *   the images (PTX or not, how many kernels), the step (the launch sequence that repeats: the
- *   period that covers the most launches with at least two repetitions, the shortest on a tie),
+ *   period that covers the most launches with at least two repetitions, the shortest on a tie;
+ *   one that covers less than half of the launches is no step: cannot tell),
  *   each launch of one repetition with its pointer arguments (allocation, bytes, elements of the
  *   accessed type, offset, read/written) and its values (an integer equal to an allocation's
  *   element count is named as such), then the reading:
@@ -603,8 +604,18 @@ void exp_write(const exp_state_t *s, FILE *f)
         }
     }
     free(t);
+    if (!n) {
+        fprintf(f, "step: cannot tell: the program launched no kernel the shim saw\n");
+        return;
+    }
     if (!bp) {
         fprintf(f, "step: cannot tell: no launch sequence repeats (run more steps)\n");
+        return;
+    }
+    if (best * 2 < n) { /* a repetition inside one step (two alike layers), not the step */
+        fprintf(f, "step: cannot tell: the longest repeating sequence (%zu launch%s, %zu times) covers %zu of the "
+                   "first %zu launches, less than half (run more steps)\n", bp, bp == 1 ? "" : "es",
+                (brun + bp) / bp, best, n);
         return;
     }
     size_t reps = (brun + bp) / bp;
