@@ -4,8 +4,10 @@
 #     grads and writes its params, adam_update writes params/m/v, counts are values
 #   - llm.c's fp32 trainer, compiled at test time from ACCELSHIM_THIRDPARTY (never copied):
 #     adamw_kernel2 writes params/m/v and reads grads; its size_t count is not a pointer;
-#     encoder_backward accumulates with atomics. Skipped (one line) if the corpus or nvcc is
-#     absent; under CI=true that skip is a failure
+#     encoder_backward accumulates with atomics; and its bf16 trainer (train_gpt2.cu, with
+#     tests/explain/llmc_cuda13.h forced in for CUDA 13's cudaMemAdvise): adamw_kernel3 writes
+#     params/master/m/v and reads grads, global_norm_squared_kernel reads grads. Skipped (one line)
+#     if the corpus or nvcc is absent; under CI=true that skip is a failure
 #   - tests/explain/facts_cases.ptx: an index is not a pointer, a write through a .func, a spill,
 #     an atomic-only access
 # Negative controls: a copy of mlp's PTX whose sgd_update stores are removed no longer reports
@@ -100,6 +102,30 @@ else
         expect "$work/fp32.txt" encoder_backward_kernel 3 "ptr R - - u32"   # the token ids
         expect "$work/fp32.txt" residual_forward_kernel 0 "ptr - W - f32"
     fi
+fi
+
+# --- llm.c bf16 (train_gpt2.cu; CUDA 13 needs tests/explain/llmc_cuda13.h forced in), compiled now ---
+src16="$third/llm.c/train_gpt2.cu"
+if [ ! -f "$src16" ] || ! [ -x "$nvcc" ]; then
+    echo "SKIP llm.c bf16 part: no $src16 or no nvcc at $nvcc"
+    [ "${CI:-}" = true ] && fail "the llm.c corpus is required under CI=true"
+elif ! "$nvcc" -ptx -arch=compute_80 --use_fast_math -std=c++17 -DENABLE_BF16 -DNO_MULTI_GPU -DNO_USE_MPI \
+        -include "$top/tests/explain/llmc_cuda13.h" -I"$third/llm.c" -o "$work/bf16.ptx" "$src16" > "$work/nvcc16.log" 2>&1; then
+    grep -i error "$work/nvcc16.log" | head -5; fail "nvcc -ptx of $src16"
+else
+    "$dump" "$work/bf16.ptx" > "$work/bf16.txt" || fail "dump of llm.c bf16 PTX"
+    echo "llm.c bf16: $(grep -c '' "$work/bf16.txt") parameters of $(cut -d' ' -f1 "$work/bf16.txt" | sort -u | wc -l) kernels"
+    # adamw_kernel3<bf16, bf16>(params, master_params, grads, m, v, num_parameters, ...): bf16
+    # moves through 16-bit integer loads and stores (u16) in the PTX
+    k=adamw_kernel3
+    expect "$work/bf16.txt" $k 0 "ptr R W - u16"    # params (bf16)
+    expect "$work/bf16.txt" $k 1 "ptr R W - f32"    # master params
+    expect "$work/bf16.txt" $k 2 "ptr R - - u16"    # grads (bf16)
+    expect "$work/bf16.txt" $k 3 "ptr R W - f32"    # m
+    expect "$work/bf16.txt" $k 4 "ptr R W - f32"    # v
+    expect "$work/bf16.txt" $k 5 "val - - - -"      # num_parameters
+    expect "$work/bf16.txt" global_norm_squared_kernel 1 "ptr R - - u16"   # the grads it reads
+    expect "$work/bf16.txt" global_norm_squared_kernel 2 "val - - - -"
 fi
 
 [ "$fails" -eq 0 ] && echo "PASS test_ptx_facts" || echo "$fails failure(s)"
