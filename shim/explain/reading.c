@@ -66,6 +66,72 @@ static int elem_type(uint32_t mask)
     return 0;
 }
 
+static int is_float(int t)
+{
+    return t == ASH_PTX_T_F32 || t == ASH_PTX_T_F64 || t == ASH_PTX_T_F16 || t == ASH_PTX_T_BF16 ||
+           t == ASH_PTX_T_F16X2 || t == ASH_PTX_T_BF16X2;
+}
+
+/* the element type a C++ kernel's signature gives pointer parameter i ("__nv_bfloat16*" bf16,
+ * "__half*" f16, "float*" f32, "double*" f64), or 0 (a C name, or no such pointer) */
+static int sig_type(const char *dem, int i)
+{
+    const char *p = strchr(dem, '(');
+    if (!p)
+        return 0;
+    int depth = 0, n = 0;
+    const char *start = p + 1;
+    for (const char *c = p + 1; *c; c++) {
+        if (*c == '<' || *c == '(')
+            depth++;
+        else if ((*c == '>' || *c == ')') && depth > 0)
+            depth--;
+        else if ((*c == ',' || *c == ')') && depth == 0) {
+            if (n == i) {
+                char t[128];
+                size_t len = (size_t)(c - start) < sizeof t - 1 ? (size_t)(c - start) : sizeof t - 1;
+                memcpy(t, start, len);
+                t[len] = 0;
+                if (!strchr(t, '*'))
+                    return 0;
+                if (strstr(t, "bfloat16"))
+                    return ASH_PTX_T_BF16;
+                if (strstr(t, "__half") || strstr(t, "half"))
+                    return ASH_PTX_T_F16;
+                if (strstr(t, "double"))
+                    return ASH_PTX_T_F64;
+                if (strstr(t, "float"))
+                    return ASH_PTX_T_F32;
+                return 0;
+            }
+            n++;
+            start = c + 1;
+        }
+        if (*c == ')' && depth == 0)
+            break;
+    }
+    return 0;
+}
+
+/* the element type of pointer argument i: the PTX's float type, else (integer loads, as nvcc
+ * moves bf16 and float4) the type the C++ signature gives, else the PTX's; *by_sig set when the
+ * signature decided */
+static int arg_type(const exp_state_t *s, const exp_kernel_t *k, int i, int *by_sig)
+{
+    const ash_ptx_pfact *pf = exp_pfact(s, k, i);
+    if (by_sig)
+        *by_sig = 0;
+    if (!pf)
+        return 0;
+    int t = elem_type(pf->elem_types);
+    if (is_float(t))
+        return t;
+    int st = sig_type(k->demangled, i);
+    if (st && by_sig)
+        *by_sig = 1;
+    return st ? st : t;
+}
+
 /* a kernel's name in the reading: the demangled name without its parameter list */
 static const char *kname(const exp_state_t *s, int k)
 {
@@ -86,10 +152,20 @@ static void at_name(const exp_state_t *s, int k, char *out, size_t cap)
 {
     const char *d = s->kernels[k].demangled;
     const char *paren = strchr(d, '(');
-    if (paren && paren > d)
-        snprintf(out, cap, "%.*s*", (int)(paren - d), d);
-    else
+    if (!paren || paren == d) {
         snprintf(out, cap, "%s", d);
+        return;
+    }
+    const char *lt = memchr(d, '<', (size_t)(paren - d)), *sp = memchr(d, ' ', (size_t)(paren - d));
+    if (!lt && !sp) {                     /* name(params): the name and a glob over the params */
+        snprintf(out, cap, "%.*s*", (int)(paren - d), d);
+        return;
+    }
+    /* "void name<T>(params)": the bare name between globs */
+    const char *end = lt ? lt : paren, *b = end;
+    while (b > d && b[-1] != ' ' && b[-1] != ':')
+        b--;
+    snprintf(out, cap, "*%.*s*", (int)(end - b), b);
 }
 
 static int param_type(const exp_state_t *s, const exp_kernel_t *k, int i)
@@ -143,7 +219,7 @@ static int count_of(const rd_t *r, int pos, int vi, int target)
         const exp_arg_t *a = ARG(r, pos, j);
         if (!pf || !pf->is_ptr || a->buf < 0)
             continue;
-        int t = elem_type(pf->elem_types);
+        int t = arg_type(r->s, k, j, NULL);
         uint64_t n = buf_elems(r->s, a->buf, t);
         if (n && v == n && a->off == 0)
             return j;
@@ -195,7 +271,8 @@ static void print_launch(const rd_t *r, int pos)
         const ash_ptx_pfact *pf = exp_pfact(s, k, i);
         if (pf && pf->is_ptr) {
             char types[128];
-            int t = elem_type(pf->elem_types);
+            int by_sig = 0;
+            int t = arg_type(s, k, i, &by_sig);
             fprintf(f, "       arg%d -> ", i);
             if (a->buf >= 0)
                 fprintf(f, "buf%d +%llu (%llu bytes = %llu %s)", a->buf, (unsigned long long)a->off,
@@ -203,9 +280,13 @@ static void print_launch(const rd_t *r, int pos)
                         t ? ash_ptx_type_name(t) : "?");
             else
                 fprintf(f, "0x%llx (not an allocation the shim saw)", (unsigned long long)a->value);
-            fprintf(f, " %s%s%s %s\n", pf->read ? "read" : "", pf->read && pf->written ? "/" : "",
+            fprintf(f, " %s%s%s %s%s%s\n", pf->read ? "read" : "", pf->read && pf->written ? "/" : "",
                     pf->written ? (pf->atomic ? "written (atomic)" : "written") : "",
-                    ash_ptx_facts_types(pf->elem_types, types, sizeof types));
+                    ash_ptx_facts_types(pf->elem_types, types, sizeof types),
+                    by_sig ? " in the PTX; " : "", by_sig ? ash_ptx_type_name(t) : "");
+            if (by_sig)
+                fprintf(f, "            (%s: the kernel's signature; the PTX moves it as integers)\n",
+                        ash_ptx_type_name(t));
         } else if (pf) {
             int pt = param_type(s, k, i);
             fprintf(f, "       arg%d = ", i);
@@ -268,8 +349,7 @@ static int elem_of_arg(const rd_t *r, int pos, int i)
     const exp_launch_t *l = L(r, pos);
     if (l->kernel == EXP_MEMSET)
         return 0;
-    const ash_ptx_pfact *pf = exp_pfact(r->s, &r->s->kernels[l->kernel], i);
-    return pf ? elem_type(pf->elem_types) : 0;
+    return arg_type(r->s, &r->s->kernels[l->kernel], i, NULL);
 }
 
 static void list_positions(const rd_t *r, int b, unsigned char want, unsigned char not, FILE *f)
