@@ -606,9 +606,18 @@ static void reading(rd_t *r)
             if ((a[pos] & A_R) && !(a[pos] & A_W))
                 fprintf(f, "  note: #%d %s reads buf%d before its last write (#%d): a partial read\n", pos,
                         kname(s, L(r, pos)->kernel), b, lw);
+        int unsure = 0;
+        for (int pos = lw + 1; pos < sp; pos++)
+            if (a[pos] & A_U) {
+                fprintf(f, "  cannot tell: #%d %s (no PTX) touches buf%d after its last known write (#%d) and before "
+                           "#%d reads it: if it writes it, the sync point is later\n", pos, kname(s, L(r, pos)->kernel),
+                        b, lw, sp);
+                unsure = 1;
+            }
         int ai = arg_into(r, sp, b);
-        fprintf(f, "  sync point: #%d %s (arg%d): the first launch that reads the complete gradients (after their "
-                   "last write, #%d %s)", sp, kname(s, L(r, sp)->kernel), ai, lw, kname(s, L(r, lw)->kernel));
+        fprintf(f, "  sync point%s: #%d %s (arg%d): the first launch that reads the complete gradients (after their "
+                   "last write, #%d %s)", unsure ? " (if those write nothing)" : "", sp, kname(s, L(r, sp)->kernel), ai, lw,
+                kname(s, L(r, lw)->kernel));
         if (is_u[sp])
             fprintf(f, "; nothing but the update reads them first\n");
         else

@@ -2,7 +2,8 @@
 """compare_rules.py EXPLANATION POLICY — do the "rule:" lines of an `accelerate-run explain`
 output name the same kernels and buffers as a hand-written policy?
 
-Every suggested gradients rule must match one of the policy's gradients rules: the same `at`,
+Every suggested gradients rule must match one of the policy's gradients rules: the same `at`
+(the kernel name, globs at its ends aside: "*adamw_kernel2*" and "adamw_kernel2*" name one kernel),
 the same `arg`, the same dtype, and the same count (`count_arg` when the policy gives one; where
 the policy says `region: allocation`, a suggested `count_arg` is accepted only if the explanation
 says that argument equals the allocation's element count). Every suggested parameters rule must
@@ -42,7 +43,7 @@ def main():
         found = None
         for r in rules:
             b = r.get('buffer', {})
-            if r.get('at') != at or b.get('arg') != int(arg):
+            if r.get('at', '').strip('*') != at.strip('*') or b.get('arg') != int(arg):
                 continue
             if r.get('dtype', 'f32') != dtype:
                 continue

@@ -33,3 +33,13 @@ ALL += $(EXPLAIN_CUBIN)
 $(EXPLAIN_CUBIN): tests/trainers/mlp_kernels.cu include/ash_kernel.h | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(NVCC) -cubin -arch=sm_80 -Iinclude -o $@ $<
+
+# the reading on a scripted launch sequence over real PTX (llm.c, which hostcuda cannot run)
+EXPLAIN_SCRIPT := $(EXPLAIN_DIR)/reading_script
+ALL += $(EXPLAIN_SCRIPT)
+TESTS += tests/explain/test_reading_llmc.sh
+$(EXPLAIN_SCRIPT): tests/explain/reading_script.c shim/explain/reading.c shim/explain/explain_int.h \
+                   shim/ptx/ptx_facts.c shim/ptx/ash_ptx.c shim/ptx/ash_ptx.h shim/ptx/ash_ptx_facts.h | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -Ishim/explain -Ishim/ptx -o $@ tests/explain/reading_script.c \
+	    shim/explain/reading.c shim/ptx/ptx_facts.c shim/ptx/ash_ptx.c -lstdc++
