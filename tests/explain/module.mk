@@ -7,6 +7,7 @@
 #   test_explain.sh      `accelerate-run explain` on the bundled trainers: its reading names the
 #                        kernels and arguments of examples/mlp.yaml, mlp-clip.yaml, layers.yaml
 #   test_suggest.sh      `accelerate-run suggest`: its policies check and pass `accelerate-run test`
+#   test_policy_auto.sh  `accelerate-run --policy auto`: suggested once, cached by sha256, printed
 EXPLAIN_DIR  := $(BUILD)/tests/explain
 EXPLAIN_DUMP := $(EXPLAIN_DIR)/ptx_facts_dump
 
@@ -22,7 +23,7 @@ $(EXPLAIN_DUMP): tests/explain/ptx_facts_dump.c shim/ptx/ptx_facts.c shim/ptx/as
 # explain mode's image reader on its own (fatbins, wrappers, cubins, PTX text)
 EXPLAIN_FATBIN_DUMP := $(EXPLAIN_DIR)/fatbin_dump
 ALL += $(EXPLAIN_FATBIN_DUMP)
-TESTS += tests/explain/test_explain_images.sh tests/explain/test_explain.sh tests/explain/test_suggest.sh
+TESTS += tests/explain/test_explain_images.sh tests/explain/test_explain.sh tests/explain/test_suggest.sh tests/explain/test_policy_auto.sh
 $(EXPLAIN_FATBIN_DUMP): tests/explain/fatbin_dump.c shim/explain/fatbin.c shim/explain/explain_int.h | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -Ishim/explain -Ishim/ptx -o $@ tests/explain/fatbin_dump.c shim/explain/fatbin.c -ldl
