@@ -142,8 +142,16 @@ static const char *kname(const exp_state_t *s, int k)
     const char *d = s->kernels[k].demangled, *paren = strchr(d, '(');
     if (!paren || paren == d)
         return d;
+    /* "void name<T>(...)": drop the return type a template's demangled name starts with */
+    const char *end = paren;
+    while (end > d && end[-1] == ' ')
+        end--;
+    const char *lt = memchr(d, '<', (size_t)(end - d)), *start = d;
+    for (const char *c = d; c < (lt ? lt : end); c++)
+        if (*c == ' ')
+            start = c + 1;
     char *b = buf[next++ & 3];
-    snprintf(b, sizeof buf[0], "%.*s", (int)(paren - d), d);
+    snprintf(b, sizeof buf[0], "%.*s", (int)(end - start), start);
     return b;
 }
 
