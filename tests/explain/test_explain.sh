@@ -10,7 +10,8 @@
 # plus what the reading must say: the clip scale "cannot tell" (not sized like the parameters),
 # gradients reset each step by the memset, the norm read before the update.
 # Negative controls: the --clip explanation compared with examples/mlp.yaml (made for no clip)
-# fails; one step (nothing repeats) gives "step: cannot tell" and no rule.
+# fails; one step (nothing repeats) gives "step: cannot tell" and no rule. Bad input (no program,
+# a missing one, an existing ACCELSHIM_EXPLAIN file, a program that fails) is named, non-zero.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/lib.sh"
@@ -75,4 +76,27 @@ grep -q '^step: cannot tell' "$work/one-step.txt" && ! grep -q '^rule:' "$work/o
 rc=$?
 [ $rc -eq 0 ] || t_show "$work/one-step.txt"
 t_case $rc "control: one step, nothing repeats: 'step: cannot tell' and no rule"
+# bad input: named, non-zero, no crash
+"$T_LAUNCHER" explain --cpu > "$work/noprog.txt" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q 'explain: no program given' "$work/noprog.txt"
+t_case $? "no program: exit 2, 'explain: no program given'"
+"$T_LAUNCHER" explain --cpu -- "$work/nonexistent" > "$work/badprog.txt" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "explain: '$work/nonexistent' is not an executable program" "$work/badprog.txt"
+t_case $? "a program that does not exist: exit 2, named"
+echo keep > "$work/exists.txt"
+LD_LIBRARY_PATH=$T_HOSTCUDA_DIR HOSTCUDA_KERNEL_LIBS=$T_KLIBS LD_PRELOAD=$T_SHIM ACCELSHIM_EXPLAIN=$work/exists.txt \
+    "$T_MLP" --steps 2 > "$work/exists.out" 2> "$work/exists.err"
+rc=$?
+[ $rc -eq 0 ] && [ "$(cat "$work/exists.txt")" = keep ] && grep -q "explain: cannot create $work/exists.txt" "$work/exists.err"
+rc=$?
+[ $rc -eq 0 ] || t_show "$work/exists.err"
+t_case $rc "ACCELSHIM_EXPLAIN naming an existing file: kept, the error names it, the program's own status"
+"$T_LAUNCHER" explain --cpu -- "$T_MLP" --steps 2 --no-such-option > "$work/progfail.txt" 2>&1
+rc=$?
+[ $rc -ne 0 ] && grep -q 'explain: ' "$work/progfail.txt"
+rc=$?
+[ $rc -eq 0 ] || t_show "$work/progfail.txt"
+t_case $rc "a program that fails: explain says so, non-zero"
 t_done
