@@ -1,7 +1,9 @@
 /* reading.c — explain mode's reading of what explain.c recorded, written at exit:
- *   the images (PTX or not, how many kernels), the step (the launch sequence that repeats: the
- *   period that covers the most launches with at least two repetitions, the shortest on a tie;
- *   one that covers less than half of the launches is no step: cannot tell),
+ *   the images (PTX or not, how many kernels), the step (the launch sequence that repeats: of the
+ *   periods with at least two repetitions, the one covering the most launches, the shortest on a
+ *   tie, whose repetition holds parameters and gradients (an evaluation loop holds none); with
+ *   none such, the most covering one, and if it covers less than half of the launches no step:
+ *   cannot tell),
  *   each launch of one repetition with its pointer arguments (allocation, bytes, elements of the
  *   accessed type, offset, read/written) and its values (an integer equal to an allocation's
  *   element count is named as such), then the reading:
@@ -455,14 +457,12 @@ static void rule_buffer(const rd_t *r, int pos, int ai, char *out, size_t cap)
         snprintf(out, cap, "{ arg: %d, count_arg: cannot-tell }", ai);
 }
 
-static void reading(rd_t *r)
+/* the roles of the buffers in the repetition r shows (r->role), the update launches (is_u) and
+ * whether a kernel without facts touched any (returned through *unknown); r->acc filled */
+static void classify(rd_t *r, unsigned char *is_u, int *unknown_out)
 {
     const exp_state_t *s = r->s;
-    FILE *f = r->f;
     int nb = s->nbufs, p = r->p;
-    unsigned char *is_u = calloc((size_t)p, 1);
-    if (!is_u)
-        return;
     int unknown = 0;
     /* parameters */
     for (int b = 0; b < nb; b++) {
@@ -521,6 +521,19 @@ static void reading(rd_t *r)
             r->role[b] = sized ? R_GRAD : R_GRAD_UNSURE;
         }
     }
+    *unknown_out = unknown;
+}
+
+static void reading(rd_t *r)
+{
+    const exp_state_t *s = r->s;
+    FILE *f = r->f;
+    int nb = s->nbufs, p = r->p;
+    unsigned char *is_u = calloc((size_t)p, 1);
+    if (!is_u)
+        return;
+    int unknown = 0;
+    classify(r, is_u, &unknown);
 
     fprintf(f, "\nreading:\n");
     if (unknown)
@@ -668,6 +681,19 @@ static void reading(rd_t *r)
     free(is_u);
 }
 
+/* a candidate step: a period p repeated from launch s for run + p launches (cov) */
+typedef struct {
+    size_t cov, p, s, run;
+} cand_t;
+
+static int cand_cmp(const void *a, const void *b)
+{
+    const cand_t *x = a, *y = b;
+    if (x->cov != y->cov)
+        return x->cov < y->cov ? 1 : -1;
+    return x->p < y->p ? -1 : x->p > y->p;
+}
+
 void exp_write(const exp_state_t *s, FILE *f)
 {
     fprintf(f, "accelshim explain (one rank)\n");
@@ -683,24 +709,57 @@ void exp_write(const exp_state_t *s, FILE *f)
     }
     for (size_t i = 0; i < n; i++)
         t[i] = tok(s, i);
-    size_t best = 0, bs = 0, bp = 0, brun = 0;
-    for (size_t p = 1; p <= n / 2; p++) {
+    /* per period, its longest run of at least two repetitions */
+    cand_t *c = calloc(n / 2 + 1, sizeof *c);
+    size_t nc = 0;
+    for (size_t p = 1; c && p <= n / 2; p++) {
         size_t run = 0;
+        cand_t b = {0, 0, 0, 0};
         for (size_t i = 0; i + p < n; i++) {
             if (t[i] == t[i + p]) {
                 run++;
-                if (run >= p && run + p > best) {
-                    best = run + p;
-                    bp = p;
-                    bs = i + 1 - run;
-                    brun = run;
-                }
+                if (run >= p && run + p > b.cov)
+                    b = (cand_t){run + p, p, i + 1 - run, run};
             } else {
                 run = 0;
             }
         }
+        if (b.p)
+            c[nc++] = b;
     }
     free(t);
+    /* the one covering the most launches (the shortest on a tie) ... */
+    qsort(c, nc, sizeof *c, cand_cmp);
+    size_t best = 0, bs = 0, bp = 0, brun = 0;
+    if (nc)
+        best = c[0].cov, bp = c[0].p, bs = c[0].s, brun = c[0].run;
+    /* ... unless it holds no training step (no parameters and gradients: an evaluation loop, the
+     * layers of one pass) and a less covering one does: the first such one */
+    int trained = 0;
+    for (size_t k = 0; k < nc && k < 64 && !trained; k++) {
+        size_t reps = (c[k].run + c[k].p) / c[k].p;
+        rd_t q = {.s = s, .f = f, .base = c[k].s + (reps >= 3 ? 1 : 0) * c[k].p, .p = (int)c[k].p};
+        q.acc = calloc((size_t)(s->nbufs ? s->nbufs : 1) * c[k].p, 1);
+        q.role = calloc((size_t)(s->nbufs ? s->nbufs : 1), sizeof *q.role);
+        unsigned char *u = calloc(c[k].p, 1);
+        if (q.acc && q.role && u) {
+            int unk = 0, np = 0, ng = 0;
+            collect(&q);
+            classify(&q, u, &unk);
+            for (int b = 0; b < s->nbufs; b++) {
+                np += q.role[b] == R_PARAM;
+                ng += q.role[b] == R_GRAD;
+            }
+            if (np && ng) {
+                trained = 1;
+                best = c[k].cov, bp = c[k].p, bs = c[k].s, brun = c[k].run;
+            }
+        }
+        free(q.acc);
+        free(q.role);
+        free(u);
+    }
+    free(c);
     if (!n) {
         fprintf(f, "step: cannot tell: the program launched no kernel the shim saw\n");
         return;
@@ -709,7 +768,7 @@ void exp_write(const exp_state_t *s, FILE *f)
         fprintf(f, "step: cannot tell: no launch sequence repeats (run more steps)\n");
         return;
     }
-    if (best * 2 < n) { /* a repetition inside one step (two alike layers), not the step */
+    if (!trained && best * 2 < n) { /* a repetition inside one step (two alike layers), not the step */
         fprintf(f, "step: cannot tell: the longest repeating sequence (%zu launch%s, %zu times) covers %zu of the "
                    "first %zu launches, less than half (run more steps)\n", bp, bp == 1 ? "" : "es",
                 (brun + bp) / bp, best, n);

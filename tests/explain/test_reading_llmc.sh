@@ -8,7 +8,9 @@
 #   bf16  examples/llmc-bf16.yaml  gradients at global_norm_squared_kernel arg 1 count_arg 2, bf16:
 #         the norm reads the gradients before the update (not at adamw_kernel3); master weights,
 #         m and v are optimizer state; bf16 named from the kernels' signatures
-# Negative controls: the bf16 reading against llmc-fp32.yaml fails; without the norm launch the
+# With an evaluation loop (forward only, more launches than training) before the steps, the step is
+# still the training step. Negative controls: the evaluation loop alone gives no gradients rule;
+# the bf16 reading against llmc-fp32.yaml fails; without the norm launch the
 # bf16 sync point moves to adamw_kernel3; a kernel without PTX touching the gradients between
 # their last known write and the norm makes the reading say "cannot tell".
 # Skipped (one line) without the corpus or nvcc; under CI=true that skip is a failure.
@@ -73,4 +75,20 @@ has nonorm 'sync point: #12 [^(]*adamw_kernel3.*nothing but the update' "control
 sed 's|^  launch global_norm_squared_kernel|  opaque grads\n&|' "$top/tests/explain/llmc_bf16_step.txt" > "$work/opaque.script"
 reading opaque "$work/bf16.ptx" "$work/opaque.script"
 has opaque '^  cannot tell: #12 cublas_gemm .*touches buf1 after its last known write' "control: a kernel without PTX on the gradients before the norm: cannot tell"
+# an evaluation loop (forward only, 30 batches: more launches than the 4 training steps) before
+# training: the step is still the training step, whose repetition holds parameters and gradients
+{ sed -n '/^buf /p' "$top/tests/explain/llmc_bf16_step.txt"
+  echo "repeat 30"
+  sed -n '/^  launch encoder_forward_kernel3/,/^  opaque logits qkv params/p' "$top/tests/explain/llmc_bf16_step.txt"
+  echo "end"
+  sed -n '/^repeat /,$p' "$top/tests/explain/llmc_bf16_step.txt"; } > "$work/eval.script"
+reading eval "$work/bf16.ptx" "$work/eval.script"
+has eval '^step: 17 launches, repeated 4 times' "with an evaluation loop first (120 launches) the step is still the 17-launch training step"
+has eval 'sync point: #12 [^(]*global_norm_squared_kernel' "... and its sync point global_norm_squared_kernel"
+sed -n '1,/^end$/p' "$work/eval.script" > "$work/evalonly.script"
+reading evalonly "$work/bf16.ptx" "$work/evalonly.script"
+grep -q '^rule: gradients' "$work/evalonly.txt"
+rc=$?
+[ $rc -ne 0 ] || t_show "$work/evalonly.txt"
+t_case $((rc == 0)) "control: the evaluation loop alone suggests no gradients rule"
 t_done
