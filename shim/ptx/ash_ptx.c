@@ -5,6 +5,8 @@
  * the reader does not know is not an error here: the instruction is kept with op NONE, so the
  * loader can refuse the kernels that reach it with the PTX line. Syntax errors stop the parse.
  * Threading: no global state; every allocation belongs to the module.
+ * Must not: depend on hostcuda or the shim (libc only), execute anything, or keep a pointer into
+ * the caller's text after ash_ptx_parse returns (messages quote lines copied into the module).
  */
 #include "ash_ptx.h"
 
@@ -451,6 +453,11 @@ static const struct { const char *s; int id; } sregs[] = {
 
 static int sreg_of(const tok *t)
 {
+    if (t->n >= 8 && t->n <= 9 && !memcmp(t->s, "%envreg", 7)) {
+        int k = atoi(t->s + 7);
+        if (k >= 0 && k < 32 && isdigit((unsigned char)t->s[7]))
+            return ASH_PTX_SR_ENVREG + k;
+    }
     for (size_t i = 0; i < sizeof sregs / sizeof sregs[0]; i++)
         if (is(t, sregs[i].s))
             return sregs[i].id;
@@ -827,7 +834,8 @@ static int decode_opcode(const tok *t, ash_ptx_insn *in)
                 continue;
             }
         }
-        if ((op == ASH_PTX_OP_MUL || op == ASH_PTX_OP_MAD || op == ASH_PTX_OP_MUL24 || op == ASH_PTX_OP_MAD24) &&
+        if ((op == ASH_PTX_OP_MUL || op == ASH_PTX_OP_MAD || op == ASH_PTX_OP_MUL24 || op == ASH_PTX_OP_MAD24 ||
+             op == ASH_PTX_OP_MADC || op == ASH_PTX_OP_DP2A) &&
             mn == 2 && (!memcmp(ms, "hi", 2) || !memcmp(ms, "lo", 2))) {
             in->flags |= ms[0] == 'h' ? ASH_PTX_F_HI : ASH_PTX_F_LO;
             continue;
@@ -846,6 +854,10 @@ static int decode_opcode(const tok *t, ash_ptx_insn *in)
         if (op == ASH_PTX_OP_MIN || op == ASH_PTX_OP_MAX) {
             if (mn == 3 && !memcmp(ms, "abs", 3))
                 continue;   /* with xorsign */
+        }
+        if (op == ASH_PTX_OP_VOTE && mn == 3 && !memcmp(ms, "uni", 3)) {   /* not the .uni of bra/call */
+            in->sub = ASH_PTX_V_UNI;
+            continue;
         }
         if (op == ASH_PTX_OP_CVT && mn == 4 && !memcmp(ms, "pack", 4)) {
             in->flags |= ASH_PTX_F_PACK;
@@ -919,6 +931,8 @@ static int parse_operand(parser *P, ash_ptx_insn *in, int k, int ii)
                 perr(P, &b, "bad address");
                 return -1;
             }
+        } else if (b.kind == TK_WORD && reg_lookup(P, b.s, b.n) >= 0) {
+            o->reg = reg_lookup(P, b.s, b.n);
         } else if (b.kind == TK_WORD) {
             if ((o->sym = var_lookup(P, b.s, b.n)) < 0) {
                 perr(P, &b, "unknown symbol in address");
@@ -1017,6 +1031,12 @@ static int parse_operand(parser *P, ash_ptx_insn *in, int k, int ii)
         o->kind = ASH_PTX_K_REG;
         o->reg = parse_reg_operand(P, &t);
         return o->reg < 0 ? -1 : 0;
+    }
+    int rr = reg_lookup(P, t.s, t.n);   /* registers need no '%': inline asm declares `p`, `q` */
+    if (rr >= 0) {
+        o->kind = ASH_PTX_K_REG;
+        o->reg = rr;
+        return 0;
     }
     if (in->op == ASH_PTX_OP_BRA) {
         o->kind = ASH_PTX_K_LABEL;

@@ -48,7 +48,8 @@ enum ash_ptx_space {
     X(PREFETCH, "prefetch") X(PREFETCHU, "prefetchu") X(DISCARD, "discard")                     \
     X(FNS, "fns") X(BMSK, "bmsk") X(SZEXT, "szext") X(DP4A, "dp4a") X(DP2A, "dp2a")             \
     X(ISSPACEP, "isspacep") X(CREDUX, "redux") X(APPLYPRIORITY, "applypriority")                \
-    X(CREATEPOLICY, "createpolicy") X(PMEVENT, "pmevent") X(BRKPT, "brkpt")
+    X(CREATEPOLICY, "createpolicy") X(PMEVENT, "pmevent") X(BRKPT, "brkpt")                    \
+    X(ADDC, "addc") X(SUBC, "subc") X(MADC, "madc") X(BFIND, "bfind")
 
 enum ash_ptx_opcode {
     ASH_PTX_OP_NONE = 0,
@@ -105,7 +106,8 @@ enum ash_ptx_sreg {
     ASH_PTX_SR_CLOCK, ASH_PTX_SR_CLOCK64, ASH_PTX_SR_GLOBALTIMER, ASH_PTX_SR_LANEMASK_EQ,
     ASH_PTX_SR_LANEMASK_LE, ASH_PTX_SR_LANEMASK_LT, ASH_PTX_SR_LANEMASK_GE, ASH_PTX_SR_LANEMASK_GT,
     ASH_PTX_SR_GRIDID, ASH_PTX_SR_DYNSMEM, ASH_PTX_SR_TOTALSMEM, ASH_PTX_SR_WARPSZ,
-    ASH_PTX_SR_COUNT,
+    ASH_PTX_SR_ENVREG,                     /* %envreg0..31: ASH_PTX_SR_ENVREG + N */
+    ASH_PTX_SR_COUNT = ASH_PTX_SR_ENVREG + 32,
 };
 
 typedef struct ash_ptx_opnd {

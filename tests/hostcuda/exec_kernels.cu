@@ -153,3 +153,22 @@ extern "C" __global__ void ex_calls(int *out, float *fout)
     out[32 + t] = p.a;
     fout[t] = p.b;
 }
+
+/* an elementwise kernel for the speed figure (test_hc_exec PTX bench) */
+extern "C" __global__ void ex_axpy(float a, const float *x, float *y, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        y[i] = a * x[i] + y[i];
+}
+
+/* a grid-wide barrier (cooperative groups), launched with cuLaunchCooperativeKernel */
+#include <cooperative_groups.h>
+extern "C" __global__ void ex_gridsync(int *buf, int *out)
+{
+    cooperative_groups::grid_group g = cooperative_groups::this_grid();
+    int n = gridDim.x * blockDim.x, i = blockIdx.x * blockDim.x + threadIdx.x;
+    buf[i] = 3 * i;
+    g.sync();
+    out[i] = buf[(i + blockDim.x) % n];
+}

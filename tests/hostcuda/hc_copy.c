@@ -87,6 +87,8 @@ static CUresult submit(xfer_payload *p, CUstream h, int pt, int wait, int presyn
     if (wait)
         hc_mark_wait(m);
     hc_mark_unref(m);
+    if (wait)
+        hc_ctx_flush_printf(s->ctx);
     rc = hc_ctx_sticky(s->ctx);
     pthread_mutex_unlock(&hc_mu);
     return rc;

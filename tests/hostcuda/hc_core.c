@@ -520,7 +520,9 @@ CUresult hc_current_ctx(struct CUctx_st **out)
     if (!hc_ctx_valid(c))
         return CUDA_ERROR_INVALID_CONTEXT;
     *out = c;
-    return CUDA_SUCCESS;
+    /* after a fault in an interpreted kernel the context is unusable, as on a GPU: every call
+     * that needs it answers that error (cuCtxDestroy / primary-context reset recover) */
+    return hc_ctx_sticky(c);
 }
 
 static struct CUctx_st *ctx_new(int dev, unsigned int flags, int primary)
@@ -541,6 +543,10 @@ static struct CUctx_st *ctx_new(int dev, unsigned int flags, int primary)
 void hc_ctx_teardown(struct CUctx_st *c)
 {
     hc_ctx_sync(c);
+    free(c->printf_buf);   /* unsynchronised device printf output is lost, as on a GPU */
+    c->printf_buf = NULL;
+    c->printf_len = 0;
+    atomic_store(&c->sticky, 0);   /* a reset primary context is usable again */
     while (c->modules)
         hc_module_unload_locked(c->modules);
     while (c->streams)
@@ -771,7 +777,7 @@ CUresult CUDAAPI cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPr
 CUresult CUDAAPI cuCtxSynchronize(void)
 {
     HC_COUNT(cuCtxSynchronize);
-    WITH_CTX(c, hc_ctx_sync(c); with_rc_ = hc_ctx_sticky(c););
+    WITH_CTX(c, hc_ctx_sync(c); hc_ctx_flush_printf(c); with_rc_ = hc_ctx_sticky(c););
 }
 
 /* ---------------------------------------------------------------- primary contexts */

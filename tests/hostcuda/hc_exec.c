@@ -10,6 +10,8 @@
  * generic addresses reach through windows above the canonical host range (cvta adds the base).
  * Faults stop the launch: the first is reported as one hostcuda: line and the launch's result.
  * Threading: one launch at a time per call; the workers share only the launch record (atomics).
+ * Must not: write outside the device arenas, the CTA's shared buffer or the threads' local
+ * memory; hang (deadlocks and timeouts end the launch); take hc_mu (the caller snapshots memory).
  */
 #include "hc_exec.h"
 #include "hc_exec_ops.h"
@@ -74,11 +76,25 @@ static int insn_supported(const ash_ptx_module *m, const ash_ptx_insn *in, const
             return 0;
         }
         return 1;
-    case ASH_PTX_OP_DP4A: case ASH_PTX_OP_DP2A: case ASH_PTX_OP_FNS: case ASH_PTX_OP_SZEXT:
-    case ASH_PTX_OP_BMSK: case ASH_PTX_OP_SAD: case ASH_PTX_OP_ISSPACEP: case ASH_PTX_OP_CREATEPOLICY:
+    case ASH_PTX_OP_FNS: case ASH_PTX_OP_SZEXT:
+    case ASH_PTX_OP_BMSK: case ASH_PTX_OP_ISSPACEP: case ASH_PTX_OP_CREATEPOLICY:
     case ASH_PTX_OP_PMEVENT: case ASH_PTX_OP_BRKPT:
         *why = "instruction not supported";
         return 0;
+    case ASH_PTX_OP_DIV: case ASH_PTX_OP_REM: case ASH_PTX_OP_RCP: case ASH_PTX_OP_SQRT: case ASH_PTX_OP_RSQRT:
+    case ASH_PTX_OP_LG2: case ASH_PTX_OP_SIN: case ASH_PTX_OP_COS: case ASH_PTX_OP_COPYSIGN:
+        if (in->type == ASH_PTX_T_F16 || in->type == ASH_PTX_T_F16X2 || in->type == ASH_PTX_T_BF16 ||
+            in->type == ASH_PTX_T_BF16X2) {
+            if (in->op == ASH_PTX_OP_RCP || in->op == ASH_PTX_OP_SQRT || in->op == ASH_PTX_OP_RSQRT)
+                return 1;
+            *why = "instruction not supported on half types";
+            return 0;
+        }
+        if (in->type == ASH_PTX_T_F64 && (in->op == ASH_PTX_OP_SIN || in->op == ASH_PTX_OP_COS)) {
+            *why = "instruction not supported";
+            return 0;
+        }
+        return 1;
     default:
         if (in->type == ASH_PTX_T_B128) {
             *why = "128-bit type not supported";
@@ -255,9 +271,10 @@ static void fault_space(hc_cta *C, hc_warp *W, int lane, const ash_ptx_insn *in,
     thread_xyz(X, (unsigned)(W->id * 32 + lane), t);
     xfail(X, CUDA_ERROR_ILLEGAL_ADDRESS,
           "illegal address in %s (PTX line %d: %s) block (%u,%u,%u) thread (%u,%u,%u): %s %u bytes at %s address "
-          "0x%llx; the %s window is %zu bytes",
+          "0x%llx; the %s window is %zu bytes%s",
           X->f->name, in->line, ash_ptx_line_text(X->m, in->line), C->ctaid[0], C->ctaid[1], C->ctaid[2], t[0],
-          t[1], t[2], acc_name(acc), size, space, (unsigned long long)a, space, limit);
+          t[1], t[2], acc_name(acc), size, space, (unsigned long long)a, space, limit,
+          size > 1 && (a & (size - 1)) ? " (misaligned)" : "");
 }
 
 /* host address of [a, a + size) in `space` for lane, or NULL after a fault */
@@ -284,7 +301,10 @@ void *hc_exec_addr(hc_cta *C, hc_warp *W, int lane, const ash_ptx_insn *in, int 
         if (space == ASH_PTX_S_GLOBAL || space == ASH_PTX_S_CONST)
             fault_addr(C, W, lane, in, acc, a, size, "(misaligned)");
         else
-            fault_space(C, W, lane, in, acc, a, size, "misaligned", 0);
+            fault_space(C, W, lane, in, acc, a, size,
+                        space == ASH_PTX_S_SHARED ? "shared" : space == ASH_PTX_S_LOCAL ? "local" : "param",
+                        space == ASH_PTX_S_SHARED ? X->shared_bytes
+                        : space == ASH_PTX_S_LOCAL ? X->local_size : X->L->params_size);
         return NULL;
     }
     switch (space) {
@@ -331,6 +351,11 @@ void *hc_exec_addr(hc_cta *C, hc_warp *W, int lane, const ash_ptx_insn *in, int 
         if (f >= 0 && a - R[f].lo + size <= R[f].size) {
             W->cache = f;
             return R[f].rw + (a - R[f].lo);
+        }
+        if (X->L->resolve) {
+            void *p = X->L->resolve(a, size);
+            if (p)
+                return p;
         }
         fault_addr(C, W, lane, in, acc, a, size, NULL);
         return NULL;
@@ -739,17 +764,26 @@ static int warp_run(hc_cta *C, hc_warp *W, int budget)
     return steps;
 }
 
-/* the barrier ids whose waits are complete: release their lanes */
+/* The barrier ids whose waits are complete: release their lanes. As the PTX ISA defines it, a
+ * warp has arrived when all its non-exited threads have; a barrier without a thread count waits
+ * for every warp that has live threads (exited threads no longer count), one with a count for
+ * count / 32 warps (exited threads do not lower it, so a count that can no longer be reached is
+ * a deadlock). */
 static int barriers_release(hc_cta *C)
 {
     int released = 0;
     for (int id = 0; id < HC_NBAR; id++) {
         if (!C->bar_count[id])
             continue;
-        unsigned want = C->bar_expect[id] ? C->bar_expect[id] : C->live_threads;
-        if (C->bar_expect[id] && want > C->live_threads)
-            want = C->live_threads;
-        if (C->bar_count[id] < want)
+        unsigned arrived = 0, pending = 0;
+        for (unsigned w = 0; w < C->nwarps; w++) {
+            uint32_t live = C->w[w].live;
+            if (live && (C->bar_arr[id][w] & live) == live)
+                arrived++;
+            else if (live)
+                pending++;
+        }
+        if (C->bar_expect[id] ? arrived * 32 < C->bar_expect[id] : pending > 0)
             continue;
         for (unsigned w = 0; w < C->nwarps; w++) {
             hc_warp *W = &C->w[w];
@@ -762,7 +796,7 @@ static int barriers_release(hc_cta *C)
                         uint64_t v = in->sub == ASH_PTX_B_RED_POPC ? C->bar_red[id]
                                    : in->sub == ASH_PTX_B_RED_AND ? (C->bar_red_and[id] ? 1 : 0)
                                                                    : (C->bar_red[id] ? 1 : 0);
-                        W->R[(size_t)in->o[0].reg * 32 + l] = v;
+                        W->Rall[((size_t)C->X->regbase[in->func] + (size_t)in->o[0].reg) * 32 + l] = v;
                     }
                 }
         }
@@ -770,6 +804,7 @@ static int barriers_release(hc_cta *C)
         C->bar_expect[id] = 0;
         C->bar_red[id] = 0;
         C->bar_red_and[id] = 1;
+        memset(C->bar_arr[id], 0, sizeof C->bar_arr[id]);
         released = 1;
     }
     return released;
@@ -817,6 +852,7 @@ static int cta_run(hc_cta *C)
     xlaunch *X = C->X;
     const ash_ptx_func *f = X->f;
     memset(C->bar_count, 0, sizeof C->bar_count);
+    memset(C->bar_arr, 0, sizeof C->bar_arr);
     memset(C->bar_expect, 0, sizeof C->bar_expect);
     memset(C->bar_red, 0, sizeof C->bar_red);
     for (int i = 0; i < HC_NBAR; i++)
@@ -834,6 +870,7 @@ static int cta_run(hc_cta *C)
         W->force = 0;
         memset(W->lbase, 0, sizeof W->lbase);
         memset(W->depth, 0, sizeof W->depth);
+        memset(W->cc, 0, sizeof W->cc);
     }
     unsigned rounds = 0;
     for (;;) {
@@ -874,6 +911,8 @@ static void *worker(void *arg)
     memset(&C, 0, sizeof C);
     C.X = X;
     C.nwarps = X->nwarps;
+    C.shared_bytes = X->shared_bytes;
+    C.ranges = X->L->ranges;
     size_t nregs = X->nregs ? X->nregs : 1;
     C.w = calloc(X->nwarps, sizeof *C.w);
     C.shared = calloc(1, X->shared_bytes + 16);
@@ -970,11 +1009,16 @@ CUresult hc_exec_run(const hc_exec_launch *L)
         free(th);
     }
     uint64_t t1 = now_ns();
-    if (X.plen) {
-        fwrite(X.pbuf, 1, X.plen, stdout);
-        fflush(stdout);
+    if (X.plen && L->out) {
+        *L->out = X.pbuf;
+        *L->outlen = X.plen;
+    } else {
+        if (X.plen) {
+            fwrite(X.pbuf, 1, X.plen, stdout);
+            fflush(stdout);
+        }
+        free(X.pbuf);
     }
-    free(X.pbuf);
     if (L->stats) {
         atomic_fetch_add(&L->stats->launches, 1);
         atomic_fetch_add(&L->stats->warp_instr, atomic_load(&X.warp_instr));

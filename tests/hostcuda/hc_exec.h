@@ -41,6 +41,12 @@ typedef struct hc_exec_launch {
     int threads;                  /* host threads */
     double timeout_s;             /* 0: none */
     hc_exec_stats *stats;
+    /* an address outside `ranges` (e.g. virtual-memory mappings): its host address if [a, a + n)
+     * is mapped and accessible, else NULL; may be NULL */
+    void *(*resolve)(uint64_t a, size_t n);
+    uint32_t envreg[32];          /* %envreg0..31 (a cooperative launch: 1:2 = its grid barrier's address) */
+    char **out;                   /* non-NULL: device printf output handed back (malloc'ed), else stdout */
+    size_t *outlen;
 } hc_exec_launch;
 
 /* 0 if kernel `func` can run; else -1 and one line (without the "hostcuda: " prefix) in msg */

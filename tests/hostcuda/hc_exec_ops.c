@@ -9,6 +9,8 @@
  * which is exact before the one final rounding for add, sub, mul (24 >= 2*11+2 bits).
  * .approx functions use libm (more accurate than the GPU's, within its documented bounds).
  * Threading: called by one CTA worker for one warp; atomics on shared and global are host atomics.
+ * Must not: touch memory other than through hc_exec_addr / fast_addr (which check every access),
+ * or leave the rounding mode changed after an instruction.
  */
 #include "hc_exec_ops.h"
 
@@ -233,6 +235,7 @@ static uint64_t sreg_value(const hc_cta *C, const hc_warp *W, int sr, int l)
     case ASH_PTX_SR_DYNSMEM: return L->shmem;
     case ASH_PTX_SR_TOTALSMEM: return hc_exec_dyn_base(C) + L->shmem;
     case ASH_PTX_SR_WARPSZ: return 32;
+    case ASH_PTX_SR_ENVREG + 0 ... ASH_PTX_SR_ENVREG + 31: return L->envreg[sr - ASH_PTX_SR_ENVREG];
     default: return 0;
     }
 }
@@ -350,7 +353,24 @@ static int exec_half(const ash_ptx_insn *in, uint32_t E, uint64_t *D, const uint
                     if (!(bh & 0x7c00)) b = copysignf(0, b);
                     if (!(ch & 0x7c00)) c = copysignf(0, c);
                 }
-                float v = half_op(in->op, a, b, c, in->flags, &ok);
+                float v;
+                if (in->op == ASH_PTX_OP_FMA || in->op == ASH_PTX_OP_MAD) {
+                    /* a*b is exact in double; the sum rounded to odd, twice, then once to the
+                     * half type: one correct rounding of the exact a*b+c */
+                    int old = fegetround();
+                    feclearexcept(FE_INEXACT);
+                    fesetround(FE_TOWARDZERO);
+                    volatile double p = (double)a * (double)b;
+                    volatile double sum = p + (double)c;
+                    int inexact = fetestexcept(FE_INEXACT) != 0;
+                    fesetround(old);
+                    double d = sum;
+                    if (inexact && !isnan(d) && !isinf(d))
+                        d = f64(bf64(d) | 1);
+                    v = d2f_odd(d);
+                } else {
+                    v = half_op(in->op, a, b, c, in->flags, &ok);
+                }
                 if (in->flags & ASH_PTX_F_SAT)
                     v = sat32(v);
                 if (in->op == ASH_PTX_OP_MIN || in->op == ASH_PTX_OP_MAX)
@@ -365,6 +385,24 @@ static int exec_half(const ash_ptx_insn *in, uint32_t E, uint64_t *D, const uint
         D[l] = r;
     });
     return ok ? 0 : -1;
+}
+
+/* fma.rn.f32 for a whole warp: the hardware fused multiply-add where the CPU has one (a clone
+ * chosen when the library loads), libm's exact fmaf elsewhere */
+__attribute__((target_clones("fma", "default"))) static void fma32_warp(uint64_t *D, const uint64_t *A,
+                                                                        const uint64_t *B, const uint64_t *Cc,
+                                                                        int ftz)
+{
+    float r[32];
+    if (ftz) {
+        for (int l = 0; l < 32; l++)
+            r[l] = ftz32(__builtin_fmaf(ftz32(f32(A[l])), ftz32(f32(B[l])), ftz32(f32(Cc[l]))));
+    } else {
+        for (int l = 0; l < 32; l++)
+            r[l] = __builtin_fmaf(f32(A[l]), f32(B[l]), f32(Cc[l]));
+    }
+    for (int l = 0; l < 32; l++)
+        D[l] = bf32(r[l]);
 }
 
 /* ---------------------------------------------------------------- conversions */
@@ -732,6 +770,23 @@ static uint32_t first_lane(uint32_t E)
     return E ? (uint32_t)__builtin_ctz(E) : 0;
 }
 
+/* the common accesses without a call: shared memory in range, global memory in the warp's last
+ * allocation; the rest (and every fault) through hc_exec_addr */
+static inline void *fast_addr(hc_cta *C, hc_warp *W, int l, const ash_ptx_insn *in, int space, uint64_t a,
+                              unsigned size, int acc)
+{
+    if (!(a & (size - 1))) {
+        if (space == ASH_PTX_S_SHARED && a + size <= C->shared_bytes)
+            return C->shared + a;
+        if ((space == ASH_PTX_S_GLOBAL || space == ASH_PTX_S_GENERIC) && W->cache >= 0) {
+            const hc_exec_range *r = &C->ranges[W->cache];
+            if (a >= r->lo && a - r->lo + size <= r->size)
+                return r->rw + (a - r->lo);
+        }
+    }
+    return hc_exec_addr(C, W, l, in, space, a, size, acc);
+}
+
 /* ---------------------------------------------------------------- the instructions */
 int hc_exec_insn(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t pc, uint32_t M, uint32_t E)
 {
@@ -783,21 +838,43 @@ int hc_exec_insn(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t pc, uin
         uint64_t base_sym = a->sym >= 0 ? sym_value(C, m, &(ash_ptx_opnd){.sym = a->sym}) : 0;
         int pl = a->sym >= 0 && sym_per_lane(m, a->sym);
         const uint64_t *Rb = a->reg >= 0 ? W->R + (size_t)a->reg * 32 : NULL;
+        uint64_t *Dv[4];
+        for (int i = 0; i < n; i++) {
+            int r = in->o[0].kind == ASH_PTX_K_VEC ? in->o[0].vec[i] : in->o[0].reg;
+            Dv[i] = r >= 0 ? W->R + (size_t)r * 32 : sink;
+        }
+        const int sgn = tsigned(t);
+        const unsigned total = (unsigned)(esz * n);
         for (int l = 0; l < 32; l++) {
             if (!(E >> l & 1))
                 continue;
             uint64_t addr = (Rb ? Rb[l] : base_sym + (pl ? W->lbase[l] : 0)) + (uint64_t)a->imm;
-            const unsigned char *p = hc_exec_addr(C, W, l, in, space, addr, (unsigned)(esz * n), HC_ACC_LD);
+            const unsigned char *p = fast_addr(C, W, l, in, space, addr, total, HC_ACC_LD);
             if (!p)
                 return -1;
-            for (int i = 0; i < n; i++) {
-                uint64_t v = 0;
-                memcpy(&v, p + i * esz, (size_t)esz);
-                if (tsigned(t))
-                    v = (uint64_t)sx(v, esz * 8);
-                int r = in->o[0].kind == ASH_PTX_K_VEC ? in->o[0].vec[i] : in->o[0].reg;
-                if (r >= 0)
-                    W->R[(size_t)r * 32 + l] = v;
+            switch (esz) {
+            case 4:
+                for (int i = 0; i < n; i++) {
+                    uint32_t v;
+                    memcpy(&v, p + 4 * i, 4);
+                    Dv[i][l] = sgn ? (uint64_t)(int64_t)(int32_t)v : v;
+                }
+                break;
+            case 8:
+                for (int i = 0; i < n; i++)
+                    memcpy(&Dv[i][l], p + 8 * i, 8);
+                break;
+            case 2:
+                for (int i = 0; i < n; i++) {
+                    uint16_t v;
+                    memcpy(&v, p + 2 * i, 2);
+                    Dv[i][l] = sgn ? (uint64_t)(int64_t)(int16_t)v : v;
+                }
+                break;
+            default:
+                for (int i = 0; i < n; i++)
+                    Dv[i][l] = sgn ? (uint64_t)(int64_t)(int8_t)p[i] : p[i];
+                break;
             }
         }
         return HC_STEP_NEXT;
@@ -813,17 +890,53 @@ int hc_exec_insn(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t pc, uin
         int pl = a->sym >= 0 && sym_per_lane(m, a->sym);
         const uint64_t *Rb = a->reg >= 0 ? W->R + (size_t)a->reg * 32 : NULL;
         const uint64_t *V = in->o[1].kind == ASH_PTX_K_VEC ? NULL : src(C, W, in, 1, ta);
+        const uint64_t *Sv[4];
+        uint64_t imm[4][1];
+        for (int i = 0; i < n; i++) {
+            int r = V ? -3 : in->o[1].vec[i];
+            if (V) {
+                Sv[i] = V;
+            } else if (r >= 0) {
+                Sv[i] = W->R + (size_t)r * 32;
+            } else {   /* an immediate or `_`: the same value in every lane */
+                for (int l = 0; l < 32; l++)
+                    tb[l] = r == -2 ? (uint64_t)in->o[1].vimm[i] : 0;
+                imm[i][0] = 0;
+                Sv[i] = i == 0 ? tb : i == 1 ? tc : i == 2 ? td : ta;
+                if (Sv[i] != tb)
+                    memcpy((uint64_t *)Sv[i], tb, sizeof tb);
+            }
+        }
+        (void)imm;
+        const unsigned total = (unsigned)(esz * n);
         for (int l = 0; l < 32; l++) {
             if (!(E >> l & 1))
                 continue;
             uint64_t addr = (Rb ? Rb[l] : base_sym + (pl ? W->lbase[l] : 0)) + (uint64_t)a->imm;
-            unsigned char *p = hc_exec_addr(C, W, l, in, space, addr, (unsigned)(esz * n), HC_ACC_ST);
+            unsigned char *p = fast_addr(C, W, l, in, space, addr, total, HC_ACC_ST);
             if (!p)
                 return -1;
-            for (int i = 0; i < n; i++) {
-                int r = V ? -3 : in->o[1].vec[i];
-                uint64_t v = V ? V[l] : r >= 0 ? W->R[(size_t)r * 32 + l] : r == -2 ? (uint64_t)in->o[1].vimm[i] : 0;
-                memcpy(p + i * esz, &v, (size_t)esz);
+            switch (esz) {
+            case 4:
+                for (int i = 0; i < n; i++) {
+                    uint32_t v = (uint32_t)Sv[i][l];
+                    memcpy(p + 4 * i, &v, 4);
+                }
+                break;
+            case 8:
+                for (int i = 0; i < n; i++)
+                    memcpy(p + 8 * i, &Sv[i][l], 8);
+                break;
+            case 2:
+                for (int i = 0; i < n; i++) {
+                    uint16_t v = (uint16_t)Sv[i][l];
+                    memcpy(p + 2 * i, &v, 2);
+                }
+                break;
+            default:
+                for (int i = 0; i < n; i++)
+                    p[i] = (unsigned char)Sv[i][l];
+                break;
             }
         }
         return HC_STEP_NEXT;
@@ -846,21 +959,26 @@ int hc_exec_insn(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t pc, uin
         uint64_t *D = dst(W, in, 0);
         const uint64_t *A = src(C, W, in, 1, ta);
         int st = in->type2 ? in->type2 : t;
+        if (t == ASH_PTX_T_F16X2 || t == ASH_PTX_T_BF16X2) {   /* d = {cvt(a) high, cvt(b) low} */
+            const uint64_t *B = src(C, W, in, 2, tb);
+            int et = t == ASH_PTX_T_F16X2 ? ASH_PTX_T_F16 : ASH_PTX_T_BF16;
+            LOOP(E, { D[l] = (cvt_one(A[l], et, st, in->rnd, in->flags) << 16) |
+                             cvt_one(B[l], et, st, in->rnd, in->flags); });
+            return HC_STEP_NEXT;
+        }
         if (t == ASH_PTX_T_F32 && st == ASH_PTX_T_F16 && !in->flags)
             LOOP(E, { D[l] = bf32(h2f((uint32_t)A[l] & 0xffff)); });
         else if (t == ASH_PTX_T_BF16 && st == ASH_PTX_T_F32 && in->rnd == ASH_PTX_R_RN && !in->flags)
             LOOP(E, { D[l] = f2bh(f32(A[l]), ASH_PTX_R_RN); });
         else
             LOOP(E, { D[l] = cvt_one(A[l], t, st, in->rnd, in->flags); });
-        if (t == ASH_PTX_T_F16X2 || t == ASH_PTX_T_BF16X2)
-            return -1;
         return HC_STEP_NEXT;
     }
     case ASH_PTX_OP_ADD: case ASH_PTX_OP_SUB: case ASH_PTX_OP_MUL: case ASH_PTX_OP_MAD: case ASH_PTX_OP_FMA:
     case ASH_PTX_OP_DIV: case ASH_PTX_OP_MIN: case ASH_PTX_OP_MAX: case ASH_PTX_OP_NEG: case ASH_PTX_OP_ABS:
     case ASH_PTX_OP_RCP: case ASH_PTX_OP_SQRT: case ASH_PTX_OP_RSQRT: case ASH_PTX_OP_EX2: case ASH_PTX_OP_LG2:
     case ASH_PTX_OP_SIN: case ASH_PTX_OP_COS: case ASH_PTX_OP_TANH: case ASH_PTX_OP_REM:
-    case ASH_PTX_OP_COPYSIGN:
+    case ASH_PTX_OP_COPYSIGN: case ASH_PTX_OP_ADDC: case ASH_PTX_OP_SUBC: case ASH_PTX_OP_MADC:
         break;
     default:
         goto other;
@@ -882,22 +1000,40 @@ int hc_exec_insn(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t pc, uin
                 old = fegetround();
                 fesetround(fm);
             }
+/* three loops, so the common forms carry no per-lane test of the flags */
 #define F32OP(expr)                                                                             \
-    LOOP(E, {                                                                                  \
-        float a = f32(A[l]), b = B ? f32(B[l]) : 0.0f, c = Cc ? f32(Cc[l]) : 0.0f;             \
-        if (ftz) { a = ftz32(a); b = ftz32(b); c = ftz32(c); }                                 \
-        float r = (expr);                                                                      \
-        if (ftz) r = ftz32(r);                                                                 \
-        if (sat) r = sat32(r);                                                                 \
-        D[l] = bf32(r);                                                                        \
-        (void)c;                                                                               \
-    })
+    do {                                                                                       \
+        if (!ftz && !sat) {                                                                    \
+            LOOP(E, {                                                                          \
+                float a = f32(A[l]), b = B ? f32(B[l]) : 0.0f, c = Cc ? f32(Cc[l]) : 0.0f;     \
+                D[l] = bf32(expr);                                                             \
+                (void)a; (void)b; (void)c;                                                     \
+            });                                                                                \
+        } else if (!sat) {                                                                     \
+            LOOP(E, {                                                                          \
+                float a = ftz32(f32(A[l])), b = B ? ftz32(f32(B[l])) : 0.0f;                   \
+                float c = Cc ? ftz32(f32(Cc[l])) : 0.0f;                                       \
+                D[l] = bf32(ftz32(expr));                                                      \
+                (void)a; (void)b; (void)c;                                                     \
+            });                                                                                \
+        } else {                                                                               \
+            LOOP(E, {                                                                          \
+                float a = f32(A[l]), b = B ? f32(B[l]) : 0.0f, c = Cc ? f32(Cc[l]) : 0.0f;     \
+                if (ftz) { a = ftz32(a); b = ftz32(b); c = ftz32(c); }                         \
+                float r = (expr);                                                              \
+                if (ftz) r = ftz32(r);                                                         \
+                D[l] = bf32(sat32(r));                                                         \
+            });                                                                                \
+        }                                                                                      \
+    } while (0)
             switch (op) {
             case ASH_PTX_OP_ADD: F32OP(a + b); break;
             case ASH_PTX_OP_SUB: F32OP(a - b); break;
             case ASH_PTX_OP_MUL: F32OP(a * b); break;
             case ASH_PTX_OP_FMA: case ASH_PTX_OP_MAD:
-                if (in->rnd || op == ASH_PTX_OP_FMA)
+                if (E == ~0u && !sat && Cc && B && fm == FE_TONEAREST && (in->rnd || op == ASH_PTX_OP_FMA))
+                    fma32_warp(D, A, B, Cc, ftz);
+                else if (in->rnd || op == ASH_PTX_OP_FMA)
                     F32OP(fmaf(a, b, c));
                 else
                     F32OP(a * b + c);
@@ -905,12 +1041,14 @@ int hc_exec_insn(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t pc, uin
             case ASH_PTX_OP_DIV: F32OP(a / b); break;
             case ASH_PTX_OP_NEG: LOOP(E, { float a = f32(A[l]); if (ftz) a = ftz32(a); D[l] = bf32(-a); }); break;
             case ASH_PTX_OP_ABS: LOOP(E, { float a = f32(A[l]); if (ftz) a = ftz32(a); D[l] = bf32(fabsf(a)); }); break;
-            case ASH_PTX_OP_MIN:
-                F32OP((isnan(a) || isnan(b)) ? ((in->flags & ASH_PTX_F_NAN) ? NAN : fminf(a, b))
+            case ASH_PTX_OP_MIN:   /* a NaN operand (quiet or signalling) gives the other; two: canonical NaN */
+                F32OP((isnan(a) || isnan(b)) ? (((in->flags & ASH_PTX_F_NAN) || (isnan(a) && isnan(b))) ? f32(0x7fffffff)
+                                                : isnan(a) ? b : a)
                       : (a < b || (a == b && signbit(a))) ? a : b);
                 break;
             case ASH_PTX_OP_MAX:
-                F32OP((isnan(a) || isnan(b)) ? ((in->flags & ASH_PTX_F_NAN) ? NAN : fmaxf(a, b))
+                F32OP((isnan(a) || isnan(b)) ? (((in->flags & ASH_PTX_F_NAN) || (isnan(a) && isnan(b))) ? f32(0x7fffffff)
+                                                : isnan(a) ? b : a)
                       : (a > b || (a == b && !signbit(a))) ? a : b);
                 break;
             case ASH_PTX_OP_RCP: F32OP(1.0f / a); break;
@@ -957,11 +1095,13 @@ int hc_exec_insn(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t pc, uin
             case ASH_PTX_OP_NEG: F64OP(-a); break;
             case ASH_PTX_OP_ABS: F64OP(fabs(a)); break;
             case ASH_PTX_OP_MIN:
-                F64OP((isnan(a) || isnan(b)) ? ((in->flags & ASH_PTX_F_NAN) ? NAN : fmin(a, b))
+                F64OP((isnan(a) || isnan(b)) ? (((in->flags & ASH_PTX_F_NAN) || (isnan(a) && isnan(b))) ? f64(0x7fffffffffffffffull)
+                                                : isnan(a) ? b : a)
                       : (a < b || (a == b && signbit(a))) ? a : b);
                 break;
             case ASH_PTX_OP_MAX:
-                F64OP((isnan(a) || isnan(b)) ? ((in->flags & ASH_PTX_F_NAN) ? NAN : fmax(a, b))
+                F64OP((isnan(a) || isnan(b)) ? (((in->flags & ASH_PTX_F_NAN) || (isnan(a) && isnan(b))) ? f64(0x7fffffffffffffffull)
+                                                : isnan(a) ? b : a)
                       : (a > b || (a == b && !signbit(a))) ? a : b);
                 break;
             case ASH_PTX_OP_RCP: F64OP(1.0 / a); break;
@@ -983,6 +1123,30 @@ int hc_exec_insn(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t pc, uin
         /* integers */
         const int s = tsigned(t);
         const uint32_t fl = in->flags;
+        if ((fl & ASH_PTX_F_CC) || op == ASH_PTX_OP_ADDC || op == ASH_PTX_OP_SUBC || op == ASH_PTX_OP_MADC) {
+            /* extended precision: the carry flag is per lane (add.cc/addc, sub.cc/subc, mad.cc/madc) */
+            int cin = op == ASH_PTX_OP_ADDC || op == ASH_PTX_OP_SUBC || op == ASH_PTX_OP_MADC;
+            int cout = (fl & ASH_PTX_F_CC) != 0;
+            uint64_t mask = bits >= 64 ? ~0ull : (1ull << bits) - 1;
+            LOOP(E, {
+                unsigned __int128 c = cin ? W->cc[l] : 0, r;
+                uint64_t a = zx(A[l], bits), b = zx(B[l], bits);
+                if (op == ASH_PTX_OP_ADD || op == ASH_PTX_OP_ADDC) {
+                    r = (unsigned __int128)a + b + c;
+                } else if (op == ASH_PTX_OP_SUB || op == ASH_PTX_OP_SUBC) {
+                    r = (unsigned __int128)a - b - c;
+                } else {
+                    unsigned __int128 p = (unsigned __int128)(s ? (unsigned __int128)(__int128)sx(a, bits) * (unsigned __int128)(__int128)sx(b, bits)
+                                                                : (unsigned __int128)a * b);
+                    uint64_t part = (fl & ASH_PTX_F_HI) ? (uint64_t)(p >> bits) & mask : (uint64_t)p & mask;
+                    r = (unsigned __int128)part + zx(Cc ? Cc[l] : 0, bits) + c;
+                }
+                D[l] = (uint64_t)r & mask;
+                if (cout)
+                    W->cc[l] = (uint8_t)((r >> bits) & 1);
+            });
+            return HC_STEP_NEXT;
+        }
         switch (op) {
         case ASH_PTX_OP_ADD:
             if (fl & ASH_PTX_F_SAT)
@@ -1156,27 +1320,16 @@ other:
         uint64_t *D = dst(W, in, 0);
         const uint64_t *A = src(C, W, in, 1, ta), *B = src(C, W, in, 2, tb), *Cc = src(C, W, in, 3, tc);
         int s = tsigned(t);
-        LOOP(E, {
-            uint32_t pos = (uint32_t)B[l] & 0xff, len = (uint32_t)Cc[l] & 0xff;
-            uint64_t a = zx(A[l], bits), r;
-            int sbit;
-            if (len == 0) {
-                r = 0;
-                sbit = 0;
-            } else {
-                uint32_t msb = pos + len - 1 < (uint32_t)bits - 1 ? pos + len - 1 : (uint32_t)bits - 1;
-                sbit = s ? (int)((a >> msb) & 1) : 0;
-                r = pos >= (uint32_t)bits ? 0 : a >> pos;
-                if (len < 64)
-                    r &= (1ull << len) - 1;
-                if (pos >= (uint32_t)bits && s)
-                    sbit = (int)((a >> (bits - 1)) & 1);
-                if (sbit && len < 64)
-                    r |= ~((1ull << len) - 1);
+        LOOP(E, {   /* the PTX ISA's definition, bit by bit */
+            uint32_t pos = (uint32_t)B[l] & 0xff, len = (uint32_t)Cc[l] & 0xff, msb = (uint32_t)bits - 1;
+            uint64_t a = zx(A[l], bits), r = 0;
+            uint32_t top = pos + len - 1 < msb ? pos + len - 1 : msb;
+            uint64_t sbit = (!s || len == 0) ? 0 : (a >> top) & 1;
+            for (uint32_t i = 0; i <= msb; i++) {
+                uint64_t bit = (i < len && pos + i <= msb) ? (a >> (pos + i)) & 1 : sbit;
+                r |= bit << i;
             }
-            if (!len && s)
-                r = 0;
-            D[l] = zx(r, bits);
+            D[l] = r;
         });
         return HC_STEP_NEXT;
     }
@@ -1249,6 +1402,59 @@ other:
                 if (lut >> i & 1)
                     r |= ((i & 4) ? a : ~a) & ((i & 2) ? b : ~b) & ((i & 1) ? c : ~c);
             D[l] = r;
+        });
+        return HC_STEP_NEXT;
+    }
+    case ASH_PTX_OP_BFIND: {   /* the most significant non-sign bit; .shiftamt: the left shift to it */
+        uint64_t *D = dst(W, in, 0);
+        const uint64_t *A = src(C, W, in, 1, ta);
+        int s = tsigned(t), amt = (in->flags & ASH_PTX_F_SHIFTAMT) != 0;
+        LOOP(E, {
+            uint64_t a = zx(A[l], bits);
+            if (s && (a >> (bits - 1) & 1))
+                a = zx(~a, bits);
+            uint32_t r = 0xffffffffu;
+            if (a) {
+                uint32_t pos = (uint32_t)(63 - __builtin_clzll(a));
+                r = amt ? (uint32_t)bits - 1 - pos : pos;
+            }
+            D[l] = r;
+        });
+        return HC_STEP_NEXT;
+    }
+    case ASH_PTX_OP_DP4A: case ASH_PTX_OP_DP2A: {
+        uint64_t *D = dst(W, in, 0);
+        const uint64_t *A = src(C, W, in, 1, ta), *B = src(C, W, in, 2, tb), *Cc = src(C, W, in, 3, tc);
+        int sa = tsigned(t), sb = tsigned(in->type2 ? in->type2 : t), hi = (in->flags & ASH_PTX_F_HI) != 0;
+        int dp4 = in->op == ASH_PTX_OP_DP4A;
+        LOOP(E, {
+            uint32_t a = (uint32_t)A[l], b = (uint32_t)B[l];
+            int64_t acc = (sa || sb) ? (int64_t)(int32_t)(uint32_t)Cc[l] : (int64_t)(uint32_t)Cc[l];
+            for (int i = 0; i < (dp4 ? 4 : 2); i++) {
+                int64_t x = dp4 ? (sa ? (int64_t)(int8_t)(a >> (8 * i)) : (int64_t)((a >> (8 * i)) & 0xff))
+                                : (sa ? (int64_t)(int16_t)(a >> (16 * i)) : (int64_t)((a >> (16 * i)) & 0xffff));
+                int bi = dp4 ? i : (hi ? 2 : 0) + i;
+                int64_t y = sb ? (int64_t)(int8_t)(b >> (8 * bi)) : (int64_t)((b >> (8 * bi)) & 0xff);
+                acc += x * y;
+            }
+            D[l] = (uint32_t)acc;
+        });
+        return HC_STEP_NEXT;
+    }
+    case ASH_PTX_OP_SAD: {   /* c + |a - b| */
+        uint64_t *D = dst(W, in, 0);
+        const uint64_t *A = src(C, W, in, 1, ta), *B = src(C, W, in, 2, tb), *Cc = src(C, W, in, 3, tc);
+        int s = tsigned(t);
+        LOOP(E, {
+            uint64_t d;
+            if (s) {
+                int64_t a = sx(A[l], bits), b = sx(B[l], bits);
+                d = a < b ? (uint64_t)b - (uint64_t)a : (uint64_t)a - (uint64_t)b;
+            } else {
+                uint64_t a = zx(A[l], bits), b = zx(B[l], bits);
+                d = a < b ? b - a : a - b;
+            }
+            D[l] = zx(Cc[l] + d, bits);
         });
         return HC_STEP_NEXT;
     }
@@ -1326,6 +1532,7 @@ other:
             unsigned fl = first_lane(E);
             unsigned id = (unsigned)Id[fl] & (HC_NBAR - 1);
             C->bar_count[id] += (unsigned)__builtin_popcount(E);
+            C->bar_arr[id][W->id] |= E;
             if (Cnt)
                 C->bar_expect[id] = (unsigned)Cnt[fl];
             if (red)

@@ -25,6 +25,7 @@ typedef struct hc_warp {
     uint64_t *Rall;         /* the warp's whole register file: the kernel's, then each callee's */
     uint32_t lbase[32];     /* each lane's current frame in its local memory (0: the kernel's) */
     uint16_t depth[32];     /* each lane's call depth */
+    uint8_t cc[32];         /* each lane's carry flag (add.cc / addc ...) */
     uint32_t pc[32];
     uint32_t live, blocked, wsync;
     uint32_t upc;
@@ -42,9 +43,12 @@ typedef struct hc_cta {
     hc_warp *w;
     unsigned nwarps;
     unsigned char *shared;
+    size_t shared_bytes;             /* copies of launch facts for the fast paths */
+    const hc_exec_range *ranges;
     char *local;
     uint64_t *regs;
     unsigned bar_count[HC_NBAR], bar_expect[HC_NBAR], bar_red[HC_NBAR], bar_red_and[HC_NBAR];
+    uint32_t bar_arr[HC_NBAR][32];   /* per barrier, per warp: the lanes that arrived (sync or arrive) */
     unsigned live_threads;
     unsigned long long warp_instr, lane_instr;
 } hc_cta;

@@ -145,6 +145,8 @@ struct CUctx_st {
     struct CUevent_st *events;
     struct CUmod_st *modules;
     _Atomic int sticky;          /* a launch's illegal address / assert / trap: every later sync fails */
+    char *printf_buf;            /* interpreted kernels' device printf output, written at the next sync */
+    size_t printf_len;
 };
 
 struct CUmemPoolHandle_st {
@@ -232,5 +234,6 @@ void hc_module_unload_locked(struct CUmod_st *m);        /* hc_mu held */
 void hc_exec_options_read(hc_options *o);                /* HOSTCUDA_EXEC and friends, at option load */
 /* CUDA_SUCCESS, or the error a PTX-executed launch left on the context (sticky, as on a GPU) */
 CUresult hc_ctx_sticky(struct CUctx_st *c);
+void hc_ctx_flush_printf(struct CUctx_st *c);            /* hc_mu held: write pending device printf */
 
 #endif /* HC_INTERNAL_H */

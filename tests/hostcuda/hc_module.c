@@ -64,6 +64,7 @@ struct CUkern_st {
     hc_ptx_entry *e;
     hc_kfn fn;
     int px;
+    int max_dyn_shared;            /* cuKernelSetAttribute; the functions made from it start with it */
 };
 
 struct CUlib_st {
@@ -238,6 +239,17 @@ static exec_stat *stats_for(const char *name)
 CUresult hc_ctx_sticky(struct CUctx_st *c)
 {
     return c ? (CUresult)atomic_load(&c->sticky) : CUDA_SUCCESS;
+}
+
+void hc_ctx_flush_printf(struct CUctx_st *c)
+{
+    if (c && c->printf_len) {
+        fwrite(c->printf_buf, 1, c->printf_len, stdout);
+        fflush(stdout);
+        free(c->printf_buf);
+        c->printf_buf = NULL;
+        c->printf_len = 0;
+    }
 }
 
 /* Decode the PTX for the interpreter and choose, per entry, twin or interpreter; refuse the image
@@ -776,6 +788,7 @@ CUresult CUDAAPI cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const 
             k->e = &library->img->ptx.entries[i];
             k->fn = fn;
             k->px = px;
+            k->max_dyn_shared = 49152;
             hc_reg_add(k, HC_K_KERNEL);
             library->kerns[i] = k;
         }
@@ -839,6 +852,8 @@ CUresult CUDAAPI cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
     CUresult rc = hc_reg_kind(kernel) == HC_K_KERNEL ? lib_module(kernel->lib, &m) : CUDA_ERROR_INVALID_HANDLE;
     if (rc == CUDA_SUCCESS)
         rc = module_function(m, kernel->e->name, pFunc);
+    if (rc == CUDA_SUCCESS && kernel->max_dyn_shared > (*pFunc)->max_dyn_shared)
+        (*pFunc)->max_dyn_shared = kernel->max_dyn_shared;   /* what cuKernelSetAttribute allowed */
     pthread_mutex_unlock(&hc_mu);
     return rc;
 }
@@ -859,7 +874,7 @@ static CUresult callee(const void *h, hc_ptx_entry **e, hc_kfn *fn, int *max_dyn
         const struct CUkern_st *k = h;
         *e = k->e;
         if (fn) *fn = k->fn;
-        if (max_dyn) *max_dyn = 49152;
+        if (max_dyn) *max_dyn = k->max_dyn_shared;
         return CUDA_SUCCESS;
     }
     default:
@@ -1040,6 +1055,37 @@ CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attri
     return rc;
 }
 
+CUresult CUDAAPI cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev)
+{
+    HC_COUNT(cuKernelSetAttribute);
+    HC_CHECK_INIT();
+    if (dev < 0 || dev >= hc_ndev)
+        return CUDA_ERROR_INVALID_DEVICE;
+    pthread_mutex_lock(&hc_mu);
+    CUresult rc = CUDA_SUCCESS;
+    if (hc_reg_kind(kernel) != HC_K_KERNEL) {
+        rc = CUDA_ERROR_INVALID_HANDLE;
+    } else if (attrib == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) {
+        if (val < 0 || val > 232448) {
+            rc = CUDA_ERROR_INVALID_VALUE;
+        } else {
+            kernel->max_dyn_shared = val;
+            /* the kernel's functions in every context follow, as the driver's do */
+            for (struct CUmod_st *m = kernel->lib->mods; m; m = m->lib_next) {
+                int i = entry_index(m->img, kernel->e->name);
+                if (i >= 0 && m->funcs[i])
+                    m->funcs[i]->max_dyn_shared = val;
+            }
+        }
+    } else if (attrib == CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT) {
+        rc = val < -1 || val > 100 ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+    } else if ((int)attrib < 0 || attrib >= CU_FUNC_ATTRIBUTE_MAX) {
+        rc = CUDA_ERROR_INVALID_VALUE;
+    }
+    pthread_mutex_unlock(&hc_mu);
+    return rc;
+}
+
 CUresult CUDAAPI cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
 {
     HC_COUNT(cuFuncSetCacheConfig);
@@ -1077,7 +1123,18 @@ typedef struct {
     struct CUmod_st *mod;
     struct CUctx_st *ctx;
     size_t argsize;
+    int coop;
+    CUdeviceptr gridbar;   /* a cooperative launch's grid-barrier workspace (device memory) */
 } launch_payload;
+#define HC_COOP_SMS 132   /* the SMs hostcuda's devices report */
+
+/* memory mapped through the virtual-memory API (hc_vmm.c), outside the allocation table */
+static void *vmm_resolve(uint64_t a, size_t n)
+{
+    void *rw = NULL;
+    int dev;
+    return hc_vmm_resolve((uintptr_t)a, n, &rw, &dev) ? rw : NULL;
+}
 
 static void run_interpreted(launch_payload *p)
 {
@@ -1100,11 +1157,33 @@ static void run_interpreted(launch_payload *p)
         .block = {p->dims.block.x, p->dims.block.y, p->dims.block.z},
         .shmem = p->dims.shared_bytes, .params = p->blob, .params_size = p->argsize,
         .var_addr = p->mod->px_addr, .ranges = ranges, .nranges = nr,
-        .threads = hc_opt.exec_threads, .timeout_s = hc_opt.kernel_timeout_s,
-        .stats = es ? &es->st : NULL,
+        .threads = p->coop ? (int)(p->dims.grid.x * p->dims.grid.y * p->dims.grid.z) : hc_opt.exec_threads,
+        .timeout_s = hc_opt.kernel_timeout_s,
+        .stats = es ? &es->st : NULL, .resolve = vmm_resolve,
+        .envreg = {0, (uint32_t)((uint64_t)p->gridbar >> 32), (uint32_t)p->gridbar},
     };
+    if (p->gridbar)
+        memset(hc_dev_rw((uintptr_t)p->gridbar), 0, 256);
+    char *out = NULL;
+    size_t outlen = 0;
+    L.out = &out;
+    L.outlen = &outlen;
     CUresult rc = hc_exec_run(&L);
     free(ranges);
+    if (out) {   /* device printf: written when the host synchronises, as a GPU does */
+        pthread_mutex_lock(&hc_mu);
+        struct CUctx_st *c = p->ctx;
+        char *nb = realloc(c->printf_buf, c->printf_len + outlen);
+        if (nb) {
+            memcpy(nb + c->printf_len, out, outlen);
+            c->printf_buf = nb;
+            c->printf_len += outlen;
+        }
+        if (rc != CUDA_SUCCESS)   /* the context is lost: its output (an assert's message) goes now */
+            hc_ctx_flush_printf(c);
+        pthread_mutex_unlock(&hc_mu);
+        free(out);
+    }
     if (es && hc_opt.exec_stats == 2)
         stat_line(es);
     if (rc != CUDA_SUCCESS) {
@@ -1125,6 +1204,11 @@ static void run_launch(hc_op *op)
 static void fini_launch(hc_op *op)
 {
     launch_payload *p = op->payload;
+    if (p->gridbar) {
+        pthread_mutex_lock(&hc_mu);
+        hc_mem_free(p->gridbar);
+        pthread_mutex_unlock(&hc_mu);
+    }
     free(p->args);
     free(p->blob);
     free(p);
@@ -1181,9 +1265,12 @@ static CUresult gather_params(const hc_ptx_entry *e, void **params, void **extra
     return CUDA_SUCCESS;
 }
 
+/* coop: a cooperative launch (cuLaunchCooperativeKernel, CU_LAUNCH_ATTRIBUTE_COOPERATIVE): an
+ * interpreted one runs all its CTAs at once, one host thread each, so grid-wide synchronisation
+ * (cooperative groups' grid.sync) can complete */
 static CUresult launch(const void *f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
                        unsigned int by, unsigned int bz, unsigned int shmem, CUstream h, void **params,
-                       void **extra, int pt)
+                       void **extra, int pt, int coop)
 {
     HC_CHECK_INIT();
     if (!f)
@@ -1204,9 +1291,17 @@ static CUresult launch(const void *f, unsigned int gx, unsigned int gy, unsigned
         rc = callee_px(f, &p->px, &p->mod);
     if (rc == CUDA_SUCCESS && shmem > (unsigned int)max_dyn)
         rc = CUDA_ERROR_INVALID_VALUE;
+    if (rc == CUDA_SUCCESS && s && hc_ctx_sticky(s->ctx) != CUDA_SUCCESS)
+        rc = hc_ctx_sticky(s->ctx);   /* after a fault every launch fails, as on a GPU */
     if (rc == CUDA_SUCCESS && p->px >= 0) {
         p->ctx = p->mod->ctx;
         p->argsize = e->argsize;
+        p->coop = coop;
+        unsigned long long per_sm = 2048 / ((unsigned long long)bx * by * bz);
+        if (coop && (unsigned long long)gx * gy * gz > HC_COOP_SMS * (per_sm ? per_sm : 1))
+            rc = CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;   /* more CTAs than could be resident */
+        else if (coop)
+            rc = hc_mem_alloc(p->ctx, 256, NULL, &p->gridbar);
         px_facts pf = facts_of(f);
         if ((unsigned long long)bx * by * bz > (unsigned long long)pf.max_threads)
             rc = CUDA_ERROR_INVALID_VALUE;
@@ -1226,6 +1321,11 @@ static CUresult launch(const void *f, unsigned int gx, unsigned int gy, unsigned
     }
     pthread_mutex_unlock(&hc_mu);
     if (rc != CUDA_SUCCESS) {
+        if (p->gridbar) {
+            pthread_mutex_lock(&hc_mu);
+            hc_mem_free(p->gridbar);
+            pthread_mutex_unlock(&hc_mu);
+        }
         free(p->args);
         free(p->blob);
         free(p);
@@ -1239,7 +1339,7 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned in
 {
     HC_COUNT(cuLaunchKernel);
     return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream,
-                  kernelParams, extra, 0);
+                  kernelParams, extra, 0, 0);
 }
 
 CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
@@ -1249,7 +1349,7 @@ CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsign
 {
     HC_COUNT(cuLaunchKernel_ptsz);
     return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream,
-                  kernelParams, extra, 1);
+                  kernelParams, extra, 1, 0);
 }
 
 static CUresult launch_ex(const CUlaunchConfig *c, CUfunction f, void **params, void **extra, int pt)
@@ -1258,8 +1358,12 @@ static CUresult launch_ex(const CUlaunchConfig *c, CUfunction f, void **params, 
         return atomic_load(&hc_initialized) ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_INITIALIZED;
     if (c->numAttrs && !c->attrs)
         return CUDA_ERROR_INVALID_VALUE;
+    int coop = 0;
+    for (unsigned int i = 0; i < c->numAttrs; i++)
+        if (c->attrs[i].id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE)
+            coop = c->attrs[i].value.cooperative != 0;
     return launch(f, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX, c->blockDimY, c->blockDimZ,
-                  c->sharedMemBytes, c->hStream, params, extra, pt);
+                  c->sharedMemBytes, c->hStream, params, extra, pt, coop);
 }
 
 CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)
@@ -1282,7 +1386,7 @@ CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, 
 {
     HC_COUNT(cuLaunchCooperativeKernel);
     return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream,
-                  kernelParams, NULL, 0);
+                  kernelParams, NULL, 0, 1);
 }
 
 CUresult CUDAAPI cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
@@ -1292,5 +1396,5 @@ CUresult CUDAAPI cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridD
 {
     HC_COUNT(cuLaunchCooperativeKernel_ptsz);
     return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream,
-                  kernelParams, NULL, 1);
+                  kernelParams, NULL, 1, 1);
 }

@@ -2,7 +2,8 @@
  * interpreter can run it (the load-time check hostcuda itself makes).
  *   hc_ptx_check [-q] FILE.ptx...   exit 0: every file parses and every kernel is supported;
  *   1: a parse error or a refused kernel (one line each, naming file, kernel, PTX line).
- * Prints per file: kernels, instructions, distinct opcodes. */
+ * Prints per file: kernels, instructions, distinct opcodes.
+ * Must not: run any kernel (it only reads and checks). */
 #include "hc_exec.h"
 
 #include <stdio.h>

@@ -442,7 +442,7 @@ CUresult CUDAAPI cuStreamDestroy_v2(CUstream hStream)
 
 static CUresult stream_sync(CUstream h, int pt)
 {
-    WITH_STREAM(h, pt, s, hc_stream_sync(s); rc = hc_ctx_sticky(s->ctx););
+    WITH_STREAM(h, pt, s, hc_stream_sync(s); hc_ctx_flush_printf(s->ctx); rc = hc_ctx_sticky(s->ctx););
 }
 CUresult CUDAAPI cuStreamSynchronize(CUstream hStream)
 {
@@ -720,6 +720,7 @@ CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
         hc_mark *m = hc_mark_ref(hEvent->mark);
         hc_mark_wait(m);
         hc_mark_unref(m);
+        hc_ctx_flush_printf(hEvent->ctx);
         rc = hc_ctx_sticky(hEvent->ctx);
     }
     pthread_mutex_unlock(&hc_mu);

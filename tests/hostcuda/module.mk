@@ -21,10 +21,13 @@ $(BUILD)/$(HOSTCUDA_SRC_DIR)/%.o: $(HOSTCUDA_SRC_DIR)/%.c $(HOSTCUDA_HDRS) inclu
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CPPFLAGS) $(HOSTCUDA_CFLAGS) -c -o $@ $<
 
-# the PTX reader (shim/ptx: pure C11, no hostcuda dependency; the shim will link it too)
+# the PTX reader (shim/ptx: pure C11, no hostcuda dependency); built here unless the library
+# (libaccelshim.mk, included first) already builds shim/ptx
+ifeq ($(filter shim/ptx,$(ASH_LIB_DIRS)),)
 $(BUILD)/shim/ptx/ash_ptx.o: shim/ptx/ash_ptx.c shim/ptx/ash_ptx.h | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -c -o $@ $<
+endif
 # the interpreter's floating point honours PTX rounding modes through fesetround
 $(BUILD)/$(HOSTCUDA_SRC_DIR)/hc_exec_ops.o: HOSTCUDA_CFLAGS += -frounding-math
 
@@ -93,7 +96,8 @@ $(HOSTCUDA_DIR)/hc_exec_matmul: $(HOSTCUDA_SRC_DIR)/hc_exec_matmul.c $(HOSTCUDA_
 
 ALL += $(HOSTCUDA_DIR)/hc_ptx_check $(HOSTCUDA_DIR)/exec_kernels.ptx $(HOSTCUDA_DIR)/test_hc_exec \
        $(HOSTCUDA_DIR)/hc_exec_matmul
-TESTS += $(HOSTCUDA_SRC_DIR)/test_hc_exec.sh $(HOSTCUDA_SRC_DIR)/test_hc_exec_llmc.sh
+TESTS += $(HOSTCUDA_SRC_DIR)/test_hc_exec.sh $(HOSTCUDA_SRC_DIR)/test_hc_exec_llmc.sh \
+         $(HOSTCUDA_SRC_DIR)/test_hc_ptx_corpus.sh
 ALL += $(HOSTCUDA_LIB) $(HOSTCUDA_TKERN_PTX) $(HOSTCUDA_TKERN_SO) $(HOSTCUDA_TESTS) $(HOSTCUDA_DIR)/hc_race \
        $(HOSTCUDA_FATBINS) $(HOSTCUDA_DIR)/hc_fatbin_run
 TESTS += $(HOSTCUDA_TESTS) $(HOSTCUDA_SRC_DIR)/test_hc_exports.sh $(HOSTCUDA_SRC_DIR)/test_hc_valgrind.sh \

@@ -2,11 +2,14 @@
  * twin (tests/hostcuda/exec_kernels.cu, PTX made by nvcc).
  * Property: barriers with shared memory, divergence and reconvergence, warp votes / shuffles /
  * match, atomics from CTAs on several host threads, dynamic shared memory and device-function
- * calls (recursion, a struct returned by value) give exactly the
+ * calls (recursion, a struct returned by value) and a cooperative launch's grid-wide barrier
+ * (all CTAs at once, whatever HOSTCUDA_THREADS) give exactly the
  * values CUDA defines (integer data: exact); a launch with more dynamic shared memory than the
  * function allows is refused. The fault cases (`test_hc_exec CASE`) are run one per process by
  * test_hc_exec.sh, which checks their result and their hostcuda: line.
- * Usage: test_hc_exec PTXFILE [CASE]   (no CASE: every non-fault case). Exit 0 pass, 1 fail. */
+ * Usage: test_hc_exec PTXFILE [CASE]   (no CASE: every non-fault case). Exit 0 pass, 1 fail.
+ *        test_hc_exec PTXFILE bench [N [REPEAT]]   an elementwise kernel for the speed figure.
+ *        test_hc_exec PTXFILE load   prints the result of loading the module. */
 #include <cuda.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +36,7 @@ static int fails;
     } while (0)
 
 static CUmodule mod;
+static const char *ptx_path;
 
 static CUfunction fn(const char *name)
 {
@@ -180,6 +184,22 @@ static void case_dynshared(void)
     CK(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 64 * 1024));
     CK(cuLaunchKernel(f, G, 1, 1, B, 1, 1, 64 * 1024, NULL, args, NULL));
     CK(cuCtxSynchronize());
+    /* the same through a library's CUkernel and cuKernelSetAttribute (cudart's cudaFuncSetAttribute) */
+    CUlibrary lib;
+    CUkernel k;
+    CK(cuLibraryLoadFromFile(&lib, ptx_path, NULL, NULL, 0, NULL, NULL, 0));
+    CK(cuLibraryGetKernel(&k, lib, "ex_dynshared"));
+    rc = cuLaunchKernel((CUfunction)k, 1, 1, 1, B, 1, 1, 64 * 1024, NULL, args, NULL);
+    EXPECT_EQ("CUkernel: 64 KiB dynamic shared without the attribute is CUDA_ERROR_INVALID_VALUE", rc,
+              CUDA_ERROR_INVALID_VALUE);
+    CUdevice dev;
+    CK(cuDeviceGet(&dev, 0));
+    CK(cuKernelSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 64 * 1024, k, dev));
+    CK(cuMemsetD32(dy, 0, N));
+    CK(cuLaunchKernel((CUfunction)k, G, 1, 1, B, 1, 1, 64 * 1024, NULL, args, NULL));
+    CK(cuMemcpyDtoH(y, dy, sizeof y));
+    EXPECT_EQ("CUkernel ex_dynshared element 1", y[1], x[B - 2]);
+    CK(cuLibraryUnload(lib));
     int shared = -1;
     CK(cuFuncGetAttribute(&shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn("ex_reduce")));
     EXPECT_EQ("ex_reduce static shared bytes", shared, 32 * 4);
@@ -208,6 +228,35 @@ static void case_calls(void)
     }
     cuMemFree(d);
     cuMemFree(df);
+}
+
+static void case_gridsync(void)
+{
+    enum { G = 8, B = 64, N = G * B };
+    int out[N];
+    CUdeviceptr buf = dalloc(N * 4), dout = dalloc(N * 4);
+    void *args[] = {&buf, &dout};
+    CUfunction f = fn("ex_gridsync");
+    CK(cuLaunchCooperativeKernel(f, G, 1, 1, B, 1, 1, 0, NULL, args));
+    CK(cuMemcpyDtoH(out, dout, sizeof out));
+    for (int i = 0; i < N; i++) {
+        char what[64];
+        snprintf(what, sizeof what, "ex_gridsync element %d", i);
+        EXPECT_EQ(what, out[i], 3 * ((i + B) % N));
+    }
+    /* the same through cuLaunchKernelEx with the cooperative attribute */
+    CUlaunchAttribute at = {.id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE, .value.cooperative = 1};
+    CUlaunchConfig cfg = {.gridDimX = G, .gridDimY = 1, .gridDimZ = 1, .blockDimX = B, .blockDimY = 1,
+                          .blockDimZ = 1, .attrs = &at, .numAttrs = 1};
+    CK(cuMemsetD32(dout, 0, N));
+    CK(cuLaunchKernelEx(&cfg, f, args, NULL));
+    CK(cuMemcpyDtoH(out, dout, sizeof out));
+    EXPECT_EQ("ex_gridsync via cuLaunchKernelEx element 5", out[5], 3 * (5 + B));
+    /* more CTAs than could be resident: refused */
+    CUresult rc = cuLaunchCooperativeKernel(f, 100000, 1, 1, B, 1, 1, 0, NULL, args);
+    EXPECT_EQ("a too-large cooperative launch", rc, CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE);
+    cuMemFree(buf);
+    cuMemFree(dout);
 }
 
 /* fault cases: the launch (or the synchronise after it) reports the error; printed for the script */
@@ -248,7 +297,39 @@ static int case_fault(const char *name)
     CUresult rc2 = cuCtxSynchronize();
     cuGetErrorName(rc2, &en);
     printf("after: %s\n", en);
+    int x;
+    rc2 = cuMemcpyDtoH(&x, d, sizeof x);
+    cuGetErrorName(rc2, &en);
+    printf("copy: %s\n", en);
+    int n = 64;
+    void *args[] = {&d, &n};
+    rc2 = cuLaunchKernel(fn("ex_oob"), 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL);
+    cuGetErrorName(rc2, &en);
+    printf("next launch: %s\n", en);
     return 0;
+}
+
+/* speed: y = a*x + y over N floats, REPEAT launches (HOSTCUDA_EXEC_STATS=1 gives the figure) */
+static int case_bench(int n, int rep)
+{
+    float *x = malloc((size_t)n * 4);
+    if (!x)
+        return 2;
+    for (int i = 0; i < n; i++)
+        x[i] = (float)(i % 13);
+    CUdeviceptr dx = dalloc((size_t)n * 4), dy = dalloc((size_t)n * 4);
+    CK(cuMemcpyHtoD(dx, x, (size_t)n * 4));
+    CK(cuMemsetD32(dy, 0, (size_t)n));
+    float a = 2.0f;
+    void *args[] = {&a, &dx, &dy, &n};
+    for (int r = 0; r < rep; r++)
+        CK(cuLaunchKernel(fn("ex_axpy"), (unsigned)((n + 255) / 256), 1, 1, 256, 1, 1, 0, NULL, args, NULL));
+    CK(cuMemcpyDtoH(x, dy, (size_t)n * 4));
+    for (int i = 0; i < n; i++)
+        EXPECT_EQ("ex_axpy", (long long)x[i], 2LL * rep * (i % 13));
+    free(x);
+    printf("%s: ex_axpy %d floats x %d\n", fails ? "FAIL" : "ok", n, rep);
+    return fails ? 1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -263,7 +344,16 @@ int main(int argc, char **argv)
     CK(cuDeviceGet(&dev, 0));
     CK(cuDevicePrimaryCtxRetain(&ctx, dev));
     CK(cuCtxSetCurrent(ctx));
+    ptx_path = argv[1];
+    if (argc > 2 && !strcmp(argv[2], "load")) {   /* only the load's result, for refusals */
+        const char *en = "?";
+        cuGetErrorName(cuModuleLoad(&mod, argv[1]), &en);
+        printf("load: %s\n", en);
+        return 0;
+    }
     CK(cuModuleLoad(&mod, argv[1]));
+    if (argc > 2 && !strcmp(argv[2], "bench"))
+        return case_bench(argc > 3 ? atoi(argv[3]) : 1 << 22, argc > 4 ? atoi(argv[4]) : 4);
     if (argc > 2)
         return case_fault(argv[2]);
     case_reduce();
@@ -272,6 +362,7 @@ int main(int argc, char **argv)
     case_atomics();
     case_dynshared();
     case_calls();
+    case_gridsync();
     printf("%s: %d failure(s)\n", fails ? "FAIL" : "ok", fails);
     return fails ? 1 : 0;
 }

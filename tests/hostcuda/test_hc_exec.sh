@@ -32,9 +32,11 @@ fault() { # case env... -> stdout+stderr in $T_TMP/$1
 }
 has() { grep -qE -- "$2" "$T_TMP/$1" || { echo "# $1: no line matching: $2"; t_show "$T_TMP/$1"; return 1; }; }
 
+fault printf
 fault oob
 has oob "^launch: CUDA_ERROR_ILLEGAL_ADDRESS$" &&
-    has oob "^after: CUDA_ERROR_ILLEGAL_ADDRESS$" &&
+    has oob "^after: CUDA_ERROR_ILLEGAL_ADDRESS$" && has oob "^copy: CUDA_ERROR_ILLEGAL_ADDRESS$" &&
+    has oob "^next launch: CUDA_ERROR_ILLEGAL_ADDRESS$" && has printf "^next launch: CUDA_SUCCESS$" &&
     has oob "^hostcuda: illegal address in ex_oob \(PTX line [0-9]+: st\.global\.[a-z0-9]+ \[%rd[0-9]+\], %r[0-9]+;\) block \(1,0,0\) thread \(5,0,0\): st 4 bytes at 0x[0-9a-f]+; nearest allocation 0x[0-9a-f]+\+256, 12 bytes after it$"
 t_case $? "out-of-bounds store: ILLEGAL_ADDRESS, sticky, one line with kernel, PTX line, block, thread, distance"
 [ "$(grep -c '^hostcuda:' "$T_TMP/oob")" -eq 1 ]
@@ -69,6 +71,36 @@ for bad in HOSTCUDA_EXEC=gpu HOSTCUDA_THREADS=0 HOSTCUDA_KERNEL_TIMEOUT_S=soon H
     grep -q "^hostcuda: ${bad%%=*}=${bad#*=}: expected" "$T_TMP/bad"
     t_case $(( rc != 0 && $? == 0 ? 0 : 1 )) "bad $bad: cuInit fails naming the variable" || t_show "$T_TMP/bad"
 done
+
+# refused at load: a tensor-core instruction in a kernel that must be interpreted
+cat >"$T_TMP/mma.ptx" <<'PTX'
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k_mma(.param .u64 p)
+{
+	.reg .b32 %r<12>;
+	.reg .f32 %f<4>;
+	mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32 {%f0,%f1,%f2,%f3}, {%r0,%r1}, {%r2}, {%f0,%f1,%f2,%f3};
+	ret;
+}
+PTX
+timeout 60 "$RUN" "$T_TMP/mma.ptx" load >"$T_TMP/mma" 2>&1
+has mma "^load: CUDA_ERROR_NOT_SUPPORTED$" &&
+    has mma "^hostcuda: kernel k_mma: PTX line 8: instruction not supported: mma\.sync\.aligned\.m16n8k8"
+t_case $? "mma in a kernel without a twin: refused at load, one line with kernel, PTX line, instruction"
+# a syntax error: CUDA_ERROR_INVALID_PTX naming line, column and token
+printf '.version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k_bad()\n{\n\tadd.s32 %%r1, %%r2, 1;\n\tret;\n}\n' >"$T_TMP/bad.ptx"
+timeout 60 "$RUN" "$T_TMP/bad.ptx" load >"$T_TMP/bad" 2>&1
+has bad "^load: CUDA_ERROR_INVALID_PTX$" && has bad "ptx:6:10: undeclared register '%r1'"
+t_case $? "PTX that does not parse: INVALID_PTX with line:col and the token"
+
+# HOSTCUDA_EXEC=twin keeps hostcuda's twin-only behaviour: test_hc_kernels' twin cases pass and a
+# kernel without a twin is not found (the test checks that branch itself)
+if [ -x "$H/test_hc_kernels" ]; then
+    HOSTCUDA_EXEC=twin timeout 300 "$H/test_hc_kernels" >"$T_TMP/twin" 2>&1
+    t_case $? "HOSTCUDA_EXEC=twin: test_hc_kernels passes with twins only" || t_show "$T_TMP/twin"
+fi
 
 # HOSTCUDA_EXEC_STATS=1: one line per kernel at exit
 HOSTCUDA_EXEC_STATS=1 timeout 120 "$RUN" "$PTX" >"$T_TMP/stats" 2>&1
