@@ -8,6 +8,7 @@
 #                        kernels and arguments of examples/mlp.yaml, mlp-clip.yaml, layers.yaml
 #   test_suggest.sh      `accelerate-run suggest`: its policies check and pass `accelerate-run test`
 #   test_policy_auto.sh  `accelerate-run --policy auto`: suggested once, cached by sha256, printed
+#   test_explain_valgrind.sh  explain mode and the reading under valgrind memcheck
 EXPLAIN_DIR  := $(BUILD)/tests/explain
 EXPLAIN_DUMP := $(EXPLAIN_DIR)/ptx_facts_dump
 
@@ -38,7 +39,7 @@ $(EXPLAIN_CUBIN): tests/trainers/mlp_kernels.cu include/ash_kernel.h | $(DEPS_ST
 # the reading on a scripted launch sequence over real PTX (llm.c, which hostcuda cannot run)
 EXPLAIN_SCRIPT := $(EXPLAIN_DIR)/reading_script
 ALL += $(EXPLAIN_SCRIPT)
-TESTS += tests/explain/test_reading_llmc.sh
+TESTS += tests/explain/test_reading_llmc.sh tests/explain/test_explain_valgrind.sh
 $(EXPLAIN_SCRIPT): tests/explain/reading_script.c shim/explain/reading.c shim/explain/explain_int.h \
                    shim/ptx/ptx_facts.c shim/ptx/ash_ptx.c shim/ptx/ash_ptx.h shim/ptx/ash_ptx_facts.h | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
