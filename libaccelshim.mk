@@ -24,12 +24,7 @@
 ASH_LIB          := $(BUILD)/libaccelshim.so
 ASH_LIB_DIRS     := intercept shim shim/core shim/sync shim/observe shim/precision shim/ptx shim/explain
 ASH_LIB_SRCS     := $(sort $(wildcard $(addsuffix /*.c,$(ASH_LIB_DIRS))))
-# shim/ptx/'s objects go to their own folder (build/shim/ptx/lib/): hostcuda builds the same
-# reader into build/shim/ptx/ for itself (tests/hostcuda/module.mk), with its own rule
-ASH_LIB_PTX_SRCS := $(filter shim/ptx/%,$(ASH_LIB_SRCS))
-ASH_LIB_PTX_OBJS := $(ASH_LIB_PTX_SRCS:shim/ptx/%.c=$(BUILD)/shim/ptx/lib/%.o)
-ASH_LIB_MAIN_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(filter-out shim/ptx/%,$(ASH_LIB_SRCS)))
-ASH_LIB_OBJS     := $(ASH_LIB_MAIN_OBJS) $(ASH_LIB_PTX_OBJS)
+ASH_LIB_OBJS     := $(ASH_LIB_SRCS:%.c=$(BUILD)/%.o)
 ASH_LIB_HDRS     := $(wildcard $(addsuffix /*.h,$(ASH_LIB_DIRS)) $(addsuffix /*.def,$(ASH_LIB_DIRS))) \
                     include/accelshim.h collectives/ash_coll.h policy/ash_policy.h
 ASH_LIB_CPPFLAGS := $(CPPFLAGS) $(addprefix -I,$(ASH_LIB_DIRS)) -Ipolicy -Icollectives
@@ -46,10 +41,7 @@ ASH_INSPECT_HOST := $(BUILD)/shim/libash_inspect_kernels_host.so
 ALL += $(ASH_LIB) $(ASH_INSPECT_HOST)
 BENCHES += bench/nan_check.sh
 
-$(ASH_LIB_MAIN_OBJS): $(BUILD)/%.o: %.c | $(DEPS_STAMP)
-	@mkdir -p $(dir $@)
-	$(CC) $(ASH_LIB_CPPFLAGS) $(CFLAGS) $(PTHREAD) -MMD -MP -c -o $@ $<
-$(ASH_LIB_PTX_OBJS): $(BUILD)/shim/ptx/lib/%.o: shim/ptx/%.c | $(DEPS_STAMP)
+$(ASH_LIB_OBJS): $(BUILD)/%.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ASH_LIB_CPPFLAGS) $(CFLAGS) $(PTHREAD) -MMD -MP -c -o $@ $<
 -include $(ASH_LIB_OBJS:.o=.d)
