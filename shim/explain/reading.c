@@ -524,6 +524,33 @@ static void classify(rd_t *r, unsigned char *is_u, int *unknown_out)
     *unknown_out = unknown;
 }
 
+/* has a rule with this key been written already? (else remember it) */
+static int seen_rule(char seen[][768], int *n, const char *key)
+{
+    for (int i = 0; i < *n; i++)
+        if (!strcmp(seen[i], key))
+            return 1;
+    if (*n < 64)
+        snprintf(seen[(*n)++], 768, "%s", key);
+    return 0;
+}
+
+/* a rule at the kernel of the launch at pos, argument ai, fires at every launch of that kernel:
+ * name those whose argument ai points into a buffer of another role ("cannot tell") */
+static void other_launches(const rd_t *r, int pos, int ai, int role, const char *what)
+{
+    int k = L(r, pos)->kernel;
+    for (int q = 0; q < r->p; q++) {
+        if (q == pos || L(r, q)->kernel != k || ai >= L(r, q)->nargs)
+            continue;
+        int b = ARG(r, q, ai)->buf;
+        if (b >= 0 && r->role[b] != role && !(role == R_GRAD && r->role[b] == R_GRAD_UNSURE))
+            fprintf(r->f, "  cannot tell: a rule at %s arg%d also fires at #%d, where arg%d points into buf%d, which is "
+                          "not a %s buffer: check that the rule there is what you want\n",
+                    kname(r->s, k), ai, q, ai, b, what);
+    }
+}
+
 static void reading(rd_t *r)
 {
     const exp_state_t *s = r->s;
@@ -534,6 +561,8 @@ static void reading(rd_t *r)
         return;
     int unknown = 0;
     classify(r, is_u, &unknown);
+    static char seen[64][768];
+    int nseen = 0;
 
     fprintf(f, "\nreading:\n");
     if (unknown)
@@ -605,7 +634,8 @@ static void reading(rd_t *r)
         fprintf(f, "  gradients: cannot tell: no allocation is written before the update and read by it, sized "
                    "like the parameters\n");
     if (ng > 1)
-        fprintf(f, "  note: %d allocations behave like gradients: each needs its rule (or one rule over all)\n", ng);
+        fprintf(f, "  note: %d allocations behave like gradients: each has its sync point below (one rule serves "
+                   "those whose sync point is the same kernel and argument)\n", ng);
 
     /* the sync point: per gradient buffer */
     for (int b = 0; b < nb; b++) {
@@ -654,30 +684,50 @@ static void reading(rd_t *r)
         at_name(s, L(r, sp)->kernel, at, sizeof at);
         rule_buffer(r, sp, ai, buffer, sizeof buffer);
         const char *dt = dtype_word(elem_of_arg(r, sp, ai));
+        other_launches(r, sp, ai, R_GRAD, "gradient");
+        char key[768];
+        snprintf(key, sizeof key, "gradients %s %s %s", at, buffer, dt ? dt : "");
+        if (seen_rule(seen, &nseen, key)) {
+            fprintf(f, "  note: buf%d's rule is the one above (at \"%s\", arg%d): it fires at each such launch, on the "
+                       "allocation that launch's arg%d points into\n", b, at, ai, ai);
+            continue;
+        }
         fprintf(f, "rule: gradients at: \"%s\" buffer: %s dtype: %s   # evidence: #%d reads buf%d first after its "
                    "last write (#%d)\n", at, buffer, dt ? dt : "cannot-tell", sp, b, lw);
     }
 
-    /* the broadcast point */
-    int bp = -1, bb = -1;
-    for (int pos = 0; pos < p && bp < 0; pos++)
-        for (int b = 0; b < nb && bp < 0; b++)
-            if (r->role[b] == R_PARAM && (r->acc[(size_t)b * (size_t)p + (size_t)pos] & A_R))
-                bp = pos, bb = b;
-    if (bp >= 0) {
-        int ai = arg_into(r, bp, bb);
-        char at[512];
+    /* the broadcast points: per parameter buffer, the first launch of the step that reads it */
+    int nbp = 0;
+    for (int b = 0; b < nb; b++) {
+        if (r->role[b] != R_PARAM)
+            continue;
+        int bp = -1;
+        for (int pos = 0; pos < p && bp < 0; pos++)
+            if (r->acc[(size_t)b * (size_t)p + (size_t)pos] & A_R)
+                bp = pos;
+        if (bp < 0)
+            continue;
+        int ai = arg_into(r, bp, b);
+        char at[512], key[768];
         at_name(s, L(r, bp)->kernel, at, sizeof at);
         const char *dt = dtype_word(elem_of_arg(r, bp, ai));
+        snprintf(key, sizeof key, "parameters %s %d %s", at, ai, dt ? dt : "");
+        if (seen_rule(seen, &nseen, key)) {
+            fprintf(f, "  broadcast: buf%d is first read by #%d %s (arg%d): the rule above covers it (once per "
+                       "distinct allocation)\n", b, bp, kname(s, L(r, bp)->kernel), ai);
+            continue;
+        }
         fprintf(f, "  broadcast: #%d %s (arg%d) is the first launch of the step that reads the parameters (buf%d): "
                    "broadcast: once there makes every rank start from rank 0's values (always suggested: a program "
                    "may seed its weights by rank, pid or time, which one run cannot see)\n",
-                bp, kname(s, L(r, bp)->kernel), ai, bb);
+                bp, kname(s, L(r, bp)->kernel), ai, b);
+        other_launches(r, bp, ai, R_PARAM, "parameter");
         fprintf(f, "rule: parameters at: \"%s\" buffer: { arg: %d, region: allocation } dtype: %s broadcast: once   "
-                   "# evidence: #%d reads buf%d first in the step\n", at, ai, dt ? dt : "cannot-tell", bp, bb);
-    } else {
-        fprintf(f, "  broadcast: cannot tell (no parameters found)\n");
+                   "# evidence: #%d reads buf%d first in the step\n", at, ai, dt ? dt : "cannot-tell", bp, b);
+        nbp++;
     }
+    if (!nbp)
+        fprintf(f, "  broadcast: cannot tell (no parameters found)\n");
     free(is_u);
 }
 

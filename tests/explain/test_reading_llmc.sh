@@ -8,6 +8,8 @@
 #   bf16  examples/llmc-bf16.yaml  gradients at global_norm_squared_kernel arg 1 count_arg 2, bf16:
 #         the norm reads the gradients before the update (not at adamw_kernel3); master weights,
 #         m and v are optimizer state; bf16 named from the kernels' signatures
+# A program with every tensor in its own allocation (tests/explain/tensors_step.txt, over the
+# trainer's kernels) gets one rule per kernel and argument, not one per buffer.
 # With an evaluation loop (forward only, more launches than training) before the steps, the step is
 # still the training step. Negative controls: the evaluation loop alone gives no gradients rule;
 # the bf16 reading against llmc-fp32.yaml fails; without the norm launch the
@@ -18,7 +20,7 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/lib.sh"
 rs=$T_BUILD/tests/explain/reading_script
-t_need "$rs"
+t_need "$rs" "$T_BUILD/tests/trainers/mlp_kernels.ptx"
 third=${ACCELSHIM_THIRDPARTY:-$top/../shared/thirdparty}
 nvcc=${NVCC:-${CUDA_HOME:-/usr/local/cuda}/bin/nvcc}
 if [ ! -f "$third/llm.c/train_gpt2.cu" ] || [ ! -x "$nvcc" ]; then
@@ -91,4 +93,16 @@ grep -q '^rule: gradients' "$work/evalonly.txt"
 rc=$?
 [ $rc -ne 0 ] || t_show "$work/evalonly.txt"
 t_case $((rc == 0)) "control: the evaluation loop alone suggests no gradients rule"
+# every tensor its own allocation (the trainer's kernels, tests/explain/tensors_step.txt): four
+# parameter and four gradient buffers, one gradients rule (sgd_update arg 1, count arg 2: each
+# launch's own n) and one parameters rule per argument of linear_forward (W at arg 1, b at arg 2)
+reading tensors "$T_BUILD/tests/trainers/mlp_kernels.ptx" "$top/tests/explain/tensors_step.txt"
+g=$(grep -c '^rule: gradients at: "sgd_update" buffer: { arg: 1, count_arg: 2 } dtype: f32' "$work/tensors.txt")
+pr=$(grep -c '^rule: parameters at: "linear_forward\*" buffer: { arg: [12], region: allocation }' "$work/tensors.txt")
+all=$(grep -c '^rule:' "$work/tensors.txt")
+np=$(grep -c '^  parameters: buf' "$work/tensors.txt") ng=$(grep -c '^  gradients: buf' "$work/tensors.txt")
+[ "$g" -eq 1 ] && [ "$pr" -eq 2 ] && [ "$all" -eq 3 ] && [ "$np" -eq 4 ] && [ "$ng" -eq 4 ]
+rc=$?
+[ $rc -eq 0 ] || { echo "# gradients rules $g (want 1), parameters rules $pr (want 2), rules $all (want 3), parameters $np, gradients $ng (want 4, 4)"; t_show "$work/tensors.txt"; }
+t_case $rc "a tensor per allocation: 4 parameters, 4 gradients, one gradients rule and one parameters rule per argument"
 t_done
