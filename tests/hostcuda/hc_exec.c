@@ -740,7 +740,7 @@ static int warp_run(hc_cta *C, hc_warp *W, int budget)
         }
         steps++;
         C->warp_instr++;
-        C->lane_instr += (unsigned)__builtin_popcount(E);
+        C->lane_instr += (unsigned)hc_popc32(E);
         int r = hc_exec_insn(C, W, in, pc, M, E);
         W->force = 0;
         if (r < 0) {
@@ -831,7 +831,7 @@ static void deadlock(hc_cta *C)
             int l = __builtin_ctz(other);
             uint32_t pc = W->uniform ? W->upc : W->pc[l];
             mo += (size_t)snprintf(missing + mo, sizeof missing - mo, "%s%u (%d threads at PTX line %d)",
-                                   mo ? ", " : "", w, __builtin_popcount(other), C->X->code[pc].line);
+                                   mo ? ", " : "", w, hc_popc32(other), C->X->code[pc].line);
         }
     }
     xlaunch *X = C->X;

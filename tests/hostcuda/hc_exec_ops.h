@@ -53,6 +53,14 @@ typedef struct hc_cta {
     unsigned long long warp_instr, lane_instr;
 } hc_cta;
 
+/* bits set in a lane mask (no libgcc call where the CPU target lacks popcnt) */
+static inline unsigned hc_popc32(uint32_t x)
+{
+    x = x - ((x >> 1) & 0x55555555u);
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    return (((x + (x >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
+}
+
 /* execute `in` at pc for the lanes M (E: those whose guard holds); HC_STEP_NEXT: the caller
  * moves M to pc + 1; DONE: the instruction set the PCs; YIELD: also stop this warp's turn; -1 fault */
 int hc_exec_insn(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t pc, uint32_t M, uint32_t E);
