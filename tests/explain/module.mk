@@ -11,15 +11,16 @@
 #   test_explain_valgrind.sh  explain mode and the reading under valgrind memcheck
 EXPLAIN_DIR  := $(BUILD)/tests/explain
 EXPLAIN_DUMP := $(EXPLAIN_DIR)/ptx_facts_dump
+# the PTX reader and its facts: every source of shim/ptx/ (the reader is several files)
+EXPLAIN_PTX_SRCS := $(sort $(wildcard shim/ptx/*.c))
+EXPLAIN_PTX_HDRS := $(wildcard shim/ptx/*.h)
 
 ALL += $(EXPLAIN_DUMP)
 TESTS += tests/explain/test_ptx_facts.sh
 
-$(EXPLAIN_DUMP): tests/explain/ptx_facts_dump.c shim/ptx/ptx_facts.c shim/ptx/ash_ptx.c \
-                 shim/ptx/ash_ptx.h shim/ptx/ash_ptx_facts.h | $(DEPS_STAMP)
+$(EXPLAIN_DUMP): tests/explain/ptx_facts_dump.c $(EXPLAIN_PTX_SRCS) $(EXPLAIN_PTX_HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(CPPFLAGS) -Ishim/ptx -o $@ tests/explain/ptx_facts_dump.c \
-	    shim/ptx/ptx_facts.c shim/ptx/ash_ptx.c
+	$(CC) $(CFLAGS) $(CPPFLAGS) -Ishim/ptx -o $@ tests/explain/ptx_facts_dump.c $(EXPLAIN_PTX_SRCS)
 
 # explain mode's image reader on its own (fatbins, wrappers, cubins, PTX text)
 EXPLAIN_FATBIN_DUMP := $(EXPLAIN_DIR)/fatbin_dump
@@ -41,7 +42,7 @@ EXPLAIN_SCRIPT := $(EXPLAIN_DIR)/reading_script
 ALL += $(EXPLAIN_SCRIPT)
 TESTS += tests/explain/test_reading_llmc.sh tests/explain/test_explain_valgrind.sh
 $(EXPLAIN_SCRIPT): tests/explain/reading_script.c shim/explain/reading.c shim/explain/explain_int.h \
-                   shim/ptx/ptx_facts.c shim/ptx/ash_ptx.c shim/ptx/ash_ptx.h shim/ptx/ash_ptx_facts.h | $(DEPS_STAMP)
+                   $(EXPLAIN_PTX_SRCS) $(EXPLAIN_PTX_HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -Ishim/explain -Ishim/ptx -o $@ tests/explain/reading_script.c \
-	    shim/explain/reading.c shim/ptx/ptx_facts.c shim/ptx/ash_ptx.c -lstdc++
+	    shim/explain/reading.c $(EXPLAIN_PTX_SRCS) -lstdc++
