@@ -9,6 +9,7 @@
 #   test_suggest.sh      `accelerate-run suggest`: its policies check and pass `accelerate-run test`
 #   test_policy_auto.sh  `accelerate-run --policy auto`: suggested once, cached by sha256, printed
 #   test_explain_valgrind.sh  explain mode and the reading under valgrind memcheck
+#   test_explain_loads.sh  every image load hook (module, fatbinary, library, cudart wrappers)
 EXPLAIN_DIR  := $(BUILD)/tests/explain
 EXPLAIN_DUMP := $(EXPLAIN_DIR)/ptx_facts_dump
 # the PTX reader and its facts: every source of shim/ptx/ (the reader is several files)
@@ -40,7 +41,7 @@ $(EXPLAIN_CUBIN): tests/trainers/mlp_kernels.cu include/ash_kernel.h | $(DEPS_ST
 # the reading on a scripted launch sequence over real PTX (llm.c, which hostcuda cannot run)
 EXPLAIN_SCRIPT := $(EXPLAIN_DIR)/reading_script
 ALL += $(EXPLAIN_SCRIPT)
-TESTS += tests/explain/test_reading_llmc.sh tests/explain/test_explain_valgrind.sh
+TESTS += tests/explain/test_reading_llmc.sh tests/explain/test_explain_valgrind.sh tests/explain/test_explain_loads.sh
 $(EXPLAIN_SCRIPT): tests/explain/reading_script.c shim/explain/reading.c shim/explain/explain_int.h \
                    $(EXPLAIN_PTX_SRCS) $(EXPLAIN_PTX_HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
