@@ -991,7 +991,7 @@ static int parse_params(parser *P, int fi, int entry, int is_ret)
             }
             f->params = np;
             f->params[f->nparams++] = (ash_ptx_param){off, v->size, al, vi,
-                                                      v->size == 8 && v->type != ASH_PTX_T_F64, 0, 0, 0, 0};
+                                                      v->size == 8 && v->type != ASH_PTX_T_F64};
             /* entry parameters are visible by name in the body */
             if (scope_push(P, v->name, (int)strlen(v->name), 0, vi, 1))
                 return -1;
@@ -1016,7 +1016,7 @@ static int parse_params(parser *P, int fi, int entry, int is_ret)
                     return -1;
                 }
                 f->params = np;
-                f->params[f->nparams++] = (ash_ptx_param){v->offset, v->size, v->align, vi, 0, 0, 0, 0, 0};
+                f->params[f->nparams++] = (ash_ptx_param){v->offset, v->size, v->align, vi, 0};
             }
         }
     } while (accept(P, ','));
