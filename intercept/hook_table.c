@@ -12,6 +12,7 @@
  * decide policy.
  */
 #include "ash_hook.h"
+#include "ash_explain.h"
 
 #include "ash_kernels.h"
 #include "ash_log.h"
@@ -94,6 +95,15 @@ static int ash_route_by_name = 1;
             ash_observe_copy(#name, (size_t)n, ash__t0, (int)ash__r);                      \
             return ash__r;                                                                 \
         }                                                                                  \
+        ASH_CALL_REAL(name, args);                                                         \
+    }
+/* kind MSET: the same, behind one predictable branch that tells explain mode what it writes. */
+#define ASH__GEN_MSET(name, params, args)                                                  \
+    ASH_EXPORT CUresult CUDAAPI name params                                                \
+    {                                                                                      \
+        ash_hook_init();                                                                   \
+        if (ASH_UNLIKELY(ash_explain_on))                                                  \
+            ash_explain_memset(#name, (uint64_t)dst, (size_t)n * sizeof v);                \
         ASH_CALL_REAL(name, args);                                                         \
     }
 #define ASH__GEN_OWN(name, params, args)

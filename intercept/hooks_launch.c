@@ -10,6 +10,7 @@
  * Must not: lock, allocate or log on the fast path; decide a sync point itself (ash_launch_prepare
  * does); launch on another stream or skip the real launch; change the CUresult the driver gave.
  */
+#include "ash_explain.h"
 #include "ash_hook.h"
 #include "ash_kernels.h"
 #include "ash_log.h"
@@ -22,6 +23,9 @@ static __attribute__((noinline, cold)) ash_kentry_t *ash_launch_slow(const void 
     ash_kentry_t *k = ash_kernel_lookup(f);
     if (k == NULL || !k->learned)
         k = ash_kernel_learn(f);
+    if (ASH_UNLIKELY(ash_explain_on) && k != NULL) /* explain mode: every launch, before it */
+        ash_explain_launch(k->info.name, k->info.demangled, k->info.nparams, k->info.param_offsets,
+                           k->info.param_sizes, params, extra);
     if (k != NULL && k->info.rules != NULL) {
         ash_status_t st = ash_launch_prepare(&k->info, s, params, extra);
         if (st != ASH_OK)

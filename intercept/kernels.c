@@ -15,6 +15,7 @@
 #include "ash_kernels.h"
 
 #include "accelshim.h"
+#include "ash_explain.h"
 #include "ash_hook.h"
 #include "ash_log.h"
 #include "ash_observer.h"
@@ -290,7 +291,7 @@ ash_kentry_t *ash_kernel_learn(const void *h)
     e->info.param_sizes = sizes;
     e->info.rules = ash_kernels_matcher ? ash_kernels_matcher(&e->info) : NULL;
     e->learned = 1;
-    e->slow = e->info.rules != NULL || ash_observe_launches_on; /* observed launches: slow path */
+    e->slow = e->info.rules != NULL || ash_observe_launches_on || ash_explain_on; /* observed / explained: slow path */
     if (old != NULL)
         atomic_store_explicit(&e->launches, atomic_load_explicit(&old->launches, memory_order_relaxed),
                               memory_order_relaxed);

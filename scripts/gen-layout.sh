@@ -13,7 +13,7 @@
 # the folder's row) are one line on stderr naming the folder and the file; exit 1. Usage: exit 2.
 # DIR defaults to the repository root. tests/docs/test_layout.sh compares the README with this.
 set -u
-FOLDERS=(intercept shim shim/core shim/sync shim/observe shim/precision shim/io policy collectives)
+FOLDERS=(intercept shim shim/core shim/sync shim/observe shim/precision shim/io shim/explain policy collectives)
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 write=0

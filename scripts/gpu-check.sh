@@ -883,12 +883,47 @@ chk_matmul_mlp() {
     fi
 }
 
+# ---- explain mode on the real driver: the images a program loads (rt_mlp: cudart's fatbin through
+# cuLibraryLoadData; mlp: PTX text), their kernel facts, the step and its reading ----
+explain_check() {   # explain_check NAME TRAINER
+    local n=$1 tr=$2 d=$L/$1 fails=0 args
+    mkdir -p "$d"
+    {
+    for args in "--steps 4" "--steps 4 --clip 1.0"; do
+        local tag=${args// /}; tag=${tag//-/}
+        rm -f "$d/$tag.txt"
+        # shellcheck disable=SC2086  # $args: the trainer's words
+        tmo 60 env ACCELSHIM_EXPLAIN="$d/$tag.txt" ACCELSHIM_DEVICES=0 LD_PRELOAD="$SHIM" "$tr" $args \
+            >"$d/$tag.out" 2>"$d/$tag.err" || { echo "FAIL [$args] exit $?: $(tail -1 "$d/$tag.err")"; fails=$((fails + 1)); }
+        [ -s "$d/$tag.txt" ] || { echo "FAIL [$args] no explanation written"; fails=$((fails + 1)); continue; }
+        sed -n '/^images:/,/^launches:/p' "$d/$tag.txt" | sed "s/^/[$args] /"
+        grep '^rule:' "$d/$tag.txt" | sed "s/^/[$args] /"
+        local g='^rule: gradients at: "sgd_update" buffer: \{ arg: 1, count_arg: 2 \} dtype: f32'
+        case $args in *clip*) g='^rule: gradients at: "grad_norm_squared" buffer: \{ arg: 1, count_arg: 2 \} dtype: f32' ;; esac
+        grep -Eq "$g" "$d/$tag.txt" || { echo "FAIL [$args] no gradients rule matching '$g'"; fails=$((fails + 1)); }
+        grep -Eq '^rule: parameters at: "linear_forward\*" buffer: \{ arg: 1, region: allocation \}' "$d/$tag.txt" ||
+            { echo "FAIL [$args] no parameters rule at linear_forward* arg 1"; fails=$((fails + 1)); }
+        if [ "$tr" = "$RT" ]; then
+            grep -Eq '^  image [0-9]+: cuLibraryLoadData: fatbin: PTX compute_' "$d/$tag.txt" ||
+            grep -Eq '^  image [0-9]+: cuModuleLoad[A-Za-z]*: fatbin' "$d/$tag.txt" ||
+                { echo "FAIL [$args] cudart's fatbin was not read (no 'image N: ...: fatbin: PTX' line)"; fails=$((fails + 1)); }
+        fi
+    done
+    } >"$L/$n.txt" 2>&1
+    if [ $fails -eq 0 ]; then
+        record "$n" PASS "explain mode: $(grep -m1 'image 0:' "$L/$n.txt" | cut -c1-160); the readings name sgd_update / grad_norm_squared (--clip) arg 1 count_arg 2 and linear_forward* arg 1, as examples/mlp*.yaml"
+    else
+        record "$n" FAIL "$fails problems (logs/$n.txt): $(grep -m1 '^FAIL' "$L/$n.txt" | cut -c1-300)"
+    fi
+}
+
 # ---- the checks, most informative first: name and cap (seconds on a GPU; x SCALE in the dry run) ----
 CHECKS=("driver 30" "ptx-load 30" "routing 90" "routing-requests 40"
         "intercept-world1-rt_mlp 45" "intercept-world1-mlp 45" "equiv-mpi2-mlp 100" "equiv-mpi2-rt_mlp 100"
         "world1-nccl-mlp 60" "world1-nccl-rt_mlp 60" "coll-nccl-world1 60" "nccl-2ranks-1gpu 60"
         "passthrough-mlp 40" "passthrough-rt_mlp 40" "rt_mlp-vs-mlp 30" "remap 30" "coll-mpi-2ranks 45"
-        "launch-overhead 45" "matmul-gemm 60" "matmul-mlp 40" "overlap-world1-mlp 45")
+        "launch-overhead 45" "matmul-gemm 60" "matmul-mlp 40" "overlap-world1-mlp 45"
+        "explain-rt_mlp 30" "explain-mlp 20")
 rt_only() {   # rt_only NAME: rt_mlp (static cudart) needs the real driver
     [ -z "$FAKE" ] && return 0
     record "$1" SKIP "fake mode: rt_mlp (static cudart) cannot run on hostcuda" expected; return 1
@@ -924,6 +959,8 @@ run_check() {
         passthrough-*)
             { [ "$tr" = "$MLP" ] || rt_only "$c"; } && need "$c" "$tr" "$SHIM" && passthrough "$c" "$tr" ;;
         rt_mlp-vs-mlp) chk_rt_vs_mlp ;;
+        explain-*)
+            { [ "$tr" = "$MLP" ] || rt_only "$c"; } && need "$c" "$tr" "$SHIM" && explain_check "$c" "$tr" ;;
         remap) chk_remap ;;
         coll-mpi-2ranks) chk_coll_mpi ;;
         launch-overhead) chk_launch_overhead ;;

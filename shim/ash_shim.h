@@ -2,8 +2,8 @@
  *
  * Folder shim/ owns: what `libaccelshim.so` is made of besides the CUDA boundary, the policy and
  * the collectives: the lifecycle (`shim/lifecycle.c`: start at the first CUDA call, the one ordered
- * exit sequence) and its parts `core/`, `sync/`, `observe/`, `precision/`, beside them `io/` (a
- * library of its own)
+ * exit sequence) and its parts `core/`, `sync/`, `observe/`, `precision/`, `explain/` (with the
+ * PTX reader of `ptx/`), beside them `io/` (a library of its own)
  *
  * ash_shim_init runs once (pthread_once), called by intercept/'s lazy init from whichever door
  * is used first — never from an ELF constructor. It reads the options, discovers the world and

@@ -13,6 +13,7 @@
 #include "accelshim.h"
 #include "ash_alloc.h"
 #include "ash_crash.h"
+#include "ash_explain.h"
 #include "ash_log.h"
 #include "ash_options.h"
 #include "ash_observer.h"
@@ -92,6 +93,7 @@ static void ash_shim_do_init(void)
     ash_sync_init(); /* loads the policy: an invalid one ends the program here, exit 2 */
     ash_unfired_init(); /* unfired: the policy's origin line; the verdict step at exit */
     ash_observe_init(); /* the engine's observers: record, exit report, trace */
+    ash_explain_init(); /* ACCELSHIM_EXPLAIN: keep images and launches, explain them at exit */
     if (atexit(ash_shim_exit_sequence) != 0)
         ash_warn("shim", "atexit failed: no exit report, no orderly close of the collectives");
     ash_info("shim", "accelshim %s initialised", ACCELSHIM_VERSION_STRING);

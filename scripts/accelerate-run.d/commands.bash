@@ -1,8 +1,10 @@
-# commands.bash — the subcommands of accelerate-run: config, env, test (sourced by the launcher,
+# commands.bash — the subcommands of accelerate-run: config, env, test, explain, suggest (sourced by the launcher,
 # which has already set the layout variables L_* and the helpers die/warn/quote_cmd/gpu_count).
 # config writes accelerate-run's saved defaults, or a commented starter policy (checked); env prints what a bug report needs;
 # test runs the bundled trainer as 1 rank with batch N*B and as N ranks with batch B on sharded
-# data and says whether they agree (or exactly what differed). Not executable on its own.
+# data and says whether they agree (or exactly what differed); explain runs a program as one rank
+# in explain mode and prints its step and reading; suggest writes that reading as a policy.
+# Not executable on its own.
 # shellcheck shell=bash
 
 # ---------------------------------------------------------------------------------------------
@@ -400,4 +402,174 @@ cmd_test() {
   echo "test: FAILED (logs: $tmp)"
   [ $keep = 1 ] || { keep=1; trap - RETURN; echo "test: kept $tmp for inspection"; }
   return 1
+}
+
+# ---------------------------------------------------------------------------------------------
+explain_usage() {
+  cat <<'EOF2'
+usage: accelerate-run explain [--cpu] [--keep] -- PROGRAM [ARGS...]
+Runs PROGRAM once as one rank with the shim in explain mode (ACCELSHIM_EXPLAIN) and prints what
+it found: the images it loaded (their PTX, or that an image has none), the step (the launch
+sequence that repeats), each launch of one step with its demangled name, every pointer argument's
+allocation (bytes, elements of the type the kernel accesses, offset) and whether the kernel reads
+or writes it, the integer arguments equal to an allocation's element count; then its reading:
+parameters, gradients, optimizer state, the sync point (the first launch that reads the complete
+gradients: a norm for clipping when one reads them before the update) and the broadcast point,
+one "rule:" line each. Where the evidence does not decide, it says "cannot tell" and why.
+PROGRAM's own arguments decide how many steps it runs: a few are enough (two repetitions at least).
+--cpu runs on hostcuda (also chosen when no GPU is visible); --keep keeps the run's directory.
+Docs: docs/explain.md.
+EOF2
+}
+
+cmd_explain() {
+  local cpu='' keep=0 tmp rc
+  while [ $# -gt 0 ]; do
+    case $1 in
+      -h|--help) explain_usage; return 0 ;;
+      --cpu) cpu=--cpu ;;
+      --keep) keep=1 ;;
+      --) shift; break ;;
+      *) explain_usage >&2; die "explain: unknown argument '$1' (the program comes after --)" ;;
+    esac
+    shift
+  done
+  [ $# -ge 1 ] || { explain_usage >&2; die "explain: no program given (accelerate-run explain [--cpu] -- PROGRAM ARGS)"; }
+  if [ ! -x "$1" ] && ! command -v -- "$1" >/dev/null 2>&1; then die "explain: '$1' is not an executable program"; fi
+  if [ -z "$cpu" ] && [ "$(gpu_count)" -lt 1 ]; then
+    cpu=--cpu
+    echo "explain: no GPU visible: running on hostcuda (--cpu)"
+  fi
+  tmp=$(mktemp -d "${TMPDIR:-/tmp}/accelshim-explain.XXXXXX") || die "explain: cannot create a temporary directory"
+  [ $keep = 1 ] || trap 'rm -rf "$tmp"' RETURN
+  explain_run "$tmp" "$cpu" "$@"
+  rc=$?
+  [ -s "$tmp/explain.txt" ] || return 1
+  cat "$tmp/explain.txt"
+  explain_note "$tmp" $rc || return 1
+  [ $keep = 1 ] && echo "explain: kept $tmp (run.log: the program's output)"
+  return 0
+}
+
+# explain_run DIR CPU PROGRAM ARGS: one rank in explain mode; DIR/explain.txt, DIR/run.log; the
+# program's status (a missing explanation is said here, status 1 at least)
+explain_run() {
+  local dir=$1 cpu=$2 rc; shift 2
+  # shellcheck disable=SC2086  # $cpu is empty or one word
+  ACCELSHIM_EXPLAIN=$dir/explain.txt "$ASR_SELF" $cpu -n 1 --sync-optional -- "$@" >"$dir/run.log" 2>&1
+  rc=$?
+  if [ ! -s "$dir/explain.txt" ]; then
+    echo "explain: FAILED: the program wrote no explanation (exit status $rc); its last lines:"
+    tail -n 30 "$dir/run.log" | sed 's/^/    /'
+    [ $rc -eq 0 ] && rc=1
+  fi
+  return $rc
+}
+
+# explain_note DIR STATUS: a program that failed is said (status 1), else nothing
+explain_note() {
+  [ "$2" -eq 0 ] && return 0
+  echo "explain: note: the program exited with status $2; the explanation covers the launches it made. Its last lines:"
+  tail -n 10 "$1/run.log" | sed 's/^/    /'
+  return 1
+}
+
+# ---------------------------------------------------------------------------------------------
+suggest_usage() {
+  cat <<'EOF2'
+usage: accelerate-run suggest [--cpu] [-o FILE] [--force] [-n N --batch B --batch-arg TEMPLATE]
+                              -- PROGRAM [ARGS...]
+Runs `accelerate-run explain` on PROGRAM and writes its reading as a policy (to FILE, or the
+standard output): one gradients rule at each sync point found, one parameters rule with
+broadcast: once at the first launch that reads the parameters (always: a program may seed its
+weights by rank, pid or time, which one run cannot see), every rule commented with its evidence
+and every "cannot tell" of the reading copied as a comment. The policy is checked with
+accelshim-policy. A rule whose count or dtype the run could not tell is written commented out,
+for you to complete. With --batch-arg (and --batch, -n as for `accelerate-run test`) the policy
+is proved at once: `accelerate-run test` runs and its OK or what differed is printed.
+An existing FILE is kept unless --force is given. Docs: docs/explain.md.
+EOF2
+}
+
+# suggest_policy EXPLANATION PROGRAM...: the policy's YAML on stdout; 1 when no gradients rule
+suggest_policy() {
+  local ex=$1; shift
+  echo "# accelshim policy suggested by \`accelerate-run suggest\` from one run of:"
+  echo "#   $(quote_cmd "$@")"
+  echo "# Each rule says what that run showed (the launch numbers are those of its step, printed by"
+  echo "# \`accelerate-run explain\`). Prove it before relying on it: accelerate-run test --batch B"
+  echo "# --batch-arg '...' --policy THIS -- PROGRAM ARGS"
+  grep -E '^  (cannot tell|note):' "$ex" | sed 's/^  /# /'
+  echo "version: 1"
+  awk '
+    function emit(sec,   at, rest, arg, buffer, dtype, ev, bc, off) {
+      at = $0; sub(/^rule: [a-z]+ at: "/, "", at); sub(/".*/, "", at)
+      buffer = $0; sub(/.* buffer: /, "", buffer); sub(/ dtype: .*/, "", buffer)
+      dtype = $0; sub(/.* dtype: /, "", dtype); sub(/ .*/, "", dtype)
+      bc = ($0 ~ / broadcast: once/)
+      ev = prev; sub(/^  /, "", ev)
+      if (sec != last) { print sec ":"; last = sec }
+      off = (buffer ~ /cannot-tell/ || dtype == "cannot-tell") ? "# " : ""
+      print "  # evidence: " ev
+      if (off != "") print "  # cannot tell the count or the dtype: complete the rule below and uncomment it"
+      print "  " off "- at: \"" at "\""
+      print "  " off "  buffer: " buffer
+      print "  " off "  dtype: " dtype
+      if (bc) print "  " off "  broadcast: once"
+      if (sec == "gradients" && off == "") g++
+    }
+    /^rule: gradients / { emit("gradients") }
+    /^rule: parameters / { emit("parameters") }
+    { prev = $0 }
+    END { exit g ? 0 : 1 }
+  ' "$ex"
+}
+
+cmd_suggest() {
+  local cpu='' out=- force=0 n=2 b='' tmpl='' tmp rc file
+  while [ $# -gt 0 ]; do
+    case $1 in
+      -h|--help) suggest_usage; return 0 ;;
+      --cpu) cpu=--cpu ;;
+      -o|--output) out=${2:-}; [ -n "$out" ] || die "suggest: -o needs a file"; shift ;;
+      --force) force=1 ;;
+      -n|--num-processes|--num_processes) n=${2:-}; shift ;;
+      --batch) b=${2:-}; shift ;;
+      --batch-arg|--batch_arg) tmpl=${2:-}; shift ;;
+      --) shift; break ;;
+      *) suggest_usage >&2; die "suggest: unknown argument '$1' (the program comes after --)" ;;
+    esac
+    shift
+  done
+  [ $# -ge 1 ] || { suggest_usage >&2; die "suggest: no program given (accelerate-run suggest [--cpu] [-o FILE] -- PROGRAM ARGS)"; }
+  if [ ! -x "$1" ] && ! command -v -- "$1" >/dev/null 2>&1; then die "suggest: '$1' is not an executable program"; fi
+  if [ -n "$tmpl" ]; then
+    pos_int "$b" || die "suggest: --batch-arg needs --batch B (the per-rank batch of the proof)"
+  fi
+  [ "$out" = - ] || [ $force = 1 ] || [ ! -e "$out" ] || die "suggest: $out exists (--force to replace it)"
+  if [ -z "$cpu" ] && [ "$(gpu_count)" -lt 1 ]; then
+    cpu=--cpu
+    echo "suggest: no GPU visible: running on hostcuda (--cpu)" >&2
+  fi
+  tmp=$(mktemp -d "${TMPDIR:-/tmp}/accelshim-suggest.XXXXXX") || die "suggest: cannot create a temporary directory"
+  trap 'rm -rf "$tmp"' RETURN
+  explain_run "$tmp" "$cpu" "$@" >&2
+  rc=$?
+  [ -s "$tmp/explain.txt" ] || return 1
+  explain_note "$tmp" $rc >&2 || return 1
+  if ! suggest_policy "$tmp/explain.txt" "$@" > "$tmp/policy.yaml"; then
+    echo "suggest: FAILED: the run did not show where the gradients are complete; no policy written. The reading:" >&2
+    sed -n '/^reading:/,$p' "$tmp/explain.txt" | sed 's/^/    /' >&2
+    return 1
+  fi
+  check_policy "$tmp/policy.yaml" || { echo "suggest: FAILED: the suggested policy does not check (above):" >&2; sed 's/^/    /' "$tmp/policy.yaml" >&2; return 1; }
+  if [ "$out" = - ]; then
+    cat "$tmp/policy.yaml"; file=$tmp/policy.yaml
+  else
+    cp "$tmp/policy.yaml" "$out" || die "suggest: cannot write $out"
+    echo "suggest: wrote $out (accelshim-policy check: OK)" >&2; file=$out
+  fi
+  [ -n "$tmpl" ] || return 0
+  # shellcheck disable=SC2086  # $cpu is empty or one word
+  "$ASR_SELF" test -n "$n" --batch "$b" --batch-arg "$tmpl" --policy "$file" $cpu -- "$@" >&2
 }

@@ -189,6 +189,7 @@ plan() {
     P_POLICY=./accelshim.yaml P_ORIGIN=./accelshim.yaml
     warn "policy ./accelshim.yaml (found in the working directory; --policy to choose another)"
   fi
+  [ "$P_POLICY" = auto ] && plan_policy_auto
   if [ -n "$P_POLICY" ]; then
     [ -r "$P_POLICY" ] || die "policy '$P_POLICY' cannot be read"
     P_POLICY=$(readlink -f "$P_POLICY")
@@ -304,6 +305,37 @@ plan_devices() {
     [ "$n" -gt 0 ] 2>/dev/null && P_WRAP+=(--cuda-devices "auto:$n")
   fi
   return 0
+}
+
+# --policy auto: the policy `accelerate-run suggest` makes for this program, cached under
+# ${XDG_CACHE_HOME:-~/.cache}/accelshim/policies/ by the sha256 of the program file and of its
+# arguments (an option such as --clip moves the sync point); made now, by one rank running the
+# program with the same arguments, when not cached. The policy used is printed.
+plan_policy_auto() {
+  local prog hash ahash dir f tmp cpu=()
+  prog=$(command -v -- "${O_PROG[0]}") || die "--policy auto: '${O_PROG[0]}' is not a program"
+  hash=$(sha256sum "$prog" 2>/dev/null | cut -c1-64)
+  [ -n "$hash" ] || die "--policy auto: cannot read $prog to hash it"
+  ahash=$(printf '%s\0' "${O_PROG[@]:1}" | sha256sum | cut -c1-16)
+  dir=${XDG_CACHE_HOME:-$HOME/.cache}/accelshim/policies
+  f=$dir/$hash-$ahash.yaml
+  if [ -f "$f" ]; then
+    warn "policy auto: $f (suggested earlier for $prog, sha256 ${hash:0:12}, these arguments)"
+  else
+    [ "$O_DRY" = 1 ] && die "--policy auto: no suggestion cached for $prog with these arguments, and --dry-run runs nothing (run once without --dry-run, or accelerate-run suggest)"
+    mkdir -p "$dir" 2>/dev/null || die "--policy auto: cannot create $dir"
+    [ "$O_CPU" = 1 ] && cpu=(--cpu)
+    warn "policy auto: none cached for $prog (sha256 ${hash:0:12}) with these arguments: one rank runs it first (accelerate-run suggest)"
+    tmp=$f.$$.tmp
+    if ! "$ASR_SELF" suggest "${cpu[@]}" -o "$tmp" -- "${O_PROG[@]}" >&2; then
+      rm -f "$tmp"
+      die "--policy auto: no policy could be suggested (above): write one (docs/explain.md, README 'Writing a policy')"
+    fi
+    mv -f "$tmp" "$f" || die "--policy auto: cannot write $f"
+  fi
+  warn "policy auto: the policy used:"
+  sed 's/^/    | /' "$f" >&2
+  P_POLICY=$f P_ORIGIN="--policy auto"
 }
 
 check_policy() {

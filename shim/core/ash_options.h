@@ -83,6 +83,9 @@ typedef enum {
       "Chrome trace event JSON file ({rank} = the rank) (--trace DIR)")                            \
     X(ASH_OPT_TRACE_LAUNCHES, "ACCELSHIM_TRACE_LAUNCHES", ASH_OPT_T_BOOL, 0, 1, NULL, NULL, NULL,  \
       "1: the trace also records every kernel launch and memcpy (--trace-launches)")               \
+    X(ASH_OPT_EXPLAIN, "ACCELSHIM_EXPLAIN", ASH_OPT_T_STR, 0, 0, NULL, NULL, NULL,                 \
+      "write the program's kernel facts, launches and their reading to this file at exit "         \
+      "(accelerate-run explain; docs/explain.md)")                                                 \
     X(ASH_OPT_ROUTING_TABLE, "ACCELSHIM_ROUTING_TABLE", ASH_OPT_T_STR, 0, 0, NULL, NULL, NULL,     \
       "append one TSV line per cuGetProcAddress[_v2] request to this file (docs/hostcuda.md)")      \
     X(ASH_OPT_ROUTE_BY_NAME, "ACCELSHIM_ROUTE_BY_NAME", ASH_OPT_T_BOOL, 0, 1, NULL, "1", NULL,      \

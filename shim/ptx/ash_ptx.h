@@ -169,11 +169,8 @@ typedef struct ash_ptx_var {
 typedef struct ash_ptx_param {
     size_t offset, size, align;
     int var;                 /* its ash_ptx_var */
-    int is_ptr;              /* `.ptr` given or a .u64/.b64 parameter */
-    /* facts about pointer parameters: how the kernel uses them (best effort, by data flow of
-     * registers loaded from this parameter through add/mov/cvta) */
-    int read, written, atomic;
-    uint32_t elem_types;     /* bit (1 << type) for each element type accessed through it */
+    int is_ptr;              /* an 8-byte integer parameter (.u64/.s64/.b64, `.ptr` or not): may hold an
+                              * address (how a kernel uses it is the facts module's business) */
 } ash_ptx_param;
 
 typedef struct ash_ptx_func {

@@ -40,6 +40,8 @@ declare -A forbidden=(
     [shim/sync]="shim/observe shim/precision intercept"
     [shim/observe]="shim/precision intercept shim/sync"
     [shim/precision]="shim/observe intercept"
+    [shim/explain]="shim/sync shim/observe shim/precision intercept policy collectives"   # explain mode: core, the reader, the lifecycle
+    [shim/ptx]="shim/core shim/sync shim/observe shim/precision shim/explain intercept policy collectives shim:top"   # the reader and its facts: pure C11
     [policy]="intercept shim collectives"
     [collectives]="intercept shim policy"
 )
@@ -102,7 +104,7 @@ must_not "$tmp/log2.c" && fail "control: a Must not: line after the opening comm
 
 # the README's rows for the library's folders are what scripts/gen-layout.sh generates
 # shellcheck disable=SC2016  # the backticks are Markdown's, not expansions
-rows_re='^\| `(intercept|shim|shim/core|shim/sync|shim/observe|shim/precision|shim/io|policy|collectives)/` \|'
+rows_re='^\| `(intercept|shim|shim/core|shim/sync|shim/observe|shim/precision|shim/io|shim/explain|policy|collectives)/` \|'
 rows_match() { # README GENERATED: 0 when README's rows equal GENERATED, else both printed
     grep -E "$rows_re" "$1" > "$tmp/readme-rows"
     if diff -u --label "$1 (layout rows)" --label "scripts/gen-layout.sh" "$tmp/readme-rows" "$2" > "$tmp/rows.diff"; then
@@ -115,7 +117,7 @@ f0=$fails
 if bash scripts/gen-layout.sh > "$tmp/gen-rows"; then
     rows_match README.md "$tmp/gen-rows" ||
         fail "README.md's layout rows differ from the folders' statements (above); run scripts/gen-layout.sh --write"
-    [ "$(wc -l < "$tmp/gen-rows")" -eq 9 ] || fail "scripts/gen-layout.sh gave $(wc -l < "$tmp/gen-rows") rows, not 9"
+    [ "$(wc -l < "$tmp/gen-rows")" -eq 10 ] || fail "scripts/gen-layout.sh gave $(wc -l < "$tmp/gen-rows") rows, not 10"
     # control 1: a README whose shim/io row was edited by hand
     # shellcheck disable=SC2016  # Markdown backticks
     sed 's#^| `shim/io/` | .*#| `shim/io/` | edited by hand |#' README.md > "$tmp/README.md"
@@ -123,7 +125,7 @@ if bash scripts/gen-layout.sh > "$tmp/gen-rows"; then
         fail "control: a hand-edited README row was not caught"
     # control 2: a folder's statement edited in a copy of the tree, README unchanged
     mkdir -p "$tmp/root"
-    for d in intercept shim shim/core shim/sync shim/observe shim/precision shim/io policy collectives; do
+    for d in intercept shim shim/core shim/sync shim/observe shim/precision shim/io shim/explain policy collectives; do
         mkdir -p "$tmp/root/$d" && cp "$d"/*.[ch] "$tmp/root/$d/"
     done
     sed -i 's#^ \* Folder policy/ owns: YAML policy#& (edited)#' "$tmp/root/policy/ash_policy.h"
@@ -146,7 +148,7 @@ else
 fi
 
 # the README's layout table names every folder of the library
-for d in intercept shim shim/core shim/sync shim/observe shim/precision shim/io policy collectives; do
+for d in intercept shim shim/core shim/sync shim/observe shim/precision shim/io shim/explain policy collectives; do
     grep -q "^| \`$d/\` |" README.md || fail "README.md's layout table has no row for $d/"
 done
 for d in core sync observe precision io; do

@@ -25,10 +25,10 @@ cat "$tmp/ok.out"
 [ $rc -eq 0 ] || bad "fake run exited $rc, want 0"
 for c in build runtime-libs driver ptx-load routing intercept-world1-mlp equiv-mpi2-mlp world1-nccl-mlp \
          coll-nccl-world1 nccl-2ranks-1gpu passthrough-mlp remap coll-mpi-2ranks launch-overhead matmul-gemm matmul-mlp \
-         overlap-world1-mlp; do
+         overlap-world1-mlp explain-mlp; do
     grep -Eq "^PASS $c " "$tmp/ok/report.txt" || bad "check $c did not PASS"
 done
-for c in intercept-world1-rt_mlp equiv-mpi2-rt_mlp world1-nccl-rt_mlp passthrough-rt_mlp rt_mlp-vs-mlp; do
+for c in intercept-world1-rt_mlp equiv-mpi2-rt_mlp world1-nccl-rt_mlp passthrough-rt_mlp rt_mlp-vs-mlp explain-rt_mlp; do
     grep -Eq "^SKIP $c .*fake mode" "$tmp/ok/report.txt" || bad "check $c was not skipped by design"
 done
 # the shim's request recorder (ACCELSHIM_ROUTING_TABLE): requests counted, some routed to hooks

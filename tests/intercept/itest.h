@@ -49,6 +49,7 @@ typedef struct {
     PFN_cuDeviceGet_v2000 device_get;
     PFN_cuDevicePrimaryCtxRetain_v7000 retain;
     PFN_cuModuleGetFunction_v2000 get_function;
+    const char *ptx_path;              /* ITEST_PTX: the image the load calls are given */
 } itest_fix_t;
 
 #define ITEST_FAIL(...)                                                                    \
@@ -125,6 +126,7 @@ static inline int itest_open(itest_fix_t *f, int need_counters)
     const char *ptx_path = getenv("ITEST_PTX");
     if (ptx_path == NULL)
         ITEST_FAIL("ITEST_PTX (path of kernels.ptx) is not set");
+    f->ptx_path = ptx_path;
     size_t len;
     char *ptx = itest_read_file(ptx_path, &len);
     ITEST_CU(f->load_data(&f->mod, ptx));
@@ -276,6 +278,27 @@ static inline int itest_call(itest_fix_t *f, const char *name, void *p)
     } else if (IS2("cuLaunchCooperativeKernel")) {
         r = ((PFN_cuLaunchCooperativeKernel_v9000)p)(f->fn, 1, 1, 1, ITEST_N, 1, 1, 0, f->stream, params);
         f->stream_sync(f->stream);
+    } else if (IS("cuModuleLoad")) {   /* the image loads: ITEST_PTX, as a file or its text */
+        CUmodule m;
+        r = ((PFN_cuModuleLoad_v2000)p)(&m, f->ptx_path);
+    } else if (IS("cuModuleLoadData") || IS("cuModuleLoadDataEx") || IS("cuModuleLoadFatBinary") ||
+               IS("cuLibraryLoadData")) {
+        size_t len;
+        char *img = itest_read_file(f->ptx_path, &len);
+        CUmodule m;
+        CUlibrary lib;
+        if (IS("cuModuleLoadData"))
+            r = ((PFN_cuModuleLoadData_v2000)p)(&m, img);
+        else if (IS("cuModuleLoadDataEx"))
+            r = ((PFN_cuModuleLoadDataEx_v2010)p)(&m, img, 0, NULL, NULL);
+        else if (IS("cuModuleLoadFatBinary"))
+            r = ((PFN_cuModuleLoadFatBinary_v2000)p)(&m, img);
+        else
+            r = ((PFN_cuLibraryLoadData_v12000)p)(&lib, img, NULL, NULL, 0, NULL, NULL, 0);
+        free(img);
+    } else if (IS("cuLibraryLoadFromFile")) {
+        CUlibrary lib;
+        r = ((PFN_cuLibraryLoadFromFile_v12000)p)(&lib, f->ptx_path, NULL, NULL, 0, NULL, NULL, 0);
     } else if (IS("cuModuleGetFunction")) {
         CUfunction fn;
         r = ((PFN_cuModuleGetFunction_v2000)p)(&fn, f->mod, "ash_itest_fill");
