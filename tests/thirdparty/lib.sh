@@ -6,6 +6,7 @@
 # when it is absent (one skip line; a failure when CI=true, where the corpus must be present);
 # and whether the CPU path can run CUDA programs here (the CUDA runtime for hostcuda, and
 # hostcuda running kernels from their PTX).
+# shellcheck source=tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 TP_SRC=${ACCELSHIM_THIRDPARTY:-../shared/thirdparty}

@@ -7,6 +7,7 @@
 # other bytes (control); the data recipe holds under llm.c's own loader (the 1-rank batch split
 # by rank == the shards, over an epoch boundary), and fails with the shards swapped (control);
 # --split names the first position where a file breaks the recipe; bad arguments exit 2.
+# shellcheck source=tests/thirdparty/lib.sh
 . "$(dirname "$0")/lib.sh"
 t_need "$TP_TINY"
 t_tmp
