@@ -41,3 +41,36 @@ tp_need_cpu_cuda() {
         t_skip "hostcuda does not run kernels from their PTX yet (vectorAddDrv: $(grep -m1 'no host implementation' <<<"$log"))"
     fi
 }
+
+# The tiny run every llm.c test uses (docs/llmc.md): TP_STEPS training batches of 4 x 64 tokens,
+# one validation batch, no text generation (-g 1: llm.c's generation starts from GPT-2's
+# end-of-text id 50256, outside the tiny vocabulary), llm.c's CPU trainer's learning rate.
+TP_STEPS=${TP_LLMC_STEPS:-3}
+TP_LLMC_ARGS=(-t 64 -l 0.0001 -v 100000 -m 1 -s 100000 -g 1)
+# HOSTCUDA_SMS: llm.c sizes some grids by SMs x threads per SM; a few SMs keep them small here
+export HOSTCUDA_SMS=${HOSTCUDA_SMS:-4}
+
+# tp_tiny DIR: the tiny model, data and 2-way split in DIR
+tp_tiny() {
+    "$TP_TINY" --train-batches "$TP_STEPS" --val-batches 1 --world 2 "$1" >"$1.log" 2>&1 ||
+        t_fail "llmc-tiny $1: $(tail -n 3 "$1.log")"
+}
+
+# tp_losses LOG: the per-step training losses a trainer printed, one a line, in step order:
+# train_gpt2.c "step N: train loss X (took ...)", train_gpt2_fp32.cu "step N/M: train loss X (...)",
+# train_gpt2.cu "step N/M | loss X (...)" (each with the launcher's "[rank R] " prefix or not)
+tp_losses() {
+    sed -n -E 's/^(\[rank [0-9]+\] )?step +[0-9]+(\/[0-9]+)?(: train loss| \| loss) +([-+0-9.eEnaif]+).*/\4/p' "$1"
+}
+
+# tp_compare_losses A B TOL_PER_STEP N: the first N losses of files A and B (one a line) agree
+# within s * TOL_PER_STEP at step s (1-based); prints each pair; status 0 / 1
+tp_compare_losses() {
+    paste "$1" "$2" | head -n "$4" | awk -v tol="$3" -v n="$4" '
+        { s = NR; d = $1 - $2; if (d < 0) d = -d
+          if ($1 != $1 + 0 || $2 != $2 + 0) bad = 1
+          ok = (d <= s * tol) && !bad
+          printf "# step %d: %s vs %s, |diff| %.3g, tolerance %.3g: %s\n", s, $1, $2, d, s * tol, ok ? "ok" : "EXCEEDS"
+          if (!ok) fail = 1 }
+        END { if (NR < n) { printf "# only %d of %d steps\n", NR, n; exit 1 } exit fail }'
+}

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# tests/thirdparty/test_llmc_fp32_shim.sh — llm.c's train_gpt2_fp32.cu, unmodified, data-parallel
+# under accelshim on hostcuda with examples/llmc-fp32.yaml: `accelerate-run test --cpu -n 2
+# --batch 2` (1 rank x batch 4 reading split1/shard0.bin vs 2 ranks x batch 2 reading
+# split2/shard{rank}.bin, the data recipe of docs/llmc.md) prints OK: the averaged gradients agree
+# at every sync point. Controls: the same 2 ranks without a policy exit 7 (they synchronised
+# nothing); a rule that averages after the update (the parameters, at the next forward's
+# encoder_forward_kernel3) is reported DIFFERS with the rule and the first differing seq.
+# Skips (one line) without the corpus, the CUDA runtime for hostcuda, or PTX execution.
+# shellcheck source=tests/thirdparty/lib.sh
+. "$(dirname "$0")/lib.sh"
+tp_need_corpus
+t_need "$TP_TINY" "$TP_LLMC/train_gpt2fp32cu" "$T_SHIM" "$T_LAUNCHER"
+tp_need_cpu_cuda
+t_tmp
+d=$T_TMP/tiny
+tp_tiny "$d"
+prog=("$TP_LLMC/train_gpt2fp32cu" -j dev/data/tinyshakespeare/tiny_shakespeare_val.bin "${TP_LLMC_ARGS[@]}")
+
+(cd "$d" && TMPDIR=$T_TMP timeout 850 "$T_LAUNCHER" test --cpu -n 2 --batch 2 --batch-arg '-b {batch}' \
+    --policy "$T_TOP/examples/llmc-fp32.yaml" -- "${prog[@]}" -i 'split{world_size}/shard{rank}.bin') \
+    >"$T_TMP/test.log" 2>&1; rc=$?
+t_case "$([ $rc -eq 0 ] && grep -q '^test: OK' "$T_TMP/test.log"; echo $?)" \
+    "accelerate-run test --cpu -n 2 --batch 2 --policy examples/llmc-fp32.yaml: OK (rc $rc)" || t_show "$T_TMP/test.log"
+
+(cd "$d" && timeout 600 "$T_LAUNCHER" --cpu -n 2 -- "${prog[@]}" -b 2 -i 'split2/shard{rank}.bin') \
+    >"$T_TMP/nopolicy.log" 2>&1; rc=$?
+t_case "$([ $rc -eq 7 ]; echo $?)" "control: 2 ranks without a policy exit 7 (rc $rc)" || t_show "$T_TMP/nopolicy.log"
+
+cat >"$T_TMP/late.yaml" <<'YAML'
+version: 1
+gradients:               # wrong on purpose: averages the parameters after each rank's own update
+  - at: "*encoder_forward_kernel3*"
+    buffer: { arg: 2, region: allocation }
+    dtype: f32
+YAML
+(cd "$d" && TMPDIR=$T_TMP timeout 850 "$T_LAUNCHER" test --cpu -n 2 --batch 2 --batch-arg '-b {batch}' \
+    --policy "$T_TMP/late.yaml" -- "${prog[@]}" -i 'split{world_size}/shard{rank}.bin') \
+    >"$T_TMP/late.log" 2>&1; rc=$?
+t_case "$([ $rc -ne 0 ] && grep -q 'DIFFERS.*gradients\[0\].*seq' "$T_TMP/late.log"; echo $?)" \
+    "control: averaging after the update is reported DIFFERS with the rule and the seq (rc $rc)" || t_show "$T_TMP/late.log"
+t_done
