@@ -9,11 +9,13 @@
 #   bench/overlap.sh           gradient all-reduce overlapped with the backward pass (tests/trainers/layers,
 #                              2 ranks, mpi and nccl): step time with no communication, without and with
 #                              overlap (ready points), same run
+#   bench/llmc_step.sh         seconds per llm.c training step (tiny GPT-2): train_gpt2_fp32.cu on hostcuda
+#                              vs llm.c's CPU trainer train_gpt2.c, same files, same run
 BENCH_DIR := $(BUILD)/bench
 ALL += $(BENCH_DIR)/launch_overhead $(BENCH_DIR)/fakecuda/libcuda.so.1 \
        $(BENCH_DIR)/allreduce_app $(BENCH_DIR)/allreduce_mpi $(BENCH_DIR)/allreduce_kernels.ptx \
        $(BENCH_DIR)/liballreduce_kernels_host.so
-BENCHES += bench/launch_overhead.sh bench/allreduce.sh bench/scaling.sh bench/overlap.sh
+BENCHES += bench/launch_overhead.sh bench/allreduce.sh bench/scaling.sh bench/overlap.sh bench/llmc_step.sh
 # run-bench.sh's results.json, and the allreduce bench's sync point reducing correctly (small, ~10 s)
 TESTS += bench/test_bench.sh
 
