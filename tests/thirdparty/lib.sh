@@ -74,3 +74,13 @@ tp_compare_losses() {
           if (!ok) fail = 1 }
         END { if (NR < n) { printf "# only %d of %d steps\n", NR, n; exit 1 } exit fail }'
 }
+
+# tp_case STATUS DESCRIPTION [FILE...]: a TAP case; when it failed, each FILE's last lines as evidence
+tp_case() {
+    local st=$1 desc=$2 f
+    shift 2
+    t_case "$st" "$desc"
+    [ "$st" -eq 0 ] && return 0
+    for f in "$@"; do [ -f "$f" ] && { echo "# --- $f"; t_show "$f"; }; done
+    return 0
+}

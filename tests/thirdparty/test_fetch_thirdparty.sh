@@ -20,12 +20,12 @@ ok=$([ $rc -eq 0 ] && [ ! -e "$T_TMP/new" ] &&
      grep -q "fetch -q --depth 1 origin f1e2ace651495b74ae22d45d1723443fd00ecd3a" "$T_TMP/dry" &&
      grep -q "remote add origin https://github.com/NVIDIA/cuda-samples" "$T_TMP/dry" &&
      grep -q "fetch -q --depth 1 origin c94ff366aed18c797b8a85dfaac7817b0228b420" "$T_TMP/dry"; echo $?)
-t_case "$ok" "--dry-run: both pinned fetches printed, nothing created (rc $rc)" || t_show "$T_TMP/dry"
+tp_case "$ok" "--dry-run: both pinned fetches printed, nothing created (rc $rc)" "$T_TMP/dry"
 
 mkdir -p "$T_TMP/taken/llm.c" && echo mine >"$T_TMP/taken/llm.c/file"
 "$f" --dry-run "$T_TMP/taken" >"$T_TMP/taken.log" 2>&1; rc=$?
-t_case "$([ $rc -eq 1 ] && grep -q "taken/llm.c exists and is not a clone" "$T_TMP/taken.log" &&
-          [ "$(cat "$T_TMP/taken/llm.c/file")" = mine ]; echo $?)" "a directory holding something else: exit 1, named, untouched (rc $rc)" || t_show "$T_TMP/taken.log"
+tp_case "$([ $rc -eq 1 ] && grep -q "taken/llm.c exists and is not a clone" "$T_TMP/taken.log" &&
+          [ "$(cat "$T_TMP/taken/llm.c/file")" = mine ]; echo $?)" "a directory holding something else: exit 1, named, untouched (rc $rc)" "$T_TMP/taken.log"
 
 tp_need_corpus
 for c in f1e2ace651495b74ae22d45d1723443fd00ecd3a c94ff366aed18c797b8a85dfaac7817b0228b420; do

@@ -24,8 +24,8 @@ run_test() {   # run_test POLICY LOG
         --policy "$1" -- "${prog[@]}" -i 'split{world_size}/shard{rank}.bin') >"$2" 2>&1
 }
 run_test "$T_TOP/examples/llmc-bf16.yaml" "$T_TMP/test.log"; rc=$?
-t_case "$([ $rc -eq 0 ] && grep -q '^test: OK' "$T_TMP/test.log"; echo $?)" \
-    "accelerate-run test --cpu -n 2 --batch 2 --policy examples/llmc-bf16.yaml: OK (rc $rc)" || t_show "$T_TMP/test.log"
+tp_case "$([ $rc -eq 0 ] && grep -q '^test: OK' "$T_TMP/test.log"; echo $?)" \
+    "accelerate-run test --cpu -n 2 --batch 2 --policy examples/llmc-bf16.yaml: OK (rc $rc)" "$T_TMP/test.log"
 
 cat >"$T_TMP/adamw.yaml" <<'YAML'
 version: 1
@@ -35,8 +35,8 @@ gradients:               # too late on purpose: each rank has already computed i
     dtype: bf16
 YAML
 run_test "$T_TMP/adamw.yaml" "$T_TMP/adamw.log"; rc=$?
-t_case "$([ $rc -ne 0 ] && grep -q 'DIFFERS.*gradients\[0\].*seq' "$T_TMP/adamw.log"; echo $?)" \
-    "syncing at adamw_kernel3 clips with local norms: DIFFERS, the rule and seq named (rc $rc)" || t_show "$T_TMP/adamw.log"
+tp_case "$([ $rc -ne 0 ] && grep -q 'DIFFERS.*gradients\[0\].*seq' "$T_TMP/adamw.log"; echo $?)" \
+    "syncing at adamw_kernel3 clips with local norms: DIFFERS, the rule and seq named (rc $rc)" "$T_TMP/adamw.log"
 kept=$(sed -n 's/^test: logs and records kept in //p' "$T_TMP/adamw.log" | head -n 1)
 norm=$(sed -n -E 's/.*step +1\/[0-9]+ \| loss [^|]*\| norm +([0-9.]+).*/\1/p' "$kept/one.log" 2>/dev/null | head -n 1)
 t_case "$(awk -v n="${norm:-0}" 'BEGIN { exit !(n > 1.0) }'; echo $?)" \

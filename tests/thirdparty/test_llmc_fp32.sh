@@ -19,13 +19,13 @@ d=$T_TMP/tiny
 tp_tiny "$d"
 
 (cd "$d" && OMP_NUM_THREADS=2 timeout 600 "$TP_LLMC/train_gpt2") >"$T_TMP/cpu.log" 2>&1
-t_case $? "train_gpt2.c (the CPU reference) runs" || t_show "$T_TMP/cpu.log"
+tp_case $? "train_gpt2.c (the CPU reference) runs" "$T_TMP/cpu.log"
 tp_losses "$T_TMP/cpu.log" >"$T_TMP/cpu.loss"
 
 (cd "$d" && NVIDIA_TF32_OVERRIDE=0 LD_LIBRARY_PATH=$TP_CPU_LIBS timeout 800 "$TP_LLMC/train_gpt2fp32cu" \
     -i dev/data/tinyshakespeare/tiny_shakespeare_train.bin -j dev/data/tinyshakespeare/tiny_shakespeare_val.bin \
     -b 4 "${TP_LLMC_ARGS[@]}") >"$T_TMP/cu.log" 2>&1; rc=$?
-t_case $rc "train_gpt2_fp32.cu runs $TP_STEPS steps on hostcuda (rc $rc)" || t_show "$T_TMP/cu.log"
+tp_case $rc "train_gpt2_fp32.cu runs $TP_STEPS steps on hostcuda (rc $rc)" "$T_TMP/cu.log"
 tp_losses "$T_TMP/cu.log" >"$T_TMP/cu.loss"
 
 tp_compare_losses "$T_TMP/cu.loss" "$T_TMP/cpu.loss" 5e-4 "$TP_STEPS"

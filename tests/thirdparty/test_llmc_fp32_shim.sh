@@ -20,12 +20,12 @@ prog=("$TP_LLMC/train_gpt2fp32cu" -j dev/data/tinyshakespeare/tiny_shakespeare_v
 (cd "$d" && TMPDIR=$T_TMP timeout 850 "$T_LAUNCHER" test --cpu -n 2 --batch 2 --batch-arg '-b {batch}' \
     --policy "$T_TOP/examples/llmc-fp32.yaml" -- "${prog[@]}" -i 'split{world_size}/shard{rank}.bin') \
     >"$T_TMP/test.log" 2>&1; rc=$?
-t_case "$([ $rc -eq 0 ] && grep -q '^test: OK' "$T_TMP/test.log"; echo $?)" \
-    "accelerate-run test --cpu -n 2 --batch 2 --policy examples/llmc-fp32.yaml: OK (rc $rc)" || t_show "$T_TMP/test.log"
+tp_case "$([ $rc -eq 0 ] && grep -q '^test: OK' "$T_TMP/test.log"; echo $?)" \
+    "accelerate-run test --cpu -n 2 --batch 2 --policy examples/llmc-fp32.yaml: OK (rc $rc)" "$T_TMP/test.log"
 
 (cd "$d" && timeout 600 "$T_LAUNCHER" --cpu -n 2 -- "${prog[@]}" -b 2 -i 'split2/shard{rank}.bin') \
     >"$T_TMP/nopolicy.log" 2>&1; rc=$?
-t_case "$([ $rc -eq 7 ]; echo $?)" "control: 2 ranks without a policy exit 7 (rc $rc)" || t_show "$T_TMP/nopolicy.log"
+tp_case "$([ $rc -eq 7 ]; echo $?)" "control: 2 ranks without a policy exit 7 (rc $rc)" "$T_TMP/nopolicy.log"
 
 cat >"$T_TMP/late.yaml" <<'YAML'
 version: 1
@@ -37,6 +37,6 @@ YAML
 (cd "$d" && TMPDIR=$T_TMP timeout 850 "$T_LAUNCHER" test --cpu -n 2 --batch 2 --batch-arg '-b {batch}' \
     --policy "$T_TMP/late.yaml" -- "${prog[@]}" -i 'split{world_size}/shard{rank}.bin') \
     >"$T_TMP/late.log" 2>&1; rc=$?
-t_case "$([ $rc -ne 0 ] && grep -q 'DIFFERS.*gradients\[0\].*seq' "$T_TMP/late.log"; echo $?)" \
-    "control: averaging after the update is reported DIFFERS with the rule and the seq (rc $rc)" || t_show "$T_TMP/late.log"
+tp_case "$([ $rc -ne 0 ] && grep -q 'DIFFERS.*gradients\[0\].*seq' "$T_TMP/late.log"; echo $?)" \
+    "control: averaging after the update is reported DIFFERS with the rule and the seq (rc $rc)" "$T_TMP/late.log"
 t_done

@@ -14,7 +14,7 @@ t_tmp
 d=$T_TMP/tiny
 
 "$TP_TINY" --world 2 --world 4 "$d" >"$T_TMP/tiny.log" 2>&1
-t_case $? "llmc-tiny writes the model, tokenizer, data and splits" || t_show "$T_TMP/tiny.log"
+tp_case $? "llmc-tiny writes the model, tokenizer, data and splits" "$T_TMP/tiny.log"
 
 # headers: int32 words at the start of each file
 words() { od -An -t d4 -N "$2" "$1" | tr -s ' \n' ' ' | sed 's/^ //; s/ $//'; }
@@ -43,18 +43,18 @@ t_case "$(! cmp -s "$d/gpt2_124M.bin" "$T_TMP/other/gpt2_124M.bin" && ! cmp -s "
     "control: another seed writes other weights and other text"
 
 "$TP_TINY" --layers 0 "$T_TMP/bad" >"$T_TMP/bad.log" 2>&1; rc=$?
-t_case "$([ $rc -eq 2 ] && grep -q -- "--layers '0'" "$T_TMP/bad.log"; echo $?)" "--layers 0: exit 2 naming the option (rc $rc)" || t_show "$T_TMP/bad.log"
+tp_case "$([ $rc -eq 2 ] && grep -q -- "--layers '0'" "$T_TMP/bad.log"; echo $?)" "--layers 0: exit 2 naming the option (rc $rc)" "$T_TMP/bad.log"
 "$TP_TINY" --channels 100 --heads 3 "$T_TMP/bad" >"$T_TMP/bad.log" 2>&1; rc=$?
-t_case "$([ $rc -eq 2 ] && grep -q "multiple of NH" "$T_TMP/bad.log"; echo $?)" "C not a multiple of NH: exit 2 (rc $rc)" || t_show "$T_TMP/bad.log"
+tp_case "$([ $rc -eq 2 ] && grep -q "multiple of NH" "$T_TMP/bad.log"; echo $?)" "C not a multiple of NH: exit 2 (rc $rc)" "$T_TMP/bad.log"
 
 # a file that breaks the recipe: rank 0's last target in batch 0 (token 128) made different
 # from the first input of its next chunk (token 256, end-of-text)
 cp "$tr" "$T_TMP/broken.bin"
 printf 'A\0' | dd of="$T_TMP/broken.bin" bs=1 seek=$((1024 + 2 * 128)) conv=notrunc status=none
 "$TP_TINY" --split "$T_TMP/broken.bin" --global-batch 4 --seq 64 --world 2 "$T_TMP/bs" >"$T_TMP/bs.log" 2>&1; rc=$?
-t_case "$([ $rc -eq 1 ] && grep -q "token 128 " "$T_TMP/bs.log"; echo $?)" "--split on a file that breaks the recipe: exit 1 naming token 128 (rc $rc)" || t_show "$T_TMP/bs.log"
+tp_case "$([ $rc -eq 1 ] && grep -q "token 128 " "$T_TMP/bs.log"; echo $?)" "--split on a file that breaks the recipe: exit 1 naming token 128 (rc $rc)" "$T_TMP/bs.log"
 "$TP_TINY" --split "$tr" --global-batch 4 --seq 64 --world 2 "$T_TMP/good" >"$T_TMP/good.log" 2>&1
-t_case "$(cmp -s "$T_TMP/good/split2/shard1.bin" "$d/split2/shard1.bin"; echo $?)" "--split of the train file == the shards llmc-tiny wrote" || t_show "$T_TMP/good.log"
+tp_case "$(cmp -s "$T_TMP/good/split2/shard1.bin" "$d/split2/shard1.bin"; echo $?)" "--split of the train file == the shards llmc-tiny wrote" "$T_TMP/good.log"
 
 tp_need_corpus
 t_need "$TP_BUILD/llmc_split_check" "$TP_LLMC/train_gpt2"
@@ -63,14 +63,14 @@ t_need "$TP_BUILD/llmc_split_check" "$TP_LLMC/train_gpt2"
 for w in 2 4; do
     shards=(); for ((r = 0; r < w; r++)); do shards+=("$d/split$w/shard$r.bin"); done
     "$TP_BUILD/llmc_split_check" "$d/split1/shard0.bin" 4 64 20 "${shards[@]}" >"$T_TMP/split$w.log" 2>&1
-    t_case $? "llm.c's loader: world $w shards == the 1-rank batches split by rank, 20 steps" || t_show "$T_TMP/split$w.log"
+    tp_case $? "llm.c's loader: world $w shards == the 1-rank batches split by rank, 20 steps" "$T_TMP/split$w.log"
 done
 "$TP_BUILD/llmc_split_check" "$d/split1/shard0.bin" 4 64 20 "$d/split2/shard1.bin" "$d/split2/shard0.bin" >"$T_TMP/swap.log" 2>&1; rc=$?
 t_case "$([ $rc -eq 1 ]; echo $?)" "control: shards swapped -> the loader check fails (rc $rc: $(head -c 120 "$T_TMP/swap.log"))"
 
 # llm.c's CPU trainer on the files: 41 steps (its fixed main: B 4, T 64, lr 1e-4)
 (cd "$d" && OMP_NUM_THREADS=2 timeout 600 "$TP_LLMC/train_gpt2") >"$T_TMP/cpu.log" 2>&1; rc=$?
-t_case $rc "train_gpt2.c runs on the tiny files (rc $rc)" || t_show "$T_TMP/cpu.log"
+tp_case $rc "train_gpt2.c runs on the tiny files (rc $rc)" "$T_TMP/cpu.log"
 losses=$(sed -n 's/^step \([0-9]*\): train loss \([^ ]*\) (took .*/\2/p' "$T_TMP/cpu.log")
 n=$(wc -w <<<"$losses")
 verdict=$(awk -v n="$n" 'BEGIN { lnV = log(256) } { v[NR] = $1; if ($1 != $1 + 0 || $1 + 0 > 1e30 || $1 + 0 < 0) bad = 1 }
@@ -78,5 +78,5 @@ verdict=$(awk -v n="$n" 'BEGIN { lnV = log(256) } { v[NR] = $1; if ($1 != $1 + 0
           if (v[1] < lnV - 0.1 || v[1] > lnV + 0.1) { print "first " v[1] " not within 0.1 of ln 256 = " lnV; exit }
           if (v[41] > v[1] - 0.5) { print "last " v[41] " did not fall 0.5 below first " v[1]; exit }
           print "ok first " v[1] " last " v[41] }' <<<"$losses")
-t_case "$([[ $verdict == ok* ]]; echo $?)" "41 finite losses, the first at ln 256, the last 0.5 lower ($n losses: $verdict)" || t_show "$T_TMP/cpu.log"
+tp_case "$([[ $verdict == ok* ]]; echo $?)" "41 finite losses, the first at ln 256, the last 0.5 lower ($n losses: $verdict)" "$T_TMP/cpu.log"
 t_done
