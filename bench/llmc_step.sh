@@ -3,7 +3,7 @@
 # C 128, NH 4, V 256; B 4, T 64), side by side in one run on the same files and machine:
 # llm.c's CPU trainer train_gpt2.c (gcc -O3 -fopenmp, OMP_NUM_THREADS = the cores) vs its
 # train_gpt2_fp32.cu, unmodified, on hostcuda (the CUDA runtime, cuBLAS and the driver on the
-# host, kernels from their PTX; TF32 off, HOSTCUDA_SMS 4). Each trainer times its own steps
+# host, kernels from their PTX; TF32 off, HOSTCUDA_SMS 4, HOSTCUDA_POISON 0: tests/thirdparty/lib.sh). Each trainer times its own steps
 # (train_gpt2.c "took X ms", train_gpt2_fp32.cu "X ms" after a device synchronize), so start-up
 # is not counted; the figure is the median over steps 2..STEPS. Ratio hostcuda / CPU (target:
 # within 10x). Prints; never fails on a figure. Skips (one line) without the corpus, the CUDA
@@ -16,6 +16,7 @@ set -u
 tp_need_corpus
 bench_skip_unless_built "$TP_TINY" "$TP_LLMC/train_gpt2" "$TP_LLMC/train_gpt2fp32cu"
 tp_need_cpu_cuda
+tp_llmc_env
 STEPS=${STEPS:-6}
 CORES=$(nproc)
 TMP=$(mktemp -d)

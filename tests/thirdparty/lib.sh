@@ -47,8 +47,14 @@ tp_need_cpu_cuda() {
 # end-of-text id 50256, outside the tiny vocabulary), llm.c's CPU trainer's learning rate.
 TP_STEPS=${TP_LLMC_STEPS:-3}
 TP_LLMC_ARGS=(-t 64 -l 0.0001 -v 100000 -m 1 -s 100000 -g 1)
-# HOSTCUDA_SMS: llm.c sizes some grids by SMs x threads per SM; a few SMs keep them small here
-export HOSTCUDA_SMS=${HOSTCUDA_SMS:-4}
+# tp_llmc_env: hostcuda's settings for llm.c. HOSTCUDA_SMS: llm.c sizes some grids by SMs x
+# threads per SM; a few SMs keep them small here. HOSTCUDA_POISON=0: train_gpt2_fp32.cu reads
+# memory it never wrote (softmax_forward_kernel5 writes only t2 <= t of each attention row, and
+# the att x v GEMM reads whole rows, multiplying the rest by v), which hostcuda's default poison
+# (NaN) turns into a NaN loss; a GPU's fresh allocations are zeros in practice, so it trains there.
+tp_llmc_env() {
+    export HOSTCUDA_SMS=${HOSTCUDA_SMS:-4} HOSTCUDA_POISON=0
+}
 
 # tp_tiny DIR: the tiny model, data and 2-way split in DIR
 tp_tiny() {

@@ -8,12 +8,15 @@
 # forward's worst-case rounding bound on the logits is ~2800 u (u = 2^-24) relative, <= 2e-4 on
 # the loss, which 5e-4 covers at step 1; each AdamW update (lr 1e-4) may add as much again.
 # Control: the same check with the CPU losses one step off fails (the loss falls ~0.1 a step).
+# Also shown: with hostcuda's default poison the loss is NaN (tests/thirdparty/lib.sh: llm.c
+# reads attention scores it never wrote; HOSTCUDA_POISON=0 for the runs above).
 # Skips (one line) without the corpus, the CUDA runtime for hostcuda, or PTX execution.
 # shellcheck source=tests/thirdparty/lib.sh
 . "$(dirname "$0")/lib.sh"
 tp_need_corpus
 t_need "$TP_TINY" "$TP_LLMC/train_gpt2" "$TP_LLMC/train_gpt2fp32cu"
 tp_need_cpu_cuda
+tp_llmc_env
 t_tmp
 d=$T_TMP/tiny
 tp_tiny "$d"
@@ -33,4 +36,12 @@ t_case $? "train_gpt2_fp32.cu on hostcuda == train_gpt2.c within 5e-4 x step, $T
 tail -n +2 "$T_TMP/cpu.loss" >"$T_TMP/cpu.next"
 tp_compare_losses "$T_TMP/cu.loss" "$T_TMP/cpu.next" 5e-4 "$TP_STEPS" >"$T_TMP/control.log"; rc=$?
 t_case "$([ $rc -ne 0 ]; echo $?)" "control: against the CPU losses one step later the same check fails"
+
+# hostcuda's poison (fresh allocations NaN, its default) finds the read of never-written memory
+(cd "$d" && HOSTCUDA_POISON=1 NVIDIA_TF32_OVERRIDE=0 LD_LIBRARY_PATH=$TP_CPU_LIBS timeout 800 "$TP_LLMC/train_gpt2fp32cu" \
+    -i dev/data/tinyshakespeare/tiny_shakespeare_train.bin -j dev/data/tinyshakespeare/tiny_shakespeare_val.bin \
+    -b 4 "${TP_LLMC_ARGS[@]}") >"$T_TMP/poison.log" 2>&1
+first=$(tp_losses "$T_TMP/poison.log" | head -n 1)
+tp_case "$([[ ${first:-} == *nan* ]]; echo $?)" \
+    "with HOSTCUDA_POISON=1 the loss is NaN (${first:-none}): llm.c's att x v reads the unwritten upper triangle" "$T_TMP/poison.log"
 t_done

@@ -12,6 +12,7 @@
 tp_need_corpus
 t_need "$TP_TINY" "$TP_LLMC/train_gpt2fp32cu" "$T_SHIM" "$T_LAUNCHER"
 tp_need_cpu_cuda
+tp_llmc_env
 t_tmp
 d=$T_TMP/tiny
 tp_tiny "$d"
