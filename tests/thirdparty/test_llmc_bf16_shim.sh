@@ -18,10 +18,11 @@ tp_llmc_env
 t_tmp
 d=$T_TMP/tiny
 tp_tiny "$d"
+mkdir -p "$T_TMP/launcher"   # the launcher's own temporary files (and Open MPI's), kept apart
 prog=("$TP_LLMC/train_gpt2cu" -e gpt2_124M_bf16.bin -j dev/data/tinyshakespeare/tiny_shakespeare_val.bin "${TP_LLMC_ARGS[@]}")
 
 run_test() {   # run_test POLICY LOG
-    (cd "$d" && TMPDIR=$T_TMP timeout 850 "$T_LAUNCHER" test --cpu -n 2 --batch 2 --batch-arg '-b {batch}' --keep \
+    (cd "$d" && TMPDIR=$T_TMP/launcher timeout 850 "$T_LAUNCHER" test --cpu -n 2 --batch 2 --batch-arg '-b {batch}' --keep \
         --policy "$1" -- "${prog[@]}" -i 'split{world_size}/shard{rank}.bin') >"$2" 2>&1
 }
 run_test "$T_TOP/examples/llmc-bf16.yaml" "$T_TMP/test.log"; rc=$?

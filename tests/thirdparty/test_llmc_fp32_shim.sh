@@ -21,9 +21,10 @@ tp_llmc_env
 t_tmp
 d=$T_TMP/tiny
 tp_tiny "$d"
+mkdir -p "$T_TMP/launcher"   # the launcher's own temporary files (and Open MPI's), kept apart
 prog=("$TP_LLMC/train_gpt2fp32cu" -j dev/data/tinyshakespeare/tiny_shakespeare_val.bin "${TP_LLMC_ARGS[@]}")
 
-(cd "$d" && TMPDIR=$T_TMP timeout 850 "$T_LAUNCHER" test --cpu -n 2 --batch 2 --batch-arg '-b {batch}' --rtol 1e-4 \
+(cd "$d" && TMPDIR=$T_TMP/launcher timeout 850 "$T_LAUNCHER" test --cpu -n 2 --batch 2 --batch-arg '-b {batch}' --rtol 1e-4 \
     --policy "$T_TOP/examples/llmc-fp32.yaml" -- "${prog[@]}" -i 'split{world_size}/shard{rank}.bin') \
     >"$T_TMP/test.log" 2>&1; rc=$?
 tp_case "$([ $rc -eq 0 ] && grep -q '^test: OK' "$T_TMP/test.log"; echo $?)" \
@@ -40,7 +41,7 @@ gradients:               # wrong on purpose: averages the parameters after each 
     buffer: { arg: 2, region: allocation }
     dtype: f32
 YAML
-(cd "$d" && TMPDIR=$T_TMP timeout 850 "$T_LAUNCHER" test --cpu -n 2 --batch 2 --batch-arg '-b {batch}' --rtol 1e-4 \
+(cd "$d" && TMPDIR=$T_TMP/launcher timeout 850 "$T_LAUNCHER" test --cpu -n 2 --batch 2 --batch-arg '-b {batch}' --rtol 1e-4 \
     --policy "$T_TMP/late.yaml" -- "${prog[@]}" -i 'split{world_size}/shard{rank}.bin') \
     >"$T_TMP/late.log" 2>&1; rc=$?
 tp_case "$([ $rc -ne 0 ] && grep -q 'DIFFERS.*gradients\[0\].*seq' "$T_TMP/late.log"; echo $?)" \
