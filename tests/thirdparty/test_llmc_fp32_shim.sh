@@ -8,7 +8,8 @@
 # encoder_forward_kernel3) is reported DIFFERS with the rule and the first differing seq.
 # Learning rate 1e-3 (the last -l wins): a rule that averages after the update changes the
 # parameters by O(lr) relative to the correct one, which at llm.c's CPU rate 1e-4 stays within the
-# tolerance; at 1e-3 it is reported (measured: seq 2, sum 1.3e-3 apart relative to abs_sum).
+# tolerance; at 1e-3 it is reported (measured: sum 1.3e-4 of abs_sum apart at seq 2, abs_sum
+# 1e-3 apart at seq 3: the gap grows with every update).
 # rtol 1e-4, not f32's default 1e-5: the 1-rank and 2-rank gradients differ in rounding (sums
 # over 256 vs 2 x 128 positions), and AdamW's first step (m/sqrt(v) = +-1) turns a rounding-sized
 # difference in a near-zero gradient into a full +-lr step; measured at lr 1e-4, seq 2 was 1.2e-5
