@@ -6,7 +6,8 @@
 # the same losses (each step's training loss and the validation loss after the last update, all
 # digits llm.c prints) as with examples/llmc-fp32.yaml (overlap off), and rank 0's exit report says
 # regions really went early without falling back. The losses stand in for the parameters:
-# --record would turn overlap off (it reads each buffer before its collective).
+# --record would turn overlap off (it reads each buffer before its collective). Control: the
+# same comparison between rank 0 and rank 1 (other shards, other training losses) fails.
 # HOSTCUDA_THREADS=1: llm.c's encoder_backward_kernel adds with float atomics, whose order (so
 # the last bits) depends on how CTAs are scheduled.
 # Skips (one line) without the corpus, the CUDA runtime for hostcuda, or PTX execution.
@@ -40,6 +41,8 @@ run off "$T_TOP/examples/llmc-fp32.yaml"; rc=$?
 tp_case $rc "overlap off: 2 ranks, 5 steps (rc $rc)" "$T_TMP/off.log"
 n=$(losses "$T_TMP/off.log" 0 | grep -c 'train loss')
 t_case "$([ "$n" -eq 5 ]; echo $?)" "overlap off: 5 training losses printed by rank 0 (got $n)"
+diff <(losses "$T_TMP/off.log" 0) <(losses "$T_TMP/off.log" 1) >/dev/null; rc=$?
+t_case "$([ $rc -eq 1 ]; echo $?)" "control: the comparison sees a difference (rank 0's losses vs rank 1's: other shards)"
 for c in "ready $T_DIR/llmc-tiny-ready.yaml" "auto $T_TOP/examples/llmc-fp32-overlap.yaml"; do
     read -r name pol <<<"$c"
     run "$name" "$pol"; rc=$?
