@@ -23,6 +23,7 @@
  * Weights: GPT-2's initialisation (N(0, 0.02); residual projections 0.02/sqrt(2L); LayerNorm 1/0;
  * biases 0), from a seeded generator (splitmix64 + Box-Muller): the same seed, the same files.
  * No CUDA; libc + libm. Exit: 0 written, 1 a file breaks the recipe, 2 bad arguments or I/O.
+ * Must not: write outside DIR; split a file that breaks the recipe (it names the position instead).
  */
 #include <errno.h>
 #include <math.h>

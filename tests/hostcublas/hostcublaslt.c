@@ -15,6 +15,9 @@
  * Statuses as documented: NULL handle -> NOT_INITIALIZED; NULL or inconsistent arguments, sizes or
  * leading dimensions -> INVALID_VALUE; a valid request outside the above -> NOT_SUPPORTED.
  * Symbols carry the version node libcublasLt.so.13, as the real library's do.
+ * Must not: use a GPU, the real cuBLASLt or anything of accelshim; run a matmul whose layouts,
+ * types, epilogue or descriptor attributes it does not model (refused with the documented status);
+ * run a matmul outside its stream's order.
  */
 #include "hostcublas.h"
 

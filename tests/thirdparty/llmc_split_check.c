@@ -6,6 +6,7 @@
  *   llmc_split_check FULL G T STEPS SHARD0 [SHARD1 ...]
  * Exit 0: every step equal; 1: the first difference printed with both sides; 2: usage.
  * Built only when the corpus is present (tests/thirdparty/module.mk).
+ * Must not: modify llm.c's loader or the files it reads (it only reads them).
  */
 #include "llmc/dataloader.h"
 
