@@ -92,6 +92,7 @@ help:
 	@echo '  test       all, then every test; last line "N passed, N failed, N skipped"'
 	@echo '  check-san  the unit, routing and equivalence tests under ASan + UBSan (a copy of the tree)'
 	@echo '  bench      the benchmarks, printed side by side (build/bench/results.json)'
+	@echo '  thirdparty llm.c and cuda-samples from ACCELSHIM_THIRDPARTY into build/thirdparty (part of all)'
 	@echo '  fuzz       a bounded libFuzzer campaign on the policy parser (FUZZ_SECONDS=600)'
 	@echo '  install    PREFIX=/usr/local DESTDIR=: the launcher, the libraries, the tools'
 	@echo '  gpu-bundle the runtime libraries to carry to a GPU machine (build/gpu-rt)'

@@ -11,11 +11,13 @@
 #                              overlap (ready points), same run
 #   bench/ptx_interp.sh        hostcuda's PTX interpreter: lane-instructions/s per core on a tiled GEMM, a
 #                              shuffle reduction and an axpby, and one launch's speed-up from 1 to all cores
+#   bench/llmc_step.sh         seconds per llm.c training step (tiny GPT-2): train_gpt2_fp32.cu on hostcuda
+#                              vs llm.c's CPU trainer train_gpt2.c, same files, same run
 BENCH_DIR := $(BUILD)/bench
 ALL += $(BENCH_DIR)/launch_overhead $(BENCH_DIR)/fakecuda/libcuda.so.1 \
        $(BENCH_DIR)/allreduce_app $(BENCH_DIR)/allreduce_mpi $(BENCH_DIR)/allreduce_kernels.ptx \
        $(BENCH_DIR)/liballreduce_kernels_host.so
-BENCHES += bench/launch_overhead.sh bench/allreduce.sh bench/scaling.sh bench/overlap.sh bench/ptx_interp.sh
+BENCHES += bench/launch_overhead.sh bench/allreduce.sh bench/scaling.sh bench/overlap.sh bench/ptx_interp.sh bench/llmc_step.sh
 ALL += $(BENCH_DIR)/ptx_interp $(BENCH_DIR)/ptx_interp_kernels.ptx
 $(BENCH_DIR)/ptx_interp: bench/ptx_interp.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)

@@ -15,3 +15,11 @@ ALL += $(TOOLS_EQUIV)
 $(TOOLS_EQUIV): tools/accelshim-equiv.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< -lm
+
+# build/bin/llmc-tiny: a tiny synthetic GPT-2 in llm.c's checkpoint, tokenizer and token formats,
+# and the per-rank split of its data (docs/llmc.md); libc + libm only
+TOOLS_LLMC_TINY := $(BUILD)/bin/llmc-tiny
+ALL += $(TOOLS_LLMC_TINY)
+$(TOOLS_LLMC_TINY): tools/llmc-tiny.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< -lm

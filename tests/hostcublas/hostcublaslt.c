@@ -1,16 +1,23 @@
 /* hostcublaslt.c — build/tests/hostcublas/libcublasLt.so.13: a cuBLASLt test double on hostcuda
- * memory, the minimal set a trainer needs for fp32 matmuls.
+ * memory, covering what trainers such as llm.c's train_gpt2.cu call.
  *
  * cublasLtCreate/Destroy; MatrixLayoutCreate/Destroy/SetAttribute/GetAttribute (TYPE, ORDER =
  * column only, ROWS, COLS, LD, BATCH_COUNT, STRIDED_BATCH_OFFSET); MatmulDescCreate/Destroy/
- * SetAttribute/GetAttribute (COMPUTE_TYPE, SCALE_TYPE, POINTER_MODE = host, TRANSA, TRANSB,
- * EPILOGUE = default); MatmulPreferenceCreate/Destroy/SetAttribute (accepted, ignored);
- * MatmulAlgoGetHeuristic (one algorithm, no workspace); cublasLtMatmul: D = alpha op(A) op(B) +
- * beta C with 32F layouts and a 32F compute type (rounding as hostcublas.h), queued on the stream.
+ * SetAttribute/GetAttribute (COMPUTE_TYPE, SCALE_TYPE = 32F, POINTER_MODE = host, TRANSA, TRANSB,
+ * EPILOGUE, BIAS_POINTER, BIAS_DATA_TYPE, BIAS_BATCH_STRIDE, EPILOGUE_AUX_POINTER / _LD /
+ * _BATCH_STRIDE / _DATA_TYPE; SM_COUNT_TARGET and FAST_ACCUM accepted, no effect);
+ * MatmulPreferenceCreate/Destroy/SetAttribute/GetAttribute (SEARCH_MODE, MAX_WORKSPACE_BYTES, the
+ * alignment and waves hints); MatmulAlgoGetHeuristic (one algorithm needing no workspace, or
+ * none with CUBLAS_STATUS_NOT_SUPPORTED for a problem cublasLtMatmul would refuse);
+ * cublasLtMatmul: D = epilogue(alpha op(A) op(B) + beta C), A/B both 32F, 16BF or 16F, C == D
+ * type (32F, or the A/B type), a 32F compute type, the epilogues DEFAULT, BIAS, GELU(_BIAS),
+ * GELU_AUX(_BIAS), DGELU(_BGRAD), BGRADA, BGRADB (arithmetic: hostcublas.h), queued on the stream.
+ * Statuses as documented: NULL handle -> NOT_INITIALIZED; NULL or inconsistent arguments, sizes or
+ * leading dimensions -> INVALID_VALUE; a valid request outside the above -> NOT_SUPPORTED.
  * Symbols carry the version node libcublasLt.so.13, as the real library's do.
  * Must not: use a GPU, the real cuBLASLt or anything of accelshim; run a matmul whose layouts,
- * types or descriptor attributes it does not model (refused; only the preference attributes are
- * accepted and ignored); run a matmul outside its stream's order.
+ * types, epilogue or descriptor attributes it does not model (refused with the documented status);
+ * run a matmul outside its stream's order.
  */
 #include "hostcublas.h"
 
@@ -28,9 +35,17 @@ struct hcb_layout {
 struct hcb_desc {
     int32_t compute, scale, pm, transa, transb;
     uint32_t epilogue;
+    void *bias, *aux;
+    int32_t bias_type, aux_type;
+    int64_t bias_stride, aux_ld, aux_stride;
+    int32_t sm_target;
+    int8_t fast_accum;
 };
 struct hcb_pref {
-    int unused;
+    uint32_t search;
+    uint64_t max_ws;
+    uint32_t align[4];
+    float max_waves;
 };
 
 HOSTCUBLAS_API cublasStatus_t cublasLtCreate(cublasLtHandle_t *h)
@@ -133,7 +148,7 @@ HOSTCUBLAS_API cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *d, 
     if (!x)
         return CUBLAS_STATUS_ALLOC_FAILED;
     *x = (struct hcb_desc){.compute = computeType, .scale = scaleType, .transa = CUBLAS_OP_N, .transb = CUBLAS_OP_N,
-                           .epilogue = CUBLASLT_EPILOGUE_DEFAULT};
+                           .epilogue = CUBLASLT_EPILOGUE_DEFAULT, .bias_type = -1, .aux_type = -1};
     *d = (cublasLtMatmulDesc_t)x;
     return CUBLAS_STATUS_SUCCESS;
 }
@@ -154,7 +169,29 @@ static void *hcb_desc_field(struct hcb_desc *x, cublasLtMatmulDescAttributes_t a
     case CUBLASLT_MATMUL_DESC_TRANSA: return &x->transa;
     case CUBLASLT_MATMUL_DESC_TRANSB: return &x->transb;
     case CUBLASLT_MATMUL_DESC_EPILOGUE: return &x->epilogue;
+    case CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE: return &x->bias_type;
+    case CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE: return &x->aux_type;
+    case CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET: return &x->sm_target;
+    case CUBLASLT_MATMUL_DESC_FAST_ACCUM: *sz = 1; return &x->fast_accum;
+    case CUBLASLT_MATMUL_DESC_BIAS_POINTER: *sz = sizeof(void *); return &x->bias;
+    case CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER: *sz = sizeof(void *); return &x->aux;
+    case CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE: *sz = 8; return &x->bias_stride;
+    case CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD: *sz = 8; return &x->aux_ld;
+    case CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE: *sz = 8; return &x->aux_stride;
     default: return NULL;
+    }
+}
+
+/* the epilogues implemented (hostcublas.h); the others are valid requests this double refuses */
+static int hcb_epilogue_ok(uint32_t e)
+{
+    switch (e) {
+    case CUBLASLT_EPILOGUE_DEFAULT: case CUBLASLT_EPILOGUE_BIAS: case CUBLASLT_EPILOGUE_GELU:
+    case CUBLASLT_EPILOGUE_GELU_BIAS: case CUBLASLT_EPILOGUE_GELU_AUX: case CUBLASLT_EPILOGUE_GELU_AUX_BIAS:
+    case CUBLASLT_EPILOGUE_DGELU: case CUBLASLT_EPILOGUE_DGELU_BGRAD: case CUBLASLT_EPILOGUE_BGRADA:
+    case CUBLASLT_EPILOGUE_BGRADB:
+        return 1;
+    default: return 0;
     }
 }
 
@@ -167,12 +204,18 @@ HOSTCUBLAS_API cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_
     void *f = d ? hcb_desc_field((struct hcb_desc *)d, attr, &sz) : NULL;
     if (!f || !buf || size != sz)
         return CUBLAS_STATUS_INVALID_VALUE;
-    int32_t v;
-    memcpy(&v, buf, 4);
+    int32_t v = 0;
+    if (sz == 4)
+        memcpy(&v, buf, 4);
+    if ((attr == CUBLASLT_MATMUL_DESC_TRANSA || attr == CUBLASLT_MATMUL_DESC_TRANSB) &&
+        v != CUBLAS_OP_N && v != CUBLAS_OP_T && v != CUBLAS_OP_C)
+        return CUBLAS_STATUS_INVALID_VALUE;
     if ((attr == CUBLASLT_MATMUL_DESC_POINTER_MODE && v != CUBLASLT_POINTER_MODE_HOST) ||
-        (attr == CUBLASLT_MATMUL_DESC_EPILOGUE && v != CUBLASLT_EPILOGUE_DEFAULT) ||
+        (attr == CUBLASLT_MATMUL_DESC_EPILOGUE && !hcb_epilogue_ok((uint32_t)v)) ||
         (attr == CUBLASLT_MATMUL_DESC_COMPUTE_TYPE && hcb_round_of((cublasComputeType_t)v, &r) != 0) ||
-        (attr == CUBLASLT_MATMUL_DESC_SCALE_TYPE && v != CUDA_R_32F))
+        (attr == CUBLASLT_MATMUL_DESC_SCALE_TYPE && v != CUDA_R_32F) ||
+        ((attr == CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE || attr == CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE) &&
+         v != -1 && !hcb_type_ok(v)))
         return CUBLAS_STATUS_NOT_SUPPORTED;
     memcpy(f, buf, sz);
     return CUBLAS_STATUS_SUCCESS;
@@ -191,8 +234,12 @@ HOSTCUBLAS_API cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPrefe
 {
     if (!p)
         return CUBLAS_STATUS_INVALID_VALUE;
-    *p = calloc(1, sizeof(struct hcb_pref));
-    return *p ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_ALLOC_FAILED;
+    struct hcb_pref *x = calloc(1, sizeof *x);
+    if (!x)
+        return CUBLAS_STATUS_ALLOC_FAILED;
+    *x = (struct hcb_pref){.search = CUBLASLT_SEARCH_BEST_FIT, .align = {256, 256, 256, 256}};
+    *p = (cublasLtMatmulPreference_t)x;
+    return CUBLAS_STATUS_SUCCESS;
 }
 
 HOSTCUBLAS_API cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t p)
@@ -201,12 +248,79 @@ HOSTCUBLAS_API cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPref
     return CUBLAS_STATUS_SUCCESS;
 }
 
+static void *hcb_pref_field(struct hcb_pref *x, cublasLtMatmulPreferenceAttributes_t a, size_t *sz)
+{
+    *sz = 4;
+    switch (a) {
+    case CUBLASLT_MATMUL_PREF_SEARCH_MODE: return &x->search;
+    case CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES: *sz = 8; return &x->max_ws;
+    case CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES: return &x->align[0];
+    case CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES: return &x->align[1];
+    case CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES: return &x->align[2];
+    case CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES: return &x->align[3];
+    case CUBLASLT_MATMUL_PREF_MAX_WAVES_COUNT: return &x->max_waves;
+    default: return NULL;
+    }
+}
+
 HOSTCUBLAS_API cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t p,
                                                                    cublasLtMatmulPreferenceAttributes_t attr,
                                                                    const void *buf, size_t size)
 {
-    (void)attr;
-    return p && buf && size > 0 ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_INVALID_VALUE;
+    size_t sz = 0;
+    void *f = p ? hcb_pref_field((struct hcb_pref *)p, attr, &sz) : NULL;
+    if (!f || !buf || size != sz)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    memcpy(f, buf, sz);
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+HOSTCUBLAS_API cublasStatus_t cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t p,
+                                                                   cublasLtMatmulPreferenceAttributes_t attr,
+                                                                   void *buf, size_t size, size_t *written)
+{
+    size_t sz = 0;
+    void *f = p ? hcb_pref_field((struct hcb_pref *)p, attr, &sz) : NULL;
+    return hcb_get_field(f, sz, buf, size, written);
+}
+
+/* Validate a request and describe it as a GEMM (without the pointers): the one check that both
+ * the heuristic and the matmul make, so an algorithm is offered exactly for what runs. */
+static cublasStatus_t hcb_lt_plan(const struct hcb_desc *x, const struct hcb_layout *la, const struct hcb_layout *lb,
+                                  const struct hcb_layout *lc, const struct hcb_layout *ld, hcb_gemm_t *g)
+{
+    hcb_round_t r;
+    if (!x || !la || !lb || !lc || !ld)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    int ta = x->transa != CUBLAS_OP_N, tb = x->transb != CUBLAS_OP_N;
+    uint64_t m = ld->rows, n = ld->cols, k = ta ? la->rows : la->cols;
+    if ((ta ? la->cols : la->rows) != m || (tb ? lb->cols : lb->rows) != k || (tb ? lb->rows : lb->cols) != n ||
+        lc->rows != m || lc->cols != n || la->batch != ld->batch || lb->batch != ld->batch ||
+        lc->batch != ld->batch || ld->batch < 1)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (la->ld < (int64_t)(la->rows > 1 ? la->rows : 1) || lb->ld < (int64_t)(lb->rows > 1 ? lb->rows : 1) ||
+        lc->ld < (int64_t)(m > 1 ? m : 1) || ld->ld < (int64_t)(m > 1 ? m : 1))
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (!hcb_type_ok(la->type) || la->type != lb->type || lc->type != ld->type ||
+        (ld->type != CUDA_R_32F && ld->type != la->type) || hcb_round_of((cublasComputeType_t)x->compute, &r) != 0)
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+    uint32_t e = x->epilogue;
+    int needs_bias = (e & (HCB_EPI_BIAS | HCB_EPI_BGRAD | HCB_EPI_BGRADA | HCB_EPI_BGRADB)) != 0;
+    int needs_aux = (e & HCB_EPI_AUX) != 0;
+    if ((needs_bias && !x->bias) || (needs_aux && (!x->aux || x->aux_ld < (int64_t)m)))
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if ((e & (HCB_EPI_BGRAD | HCB_EPI_BGRADA | HCB_EPI_BGRADB)) && ld->batch > 1)
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+    *g = (hcb_gemm_t){.transa = ta, .transb = tb, .m = (long long)m, .n = (long long)n, .k = (long long)k,
+                      .lda = la->ld, .ldb = lb->ld, .ldc = ld->ld, .sa = la->stride, .sb = lb->stride,
+                      .sc = ld->stride, .batch = ld->batch, .round = r, .ldcin = lc->ld, .scin = lc->stride,
+                      .ta = la->type, .tb = lb->type, .tc = lc->type, .td = ld->type,
+                      .epilogue = e == CUBLASLT_EPILOGUE_DEFAULT ? 0 : e,
+                      .bias = needs_bias ? x->bias : NULL, .tbias = x->bias_type == -1 ? ld->type : x->bias_type,
+                      .sbias = x->bias_stride, .aux = needs_aux ? x->aux : NULL,
+                      .taux = x->aux_type == -1 ? ld->type : x->aux_type, .ldaux = x->aux_ld,
+                      .saux = x->aux_stride};
+    return CUBLAS_STATUS_SUCCESS;
 }
 
 HOSTCUBLAS_API cublasStatus_t cublasLtMatmulAlgoGetHeuristic(
@@ -214,9 +328,18 @@ HOSTCUBLAS_API cublasStatus_t cublasLtMatmulAlgoGetHeuristic(
     cublasLtMatrixLayout_t c, cublasLtMatrixLayout_t dd, cublasLtMatmulPreference_t pref, int requested,
     cublasLtMatmulHeuristicResult_t results[], int *returned)
 {
-    if (!h || !d || !a || !b || !c || !dd || !pref || requested < 1 || !results || !returned)
+    hcb_gemm_t g;
+    if (!h)
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (!d || !a || !b || !c || !dd || !pref || requested < 1 || !results || !returned)
         return CUBLAS_STATUS_INVALID_VALUE;
+    *returned = 0;
+    cublasStatus_t st = hcb_lt_plan((const void *)d, (const void *)a, (const void *)b, (const void *)c,
+                                    (const void *)dd, &g);
+    if (st != CUBLAS_STATUS_SUCCESS)
+        return st;
     memset(&results[0], 0, sizeof results[0]);
+    results[0].workspaceSize = 0; /* fits any CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES */
     results[0].state = CUBLAS_STATUS_SUCCESS;
     results[0].wavesCount = 1.0f;
     *returned = 1;
@@ -230,30 +353,25 @@ HOSTCUBLAS_API cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, cublasLtMatmulD
                                              const cublasLtMatmulAlgo_t *algo, void *workspace, size_t wsSize,
                                              cudaStream_t stream)
 {
-    (void)algo, (void)workspace, (void)wsSize;
-    const struct hcb_desc *x = (const struct hcb_desc *)desc;
-    const struct hcb_layout *la = (const void *)Adesc, *lb = (const void *)Bdesc, *lc = (const void *)Cdesc;
-    const struct hcb_layout *ld = Ddesc ? (const void *)Ddesc : lc;
-    hcb_round_t r;
+    (void)algo, (void)workspace, (void)wsSize; /* the algorithm needs no workspace */
+    hcb_gemm_t plan;
     if (!h)
         return CUBLAS_STATUS_NOT_INITIALIZED;
-    if (!x || !la || !lb || !lc || !alpha || !beta || !D)
+    if (!alpha || !beta || !A || !B || !D || !Cdesc)
         return CUBLAS_STATUS_INVALID_VALUE;
-    if (la->type != CUDA_R_32F || lb->type != CUDA_R_32F || lc->type != CUDA_R_32F || ld->type != CUDA_R_32F ||
-        hcb_round_of((cublasComputeType_t)x->compute, &r) != 0)
-        return CUBLAS_STATUS_NOT_SUPPORTED;
-    int ta = x->transa != CUBLAS_OP_N, tb = x->transb != CUBLAS_OP_N;
-    uint64_t m = ld->rows, n = ld->cols, k = ta ? la->rows : la->cols;
-    if ((ta ? la->cols : la->rows) != m || (tb ? lb->cols : lb->rows) != k || (tb ? lb->rows : lb->cols) != n ||
-        lc->rows != m || lc->cols != n || la->batch != ld->batch || lb->batch != ld->batch)
+    const void *dl = Ddesc ? (const void *)Ddesc : (const void *)Cdesc;
+    cublasStatus_t st = hcb_lt_plan((const void *)desc, (const void *)Adesc, (const void *)Bdesc,
+                                    (const void *)Cdesc, dl, &plan);
+    if (st != CUBLAS_STATUS_SUCCESS)
+        return st;
+    plan.alpha = *(const float *)alpha;
+    plan.beta = *(const float *)beta;
+    if (plan.beta != 0.0f && !C)
         return CUBLAS_STATUS_INVALID_VALUE;
-    hcb_gemm_t *g = calloc(1, sizeof *g);
+    plan.A = A, plan.B = B, plan.Cin = C, plan.Cout = D;
+    hcb_gemm_t *g = malloc(sizeof *g);
     if (!g)
         return CUBLAS_STATUS_ALLOC_FAILED;
-    *g = (hcb_gemm_t){.transa = ta, .transb = tb, .m = (long long)m, .n = (long long)n, .k = (long long)k,
-                      .lda = la->ld, .ldb = lb->ld, .ldc = ld->ld, .sa = la->stride, .sb = lb->stride,
-                      .sc = ld->stride, .batch = ld->batch, .alpha = *(const float *)alpha,
-                      .beta = *(const float *)beta, .round = r, .A = A, .B = B, .Cin = C, .Cout = D,
-                      .ldcin = lc->ld, .scin = lc->stride};
+    *g = plan;
     return hostcublas_enqueue(g, (CUstream)stream);
 }

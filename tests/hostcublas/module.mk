@@ -8,14 +8,21 @@ HOSTCUBLAS_LIB  := $(HOSTCUBLAS_DIR)/libcublas.so.13
 HOSTCUBLASLT_LIB := $(HOSTCUBLAS_DIR)/libcublasLt.so.13
 HOSTCUBLAS_DEPS := tests/hostcublas/hostcublas.h collectives/ash_coll_cast.h $(HOSTCUDA_DIR)/libcuda.so.1
 
-ALL += $(HOSTCUBLAS_LIB) $(HOSTCUBLASLT_LIB)
+ALL += $(HOSTCUBLAS_LIB) $(HOSTCUBLASLT_LIB) $(HOSTCUBLAS_DIR)/test_hcb
 
 $(HOSTCUBLAS_LIB): tests/hostcublas/hostcublas.c tests/hostcublas/hostcublas.map $(HOSTCUBLAS_DEPS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -Itests/hostcuda -shared -Wl,-soname,libcublas.so.13 \
-	  -Wl,--version-script=tests/hostcublas/hostcublas.map -Wl,-Bsymbolic -o $@ $< $(HOSTCUDA_DIR)/libcuda.so.1
+	  -Wl,--version-script=tests/hostcublas/hostcublas.map -Wl,-Bsymbolic -o $@ $< $(HOSTCUDA_DIR)/libcuda.so.1 -lm
 
 $(HOSTCUBLASLT_LIB): tests/hostcublas/hostcublaslt.c tests/hostcublas/hostcublaslt.map $(HOSTCUBLAS_DEPS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -Itests/hostcuda -shared -Wl,-soname,libcublasLt.so.13 \
-	  -Wl,--version-script=tests/hostcublas/hostcublaslt.map -Wl,-Bsymbolic -o $@ $< $(HOSTCUDA_DIR)/libcuda.so.1
+	  -Wl,--version-script=tests/hostcublas/hostcublaslt.map -Wl,-Bsymbolic -o $@ $< $(HOSTCUDA_DIR)/libcuda.so.1 -lm
+
+# test_hcb: both doubles against a double-precision reference (linked to them directly)
+HOSTCUBLAS_TEST := $(HOSTCUBLAS_DIR)/test_hcb
+TESTS += $(HOSTCUBLAS_TEST)
+$(HOSTCUBLAS_TEST): tests/hostcublas/test_hcb.c $(HOSTCUBLAS_LIB) $(HOSTCUBLASLT_LIB) | $(DEPS_STAMP)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ $< -Wl,-rpath,$(abspath $(HOSTCUBLAS_DIR)):$(abspath $(HOSTCUDA_DIR)) \
+	  $(HOSTCUBLAS_LIB) $(HOSTCUBLASLT_LIB) $(HOSTCUDA_DIR)/libcuda.so.1 -lcmocka -lm
