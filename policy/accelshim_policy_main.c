@@ -8,6 +8,7 @@
 #include "ash_policy.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { EXIT_VALID = 0, EXIT_USAGE = 1, EXIT_INVALID = 2, EXIT_NO_MATCH = 3 };
@@ -58,6 +59,9 @@ static int cmd_match(const char *path, const char *mangled, const char *demangle
     ash_policy_t *p = load(path);
     if (!p)
         return EXIT_INVALID;
+    char *own = demangled ? NULL : ash_policy_demangle(mangled, NULL, NULL); /* as the shim does */
+    if (own)
+        demangled = own;
     size_t n = ash_policy_match(p, mangled, demangled, rules, 64);
     for (size_t i = 0; i < n && i < 64; i++) {
         const ash_policy_rule_t *r = rules[i];
@@ -65,8 +69,11 @@ static int cmd_match(const char *path, const char *mangled, const char *demangle
                r->kind == ASH_POLICY_RULE_GRADIENT ? "gradients" : "parameters", r->index, r->at,
                path, r->line, r->col);
     }
-    if (n == 0)
+    if (n == 0 && demangled)
+        printf("no rule matches %s (demangled: %s)\n", mangled, demangled);
+    else if (n == 0)
         printf("no rule matches\n");
+    free(own);
     ash_policy_free(p);
     return n ? EXIT_VALID : EXIT_NO_MATCH;
 }

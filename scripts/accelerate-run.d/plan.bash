@@ -6,7 +6,7 @@
 # shellcheck shell=bash
 
 # Plan: engine, world, the wrapper command, the environment for ranks.
-P_ORIGIN='' P_ENGINE='' P_N=0 P_LOCAL_N=0 P_RANK0=0 P_POLICY='' P_RUN_DIR='' P_PORT=''
+P_ORIGIN='' P_POLICY_RULES='' P_POLICY_OPTIONAL=0 P_ENGINE='' P_N=0 P_LOCAL_N=0 P_RANK0=0 P_POLICY='' P_RUN_DIR='' P_PORT=''
 P_WRAP=()      # wrapper arguments shared by every rank (before --rank ...)
 P_ENV=()       # KEY=VALUE set in the engine's environment (printed by --dry-run)
 P_CMD=()       # engine command (mpirun/srun)
@@ -166,6 +166,7 @@ plan() {
     P_POLICY=$(readlink -f "$P_POLICY")
     check_policy "$P_POLICY" || exit 2
   fi
+  plan_refuse_unsynced
 
   # The wrapper's arguments, common to every rank.
   [ -x "$L_WRAPPER" ] || die "rank wrapper not found at $L_WRAPPER (broken install?)"
@@ -273,8 +274,29 @@ plan_devices() {
   return 0
 }
 
+# More than one rank with the shim and sync required: a job without a policy, or with one that
+# has no rule (the starter policy `config --write-policy` writes), would train every rank apart
+# and fail at exit (7); it is refused here instead, before any rank starts.
+plan_refuse_unsynced() {
+  local sync=${ACCELSHIM_SYNC:-} kv
+  for kv in "${O_ENVS[@]}"; do [[ $kv == ACCELSHIM_SYNC=* ]] && sync=${kv#*=}; done
+  { [ "$O_PRELOAD" = 1 ] && [ "$P_N" -gt 1 ] && [ "$O_SYNC_OPT" = 0 ] && [ "$sync" != optional ]; } || return 0
+  [ "$P_POLICY_OPTIONAL" = 1 ] && [ "$sync" != required ] && return 0
+  local say=die
+  [ "$O_DRY" = 1 ] && say=warn   # --dry-run shows the plan; a real launch stops here
+  if [ -z "$P_POLICY" ]; then
+    $say "no policy for $P_N ranks: nothing would be synchronised (each rank would train apart); give --policy FILE (README: 'Writing a policy for your binary'), or --sync-optional if the ranks are meant to run apart; no rank was started"
+  fi
+  [ "$P_POLICY_RULES" = 0 ] \
+    && $say "policy $P_POLICY (from $P_ORIGIN) has no gradient or parameter rule: $P_N ranks would train apart; add rules (README: 'Writing a policy for your binary'), or --sync-optional; no rank was started"
+  return 0
+}
+
+# check_policy FILE: accelshim-policy check; sets P_POLICY_RULES (0: no rule at all, 1, or '' when
+# not known) and P_POLICY_OPTIONAL (1: `sync: optional`) from its normalised form.
 check_policy() {
-  local out
+  local out norm
+  P_POLICY_RULES='' P_POLICY_OPTIONAL=0
   if [ ! -x "$L_POLICY_TOOL" ]; then
     if [ "$O_DRY" = 1 ]; then warn "warning: cannot check '$1': accelshim-policy not found at $L_POLICY_TOOL"; return 0; fi
     warn "cannot check policy '$1': accelshim-policy not found at $L_POLICY_TOOL (build it with 'make')"
@@ -285,6 +307,11 @@ check_policy() {
     warn "policy '$1' is invalid; no rank was started"
     return 1
   fi
+  norm=$("$L_POLICY_TOOL" check "$1" 2>/dev/null) || return 0
+  grep -qx 'sync: optional' <<<"$norm" && P_POLICY_OPTIONAL=1
+  if grep -qx 'gradients: \[\]' <<<"$norm" && grep -qx 'parameters: \[\]' <<<"$norm"; then P_POLICY_RULES=0
+  else P_POLICY_RULES=1; fi
+  return 0
 }
 
 build_engine_cmd() {
