@@ -8,7 +8,7 @@
 # ---------------------------------------------------------------------------------------------
 config_usage() {
   cat <<'EOF'
-usage: accelerate-run config [--force] [FILE]
+usage: accelerate-run config --write-policy [--force] [FILE]   (or: config [--force] FILE)
        accelerate-run config [--num_processes N] [--mixed_precision no|fp16|bf16] [--policy FILE]
                              [--launcher L] [--backend B] [--gpu_ids LIST] [--max_restarts N]
                              [--num_cpu_threads_per_process N] [--clear]
@@ -17,9 +17,10 @@ Saved defaults: with any of the options above (or, at a terminal with no argumen
 write accelerate-run's own defaults to $XDG_CONFIG_HOME/accelshim/accelerate-run.yaml (default
 ~/.config/...), keeping the keys not given (--clear: start empty). Every launch reads them beneath
 the command line and beneath --config_file / Accelerate's default config. --show prints them.
-Starter policy: without those options, write a commented starter policy to FILE (default
-./accelshim.yaml; '-' = standard output) and check it with accelshim-policy. An existing FILE
-is kept unless --force is given.
+Starter policy: --write-policy (or a FILE) writes a commented starter policy to FILE (default
+./accelshim.yaml; '-' = standard output) and checks it with accelshim-policy; an existing FILE is
+kept unless --force is given. It has no rules yet: more than one rank refuses to start with it
+until you add them. `config` alone asks for the defaults at a terminal, else shows them.
 EOF
 }
 
@@ -42,7 +43,7 @@ config_defaults() {
   OPT_WHERE="config: "
   for kv in "$@"; do
     key=${kv%%=*}; val=${kv#*=}
-    set_opt "--${key//_/-}" "$val"         # the same checks as on the command line
+    set_opt_as "${CFG_TYPED[$key]:---$key}" "--${key//_/-}" "$val"   # the command line's checks, named as typed
     if [ "$key" = policy ]; then
       [ -r "$val" ] || die "config: --policy '$val' cannot be read"
       val=$(readlink -f "$val")
@@ -117,8 +118,9 @@ debug:
 EOF
 }
 
+declare -A CFG_TYPED=()   # saved-default key -> the option as the user typed it
 cmd_config() {
-  local file='' force=0 tmp sets=() key o
+  local file='' force=0 tmp sets=() key o write=0
   CFG_CLEAR=0
   while [ $# -gt 0 ]; do
     case $1 in
@@ -127,13 +129,15 @@ cmd_config() {
       --show) file=$(saved_defaults_file); [ -f "$file" ] || { echo "$ASR_NAME: no saved defaults ($file)"; return 0; }
               echo "$ASR_NAME: saved defaults in $file:"; grep -v '^#' "$file" | sed 's/^/    /'; return 0 ;;
       --clear) CFG_CLEAR=1 ;;
+      --write-policy) write=1 ;;
       --config-file=*|--config_file=*) file=${1#*=} ;;
       --*)
         o=${1#--}; key=${o%%=*}; key=${key//-/_}
         case " ${SAVED_KEYS[*]} " in
           *" $key "*)
+            CFG_TYPED[$key]=--${o%%=*}
             if [[ $o == *=* ]]; then sets+=("$key=${o#*=}")
-            else [ $# -ge 2 ] || die "config: --$key needs a value"; sets+=("$key=$2"); shift; fi ;;
+            else [ $# -ge 2 ] || die "config: --${o%%=*} needs a value"; sets+=("$key=$2"); shift; fi ;;
           *) config_usage >&2; die "config: unknown option '$1'" ;;
         esac ;;
       -) file=- ;;
@@ -146,7 +150,14 @@ cmd_config() {
     [ -z "$file" ] || die "config: saved defaults and a starter policy FILE are two commands: run them apart"
     config_defaults "${sets[@]}"; return
   fi
-  if [ -z "$file" ] && [ -t 0 ] && [ -t 1 ]; then config_ask; fi
+  if [ -z "$file" ] && [ $write = 0 ]; then
+    # nothing asked for: ask for the defaults at a terminal; never a starter policy unasked (a
+    # ./accelshim.yaml is picked up by every later launch in this folder)
+    if [ -t 0 ] && [ -t 1 ]; then config_ask; return; fi
+    cmd_config --show
+    echo "$ASR_NAME: to save defaults: accelerate-run config --num_processes N ...; a starter policy: accelerate-run config --write-policy [FILE]"
+    return 0
+  fi
   file=${file:-./accelshim.yaml}
   if [ "$file" = - ]; then starter_policy; return 0; fi
   # a link is never written through, even with --force (it could point anywhere, or nowhere yet)

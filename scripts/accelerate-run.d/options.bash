@@ -167,9 +167,25 @@ parse_launch_args() {
   fi
 }
 
-# apply_config FILE: every key the file sets that the command line did not.
+# set_opt_as SHOWN NAME VALUE: set_opt, with an error naming the option as the user wrote it
+# (SHOWN: `--num_processes`, a file's key) instead of its canonical name.
+set_opt_as() {
+  local shown=$1 name=$2 val=$3 err canon
+  if ! err=$( (set_opt "$name" "$val") 2>&1 ); then
+    canon=$name; [ "$name" = --num-processes ] && canon=-n
+    err=${err#"$ASR_NAME: "}
+    err=${err/"$OPT_WHERE$canon:"/"$OPT_WHERE$shown:"}
+    err=${err/"$OPT_WHERE$canon "/"$OPT_WHERE$shown "}
+    die "$err"
+  fi
+  set_opt "$name" "$val"
+}
+
+# apply_config FILE: every key the file sets that the command line did not. CFG_USED: the
+# "key=value" pairs it did set.
 apply_config() {
   local file=$1 out key val
+  CFG_USED=()
   out=$(python3 "$L_HELPERS/config-read" "$file") || exit 2
   OPT_WHERE="$file: "
   while IFS=$'\t' read -r key val; do
@@ -177,8 +193,9 @@ apply_config() {
       '') ;;
       IGNORED) note "$file: keys not used by accelerate-run, ignored: $val" ;;
       NOTUSED) note "$file: ${val%%:*}: accepted, not used:${val#*:}" ;;
-      cpu) [ -n "${O_SET[--cpu]:-}" ] || O_CPU=1 ;;
-      *) [ -n "${O_SET[--$key]:-}" ] || [ -n "${O_CFG_SET[--$key]:-}" ] || { set_opt "--$key" "$val"; O_CFG_SET[--$key]=1; } ;;
+      cpu) [ -n "${O_SET[--cpu]:-}" ] || { O_CPU=1; CFG_USED+=("cpu=true"); } ;;
+      *) [ -n "${O_SET[--$key]:-}" ] || [ -n "${O_CFG_SET[--$key]:-}" ] \
+           || { set_opt_as "${key//-/_}" "--$key" "$val"; O_CFG_SET[--$key]=1; CFG_USED+=("${key//-/_}=$val"); } ;;
     esac
   done <<<"$out"
   OPT_WHERE=''
@@ -197,6 +214,10 @@ load_configs() {
     if [ -f "$acc" ]; then note "using Accelerate's config $acc (--config_file FILE to choose another)"; apply_config "$acc"; fi
   fi
   saved=$(saved_defaults_file)
-  [ -f "$saved" ] && apply_config "$saved"
+  if [ -f "$saved" ]; then
+    apply_config "$saved"
+    # what the saved defaults changed, in one line (as for Accelerate's default config above)
+    [ ${#CFG_USED[@]} -gt 0 ] && note "using saved defaults $saved: $(IFS=,; printf '%s' "${CFG_USED[*]}" | sed 's/,/, /g') (accelerate-run config --show; --clear to remove)"
+  fi
   return 0
 }

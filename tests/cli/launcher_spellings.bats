@@ -88,17 +88,28 @@ teardown() { cd / && rm -rf "$T"; }
   contains "$T/xdg/accelshim/accelerate-run.yaml"
   run "$A" --dry-run --no-preload -- prog
   contains "mpirun -n 4 "
+  # one line names the saved defaults and what they set (issue: they changed a job silently)
+  contains "note: using saved defaults $T/xdg/accelshim/accelerate-run.yaml: num_processes=4, launcher=mpirun"
   mkdir -p hf/accelerate && cp acc.yaml hf/accelerate/default_config.yaml
   run "$A" --dry-run --no-preload -- prog
   contains "using Accelerate's config $T/hf/accelerate/default_config.yaml"
   contains "mpirun -n 2 "                        # Accelerate's config above the saved defaults
-  run "$A" --dry-run --no-preload -n 5 -- prog
+  contains "note: using saved defaults $T/xdg/accelshim/accelerate-run.yaml: launcher=mpirun"
+  run "$A" --dry-run --no-preload -n 5 --launcher mpirun -- prog
   contains "mpirun -n 5 "                        # the command line above both
+  lacks "using saved defaults"                   # nothing of them was used
   run "$A" config --show
   contains "num_processes: '4'"
+  # errors name the flag as it was typed
   run "$A" config --mixed_precision fp8
   status_is 2
-  contains "config: --mixed-precision: 'fp8'"
+  contains "config: --mixed_precision: 'fp8'"
+  run "$A" config --num_processes two
+  status_is 2
+  contains "config: --num_processes: 'two' is not a positive integer"
+  run "$A" config --num-processes=0
+  status_is 2
+  contains "config: --num-processes: '0' is not a positive integer"
 }
 
 @test "launch subcommand, -np, torchrun's --nproc_per_node/--nnodes" {
