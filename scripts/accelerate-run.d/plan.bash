@@ -240,10 +240,27 @@ plan() {
   elif [ -n "${OMP_NUM_THREADS:-}" ]; then P_WRAP+=(--env "OMP_NUM_THREADS=$OMP_NUM_THREADS")
   elif [ "$P_N" -gt 1 ]; then P_WRAP+=(--env OMP_NUM_THREADS=1)
   fi
+  plan_torchrun_env
   local kv
   for kv in "${O_ENVS[@]}"; do P_WRAP+=(--env "$kv"); done
 
   build_engine_cmd
+}
+
+# torchrun's variables for the program (RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE come from
+# the wrapper, which knows its rank): MASTER_ADDR is the machine of rank 0 (--main-process-ip; the
+# first host of --hostfile or of the Slurm allocation; else this host, 127.0.0.1), MASTER_PORT
+# --main-process-port (the own engine's rendezvous port), else torchrun's 29500.
+plan_torchrun_env() {
+  local addr=${O_MAIN_IP:-} port=${P_PORT:-${O_MAIN_PORT:-}}
+  if [ -z "$addr" ] && [ -n "$O_HOSTFILE" ] && [ "$P_ENGINE" = mpirun ]; then addr=$(hostfile_hosts "$O_HOSTFILE" | head -n 1); fi
+  if [ -z "$addr" ] && [ "$P_ENGINE" = srun ] && [ -n "${SLURM_JOB_NODELIST:-}" ]; then
+    addr=$(scontrol show hostnames "$SLURM_JOB_NODELIST" 2>/dev/null | head -n 1)
+  fi
+  [ "$port" = 0 ] && port=''
+  P_WRAP+=(--master "${addr:-127.0.0.1}:${port:-29500}")
+  [ "$P_ENGINE" = local ] && P_WRAP+=(--local-world-size "$P_LOCAL_N")
+  return 0
 }
 
 # One GPU per rank. --visible-devices per-rank (default): each rank's CUDA_VISIBLE_DEVICES is

@@ -76,7 +76,7 @@ teardown() { cd / && rm -rf "$T"; }
   sed 's/^num_processes: .*/num_processes: two/' acc.yaml >two.yaml
   run "$A" --no-preload --config_file two.yaml -- touch started
   status_is 2
-  contains "two.yaml: -n: 'two' is not a positive integer"
+  contains "two.yaml: num_processes: 'two' is not a positive integer"
   [ ! -e started ]
 }
 
