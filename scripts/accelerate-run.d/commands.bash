@@ -304,10 +304,12 @@ Uses hostcuda (--cpu) when no GPU is visible. Defaults: -n 2, --batch 4, --steps
 EOF
 }
 
-# A policy for the bundled trainer: --policy, else the one installed/checked in next to it.
+# A policy for the bundled trainer and optimizer $1: --policy, else the one installed/checked in
+# next to it (mlp.yaml for sgd, mlp-adam.yaml for adam).
 trainer_policy() {
-  local f
-  for f in "$L_EXAMPLES/mlp.yaml" "$L_TOP/tests/trainers/mlp.yaml" "$L_TOP/lib/accelshim/tests/mlp.yaml"; do
+  local f b=mlp
+  [ "${1:-sgd}" = adam ] && b=mlp-adam
+  for f in "$L_EXAMPLES/$b.yaml" "$L_TOP/tests/trainers/$b.yaml" "$L_TOP/lib/accelshim/tests/$b.yaml"; do
     [ -f "$f" ] && { printf '%s\n' "$f"; return 0; }
   done
   return 1
@@ -346,7 +348,7 @@ cmd_test() {
     cpu=--cpu
     echo "test: fewer than $n GPUs visible: running on hostcuda (--cpu)"
   fi
-  if [ -z "$policy" ]; then policy=$(trainer_policy) || die "test: no policy for the bundled trainer found (give --policy FILE)"; fi
+  if [ -z "$policy" ]; then policy=$(trainer_policy "$opt") || die "test: no policy for the bundled trainer found (give --policy FILE)"; fi
   tmp=$(mktemp -d "${TMPDIR:-/tmp}/accelshim-test.XXXXXX") || die "test: cannot create a temporary directory"
   [ $keep = 1 ] || trap 'rm -rf "$tmp"' RETURN
 

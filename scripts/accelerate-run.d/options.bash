@@ -88,7 +88,7 @@ takes_value() {
     --num-machines|--machine-rank|--main-process-ip|--main-process-port|--launcher|--ranks-filter|\
     --local-ranks-filter|--log-dir|--env|--trace|--timeout|--record|--visible-devices|\
     --num-cpu-threads-per-process|--max-restarts|--config-file|--redirects|--rdzv-backend|\
-    --rdzv-endpoint|--rdzv-id|--rdzv-conf|--monitor-interval|--max-nodes) return 0 ;;
+    --rdzv-endpoint|--rdzv-id|--rdzv-conf|--monitor-interval|--max-nodes|--dynamo-backend) return 0 ;;
   esac
   return 1
 }
@@ -149,7 +149,7 @@ parse_launch_args() {
       --rdzv-backend) [ "$val" = static ] || note "--rdzv-backend $val: accepted, not used (ranks meet through MPI or NCCL's bootstrap, not torch's rendezvous)" ;;
       --rdzv-endpoint|--rdzv-id|--rdzv-conf|--monitor-interval|--max-nodes)
         note "$name $val: accepted, not used (torch elastic's rendezvous and monitor are not part of accelerate-run)" ;;
-      --dynamo-backend) note "--dynamo-backend: accepted, not used (a setting of PyTorch programs)" ;;
+      --dynamo-backend) note "--dynamo-backend $val: accepted, not used (a setting of PyTorch programs)" ;;
       --help) usage; exit 0 ;;
       --version) asr_version; exit 0 ;;
       *) set_opt "$name" "$val" || die "unknown option '$a' (see --help)" ;;

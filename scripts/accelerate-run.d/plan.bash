@@ -30,8 +30,9 @@ sys.exit(1)' "$1" 2>/dev/null
 # Options that contradict each other: one line naming both, before anything else is decided.
 plan_refuse_contradictions() {
   local machines=${O_MACHINES:-1}
+  # --tee without --log-dir: accepted, as torchrun does; the console has all output anyway
   [ "$O_TEE" = 1 ] && [ -n "${O_SET[--tee]:-}" ] && [ "$O_REDIRECTED" = 0 ] && [ -z "$O_LOG_DIR" ] \
-    && die "--tee needs --log-dir (without it, output goes to the console anyway)"
+    && note "--tee without --log-dir: output goes to the console only (no log files)"
   [ "$O_REDIRECTED" = 1 ] && [ -z "$O_LOG_DIR" ] && die "--redirects sends output to files: it needs --log-dir DIR"
   [ "$O_LOCAL_FILTER" = all ] || [ "$O_FILTER" = all ] \
     || die "--ranks-filter $O_FILTER and --local-ranks-filter $O_LOCAL_FILTER both choose the ranks shown: use one"
@@ -173,14 +174,21 @@ plan() {
   P_WRAP=("$L_WRAPPER" --show "$O_FILTER")
   [ "$O_LOCAL_FILTER" = all ] || P_WRAP+=(--show-local "$O_LOCAL_FILTER")
   [ "$O_LINEBUF" = 1 ] && P_WRAP+=(--line-buffered)
+  P_LOG_DIR='' P_LOG_IDX=''
   if [ -n "$O_LOG_DIR" ]; then
     mkdir -p "$O_LOG_DIR" 2>/dev/null || die "cannot create log directory '$O_LOG_DIR'"
-    # a link where a log goes would be written through (each rank re-checks as it creates its log)
-    local lf
-    for lf in "$O_LOG_DIR"/rank-*.log; do
-      [ -L "$lf" ] && die "--log-dir: '$lf' is a symbolic link; refusing to write through it (no rank was started)"
-    done
-    P_WRAP+=(--log-dir "$(readlink -f "$O_LOG_DIR")")
+    P_LOG_DIR=$(readlink -f "$O_LOG_DIR")
+    # one folder per attempt, DIR/attempt-N/rank-R.log (as torchrun); an earlier run's logs in DIR
+    # are moved aside into DIR/run-STAMP/, never overwritten
+    local lf old=()
+    for lf in "$P_LOG_DIR"/attempt-[0-9]* "$P_LOG_DIR"/rank-*.log; do [ -e "$lf" ] || [ -L "$lf" ] && old+=("$lf"); done
+    if [ ${#old[@]} -gt 0 ] && [ "$O_DRY" = 0 ]; then
+      lf=$(mktemp -d "$P_LOG_DIR/run-$(date +%Y%m%d-%H%M%S).XXXX") && mv -- "${old[@]}" "$lf/" \
+        || die "--log-dir: cannot move the earlier run's logs aside in '$O_LOG_DIR'"
+      warn "note: --log-dir: the earlier run's logs were moved to $lf"
+    fi
+    P_LOG_IDX=${#P_WRAP[@]}
+    P_WRAP+=(--log-dir "$P_LOG_DIR/attempt-0")
     [ "$O_TEE" = 1 ] || P_WRAP+=(--quiet)
   fi
   if [ "$O_PRELOAD" = 1 ]; then

@@ -396,7 +396,7 @@ report() {
         tail -n 3 "$P_RUN_DIR/rank-$r.tail" | sed 's/^/    | /'
       fi
       echo "$ASR_NAME: the other ranks were stopped (SIGTERM, then SIGKILL after ${ASR_GRACE_S}s)"
-      [ -n "$O_LOG_DIR" ] && echo "$ASR_NAME: full logs: $O_LOG_DIR/rank-R.log"
+      [ -n "$P_LOG_IDX" ] && echo "$ASR_NAME: full logs: ${P_WRAP[P_LOG_IDX + 1]}/rank-R.log"
       echo "$ASR_NAME: exit status $code"
       echo "============================================================================"
     } >&2
@@ -417,7 +417,7 @@ report() {
       echo "$ASR_NAME: rank $r printed nothing"
     fi
     [ "$P_N" -gt 1 ] && [ "$unsynced" -lt "$P_N" ] && echo "$ASR_NAME: the other ranks were stopped (SIGTERM, then SIGKILL after ${ASR_GRACE_S}s)"
-    [ -n "$O_LOG_DIR" ] && echo "$ASR_NAME: full logs: $O_LOG_DIR/rank-R.log"
+    [ -n "$P_LOG_IDX" ] && echo "$ASR_NAME: full logs: ${P_WRAP[P_LOG_IDX + 1]}/rank-R.log"
     echo "$ASR_NAME: exit status $code"
     echo "============================================================================"
   } >&2

@@ -139,11 +139,11 @@ teardown() { cd / && rm -rf "$T"; }
   run "$A" --no-preload --log_dir logs --tee 3 -n 2 -- bash -c 'echo out {rank}'
   status_is 0
   contains "[rank 1] out 1"                      # --tee 3 took its value: the program ran
-  [ "$(cat logs/rank-1.log)" = "out 1" ]
+  [ "$(cat logs/attempt-0/rank-1.log)" = "out 1" ]
   run "$A" --no-preload --log_dir logs2 -r 3 -n 2 -- bash -c 'echo out {rank}'
   status_is 0
   lacks "[rank"                                  # redirected: files only
-  [ "$(cat logs2/rank-0.log)" = "out 0" ]
+  [ "$(cat logs2/attempt-0/rank-0.log)" = "out 0" ]
   run "$A" --no-preload --log_dir logs3 -t 1 -n 2 -- bash -c 'echo out {rank}'
   contains "--tee 1: stdout and stderr go to the log together"
   contains "[rank 0] out 0"
