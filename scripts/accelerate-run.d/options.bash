@@ -9,7 +9,7 @@
 # Options.
 O_N='' O_GPU_IDS='' O_CPU=0 O_POLICY='' O_MP=no O_BACKEND='' O_HOSTFILE='' O_MACHINES=''
 O_MACHINE_RANK='' O_MAIN_IP='' O_MAIN_PORT='' O_LAUNCHER=auto O_FILTER=all O_LOG_DIR='' O_TEE=0
-O_DEBUG=0 O_LINEBUF=1 O_VISIBLE=per-rank O_TIMEOUT='' O_DRY=0 O_PRELOAD=1 O_RECORD='' O_NAN_CHECK=0 O_SYNC_OPT=0
+O_DEBUG=0 O_LINEBUF=1 O_VISIBLE=per-rank O_TIMEOUT='' O_DRY=0 O_PRELOAD=1 O_RECORD='' O_NAN_CHECK=0 O_SYNC_OPT=0 O_LIST_KERNELS=0
 O_ENVS=() O_MCA=() O_PROG=()
 O_TRACE='' O_TRACE_LAUNCHES=0 P_TRACE_DIR=''
 O_REDIRECTED=0 O_CONFIG='' O_QUIET=0 O_THREADS='' O_RESTARTS=0 O_LOCAL_FILTER=all O_NPROC_PER_NODE=''
@@ -64,6 +64,7 @@ set_opt() {
     --debug) O_DEBUG=1 ;;
     --record) [ -n "$val" ] || die "${w}--record: needs a directory"; O_RECORD=$val ;;
     --nan-check) O_NAN_CHECK=1 ;;
+    --list-kernels) O_LIST_KERNELS=1 ;;
     --sync-optional) O_SYNC_OPT=1 ;;
     --timeout) is_uint "$val" || die "${w}--timeout: '$val' is not a number of seconds"; O_TIMEOUT=$val ;;
     --trace) [ -n "$val" ] || die "${w}--trace needs a directory"; O_TRACE=$val ;;

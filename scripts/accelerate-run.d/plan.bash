@@ -112,6 +112,15 @@ plan() {
 
   plan_check_filter
   plan_check_program
+  if [ "$O_LIST_KERNELS" = 1 ]; then
+    # one rank, the shim's debug listing into a log of our own, read back after the run
+    [ "$P_N" -eq 1 ] || die "--list-kernels runs one rank (it lists what the program launches): drop -n $P_N"
+    [ "$O_PRELOAD" = 1 ] || die "--list-kernels needs the shim: drop --no-preload"
+    [ -z "$O_LOG_DIR" ] || die "--list-kernels keeps its own log: drop --log-dir"
+    O_LOG_DIR=$(mktemp -d "${TMPDIR:-/tmp}/accelerate-run-kernels.XXXXXX") || die "cannot create a temporary folder"
+    O_TEE=0 O_SYNC_OPT=1
+    O_ENVS+=(ACCELSHIM_LOG=debug)
+  fi
 
   # Engine.
   P_NCCL_ID=''

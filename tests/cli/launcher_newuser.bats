@@ -124,3 +124,21 @@ TR='echo "tr RANK=$RANK LOCAL_RANK=$LOCAL_RANK WORLD_SIZE=$WORLD_SIZE LOCAL_WORL
       "$TRAINER" --steps 2 --shard-rank '{rank}' --shard-count '{world_size}'
   contains 'gradients[0] (at: "adam_update"'
 }
+
+@test "README step 1 runs as written without a GPU: --cpu --list-kernels prints the kernels with their parameter sizes" {
+  need_trainer; need_shim
+  run "$A" --cpu --list-kernels -- "$TRAINER" --steps 2 --clip 1.0
+  status_is 0
+  contains "kernels launched by"
+  contains "linear_forward(float*, float const*, float const*, float const*, int, int, int, int)  _Z14linear_forwardPfPKfS1_S1_iiii  params=[8,8,8,8,4,4,4,4]"
+  contains "grad_norm_squared  params=[8,8,4]"
+  contains "sgd_update  params=[8,8,4,4,8]"
+  lacks "DEBUG"                                  # the listing, not the debug log
+  # without --clip the clip kernels are not launched (the listing is what ran, not what exists)
+  run "$A" --cpu --list-kernels -- "$TRAINER" --steps 1
+  status_is 0
+  lacks "grad_norm_squared"
+  run "$A" --cpu --list-kernels -n 2 -- "$TRAINER" --steps 1
+  status_is 2
+  contains "--list-kernels runs one rank"
+}
