@@ -142,3 +142,42 @@ TR='echo "tr RANK=$RANK LOCAL_RANK=$LOCAL_RANK WORLD_SIZE=$WORLD_SIZE LOCAL_WORL
   status_is 2
   contains "--list-kernels runs one rank"
 }
+
+# `accelerate-run test` on the user's own program: the advice follows the evidence
+tprog() { run "$A" test --cpu -n 2 --batch 4 --batch-arg '--batch={batch}' "$@"; }
+
+@test "test: a sync point after the clip-norm kernel is 'too late: an earlier kernel', naming the candidates" {
+  need_trainer; need_shim; need_cmd mpirun
+  tprog --policy "$TOP/tests/equivalence/policies/clip-at-update.yaml" -- \
+      "$TRAINER" --steps 4 --clip 0.5 --shard-rank '{rank}' --shard-count '{world_size}'
+  [ "$status" -ne 0 ] || { show; false; }
+  contains "test: DIFFERS"
+  contains "agree at seq 0"
+  contains "the sync point is too late"
+  contains "pick an earlier kernel"
+  contains "grad_norm_squared"
+  lacks "pick a later kernel"
+}
+
+@test "test: forgotten sharding arguments: the values differ already before the first collective" {
+  need_trainer; need_shim; need_cmd mpirun
+  tprog --policy "$TOP/examples/mlp.yaml" -- "$TRAINER" --steps 4
+  [ "$status" -ne 0 ] || { show; false; }
+  contains "differ already before the first collective"
+  contains "different data or weights"
+  contains "{rank}"
+  lacks "pick a later kernel"
+  lacks "pick an earlier kernel"
+}
+
+@test "test: a typo'd rule shows the nearest kernel; the correct policy passes (control)" {
+  need_trainer; need_shim; need_cmd mpirun
+  sed 's/"sgd_update"/"sgd_updte"/' "$TOP/examples/mlp.yaml" >typo.yaml
+  tprog --policy typo.yaml -- "$TRAINER" --steps 3 --shard-rank '{rank}' --shard-count '{world_size}'
+  [ "$status" -ne 0 ] || { show; false; }
+  contains "no gradient sync point fired"
+  contains "nearest kernel seen: sgd_update (edit distance 1)"
+  tprog --policy "$TOP/examples/mlp.yaml" -- "$TRAINER" --steps 3 --shard-rank '{rank}' --shard-count '{world_size}'
+  status_is 0
+  contains "test: OK"
+}
