@@ -231,7 +231,7 @@ cmd_env() {
   done
   echo "accelshim environment"
   echo "- accelshim version:  $(asr_version)"
-  v=$(lib_version) && echo "- accelshim_version(): $v"
+  v=$(lib_version) && echo "- library release:    $v (accelshim_version() of the library below)"
   echo "- layout:             $L_MODE ($L_TOP)"
   echo "- launcher:           $ASR_SELF"
   printf -- '- library:            %s%s\n' "$L_LIB" "$([ -f "$L_LIB" ] || echo ' (MISSING)')"
@@ -266,7 +266,10 @@ cmd_env() {
   else
     echo "- MPI:                mpirun not found"
   fi
-  if command -v srun >/dev/null 2>&1; then echo "- Slurm:              $(srun --version 2>&1 | head -n1) (job: ${SLURM_JOB_ID:-none})"; fi
+  if ! command -v srun >/dev/null 2>&1; then echo "- Slurm:              srun not found (not a Slurm machine)"
+  elif v=$(timeout 10 srun --version 2>/dev/null) && [ -n "$v" ]; then echo "- Slurm:              ${v%%$'\n'*} (job: ${SLURM_JOB_ID:-none})"
+  else echo "- Slurm:              srun is installed but cannot reach a Slurm configuration here (not a Slurm cluster); no job"
+  fi
   v=$(cma_blocker)
   echo "- container/CMA:      ${v:-none detected} (yama ptrace_scope: $(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo n/a))"
   echo "- CPUs:               $(nproc 2>/dev/null) usable"

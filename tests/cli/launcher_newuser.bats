@@ -181,3 +181,27 @@ tprog() { run "$A" test --cpu -n 2 --batch 4 --batch-arg '--batch={batch}' "$@";
   status_is 0
   contains "test: OK"
 }
+
+@test "--version and env print the same version: 0.1.0 and the commit" {
+  run "$A" --version
+  status_is 0
+  v=$output
+  [[ $v =~ ^0\.1\.0\ \(git\ [^\)]+\)$ ]] || { echo "--version: '$v'"; false; }
+  run "$A" env
+  status_is 0
+  contains "- accelshim version:  $v"
+}
+
+@test "env on a machine where srun cannot reach Slurm: one clear line, not srun's raw error" {
+  mkdir bin
+  printf '#!/bin/sh\necho "srun: error: resolve_ctls_from_dns_srv: res_nsearch error: Unknown host" >&2\necho "srun: fatal: Could not establish a configuration source" >&2\nexit 1\n' >bin/srun
+  chmod +x bin/srun
+  PATH=$T/bin:$PATH run "$A" env
+  status_is 0
+  contains "- Slurm:              srun is installed but cannot reach a Slurm configuration here (not a Slurm cluster); no job"
+  lacks "resolve_ctls_from_dns_srv"
+  lacks "srun: fatal"
+  printf '#!/bin/sh\necho "slurm 22.05.8"\n' >bin/srun     # control: a working srun is reported as it is
+  PATH=$T/bin:$PATH run "$A" env
+  contains "- Slurm:              slurm 22.05.8 (job: none)"
+}
