@@ -258,6 +258,16 @@ plan() {
   elif [ "$P_N" -gt 1 ]; then P_WRAP+=(--env OMP_NUM_THREADS=1)
   fi
   plan_torchrun_env
+  if [ -n "$O_MACHINE_RANK" ]; then   # the per-machine form: say what this machine does and waits for
+    local here="rank $P_RANK0 runs"
+    [ "$P_LOCAL_N" -gt 1 ] && here="ranks $P_RANK0-$((P_RANK0 + P_LOCAL_N - 1)) run"
+    if [ "$O_MACHINE_RANK" = 0 ]; then
+      local others="the other machine's"; [ "$machines" -gt 2 ] && others="the other $((machines - 1)) machines'"
+      note "machine 0 of $machines: $here here; waiting for $others ranks to meet at $O_MAIN_IP:${P_PORT:-29500} (start the same command with --machine-rank 1$([ "$machines" -gt 2 ] && echo "..$((machines - 1))") there; --timeout S bounds the wait)"
+    else
+      note "machine $O_MACHINE_RANK of $machines: $here here; meeting machine 0 at $O_MAIN_IP:${P_PORT:-29500}"
+    fi
+  fi
   local kv
   for kv in "${O_ENVS[@]}"; do P_WRAP+=(--env "$kv"); done
 
