@@ -53,7 +53,6 @@ typedef struct sync_plan {
     const ash_policy_rule_t *rule[SYNC_MAX_RULES];
     size_t nready;                     /* ready points the launch fires (overlap.c) */
     ash_policy_ready_match_t *ready;
-    int watch_id;                      /* the kernel's id in the unfired step watch; -1: none */
 } sync_plan_t;
 
 typedef struct bcast_seen {
@@ -228,11 +227,10 @@ static void check_rule_against_kernel(const ash_policy_rule_t *r, const ash_kern
 static const void *sync_match(const ash_kernel_info_t *k)
 {
     const ash_policy_rule_t *found[SYNC_MAX_RULES];
-    /* unfired: names for "nearest kernel seen", and the kernel's id in the step watch */
-    int watch_id = ash_unfired_seen(k->name, k->demangled);
+    ash_unfired_seen(k, k->name, k->demangled); /* unfired: "nearest kernel seen", the step watch */
     size_t n = ash_policy_match(S.policy, k->name, k->demangled, found, SYNC_MAX_RULES);
     size_t nready = ash_policy_match_ready(S.policy, k->name, k->demangled, NULL, 0);
-    if (n == 0 && nready == 0 && !ash_overlap_observes_all() && !atomic_load(&ash_unfired_watch_on))
+    if (n == 0 && nready == 0 && !ash_overlap_observes_all())
         return NULL;
     if (n > SYNC_MAX_RULES) {
         ash_warn("sync", "kernel %s matches %zu rules; only the first %d are applied", k->name, n,
@@ -256,7 +254,6 @@ static const void *sync_match(const ash_kernel_info_t *k)
                  found[i]->index, found[i]->at);
     }
     plan->n = n;
-    plan->watch_id = watch_id;
     plan->nready = ash_policy_match_ready(S.policy, k->name, k->demangled, plan->ready, nready);
     for (size_t i = 0; i < plan->nready; i++) {
         const ash_policy_ready_t *rp = plan->ready[i].ready;
@@ -735,7 +732,6 @@ ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **p
         pthread_mutex_unlock(&S.lock);
     }
     ash_unfired_fire(plan->rule, plan->n); /* unfired: these rules fired */
-    ash_unfired_launch(plan->watch_id);    /* ... and the step watch sees the launch */
     if (plan->n == 0)
         return ASH_OK; /* ready points only: after the launch (ash_launch_done) */
     ash_crash_thread(); /* a thread that reaches a sync point gets its own alternate stack */

@@ -35,6 +35,7 @@
 static struct {
     pthread_mutex_t lock;
     char *name[UNF_MAX_NAMES], *dem[UNF_MAX_NAMES];
+    const void *key[UNF_MAX_NAMES]; /* the kernel (its ash_kernel_info_t) each name came from */
     int n;
     _Atomic unsigned long long fired[2][UNF_MAX_RULES / 64];
     atomic_int any[2];
@@ -53,18 +54,17 @@ _Atomic int ash_unfired_watch_on; /* ash_unfired.h: set at init, read by the cop
 
 void ash_unfired_fatal(void) { atomic_store(&U.fatal, 1); }
 
-int ash_unfired_seen(const char *name, const char *demangled)
+void ash_unfired_seen(const void *kernel, const char *name, const char *demangled)
 {
-    int id = -1;
     pthread_mutex_lock(&U.lock);
     if (U.n < UNF_MAX_NAMES && name) {
         U.name[U.n] = strdup(name);
         U.dem[U.n] = demangled && strcmp(demangled, name) ? strdup(demangled) : NULL;
+        U.key[U.n] = kernel;
         if (U.name[U.n])
-            id = U.n++;
+            U.n++;
     }
     pthread_mutex_unlock(&U.lock);
-    return id;
 }
 
 void ash_unfired_fire(const ash_policy_rule_t *const *rules, size_t n)
@@ -267,8 +267,16 @@ static void unf_watch(int tok)
     pthread_mutex_unlock(&U.lock);
 }
 
-void ash_unfired_launch(int id)
+void ash_unfired_launch(const void *kernel)
 {
+    if (!atomic_load_explicit(&ash_unfired_watch_on, memory_order_relaxed))
+        return;
+    int id = -1;
+    pthread_mutex_lock(&U.lock); /* the kernel's id: its place in the name list (a short scan) */
+    for (int i = U.n - 1; i >= 0 && id < 0; i--)
+        if (U.key[i] == kernel)
+            id = i;
+    pthread_mutex_unlock(&U.lock);
     if (id >= 0)
         unf_watch(id);
 }
