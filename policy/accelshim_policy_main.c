@@ -7,6 +7,7 @@
  */
 #include "ash_policy.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,7 +60,7 @@ static int cmd_match(const char *path, const char *mangled, const char *demangle
     ash_policy_t *p = load(path);
     if (!p)
         return EXIT_INVALID;
-    char *own = demangled ? NULL : ash_policy_demangle(mangled, NULL, NULL); /* as the shim does */
+    char *own = demangled ? NULL : ash_policy_demangle(mangled, dlsym, NULL); /* as the shim does */
     if (own)
         demangled = own;
     size_t n = ash_policy_match(p, mangled, demangled, rules, 64);

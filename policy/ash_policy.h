@@ -220,7 +220,7 @@ size_t ash_policy_match(const ash_policy_t *p, const char *mangled, const char *
 
 /* The demangled name of a kernel, the one the shim matches with (and the CLI's `match`): NAME
  * through __cxa_demangle of libstdc++.so.6, opened on the first C++ name ("_Z...") and looked up
- * with SYM (the shim passes its real dlsym; NULL: dlsym). Returns a malloc'ed string, or NULL when
+ * with SYM (the shim passes its real dlsym, the CLI dlsym; NULL: no demangler). Returns a malloc'ed string, or NULL when
  * NAME is not C++, does not demangle, or no demangler is there (*MISSING set to 1 when given).
  * Not thread-safe on its first call: the shim calls it under its kernel-cache lock. */
 typedef void *(*ash_policy_sym_fn)(void *lib, const char *name);

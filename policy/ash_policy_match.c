@@ -24,8 +24,8 @@ char *ash_policy_demangle(const char *name, ash_policy_sym_fn sym, int *missing)
     if (!tried) {
         tried = 1;
         void *lib = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-        if (lib != NULL)
-            fn = (policy_demangle_fn)(sym ? sym(lib, "__cxa_demangle") : dlsym(lib, "__cxa_demangle"));
+        if (lib != NULL && sym != NULL) /* never dlsym itself: the shim wraps it (its real one is SYM) */
+            fn = (policy_demangle_fn)sym(lib, "__cxa_demangle");
     }
     if (fn == NULL) {
         if (missing)

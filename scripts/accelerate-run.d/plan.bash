@@ -323,7 +323,10 @@ plan_devices() {
 # and fail at exit (7); it is refused here instead, before any rank starts.
 plan_refuse_unsynced() {
   local sync=${ACCELSHIM_SYNC:-} kv
-  for kv in "${O_ENVS[@]}"; do [[ $kv == ACCELSHIM_SYNC=* ]] && sync=${kv#*=}; done
+  for kv in "${O_ENVS[@]}"; do
+    [[ $kv == ACCELSHIM_SYNC=* ]] && sync=${kv#*=}
+    [[ $kv == ACCELSHIM_POLICY=* ]] && return 0   # a policy per rank (--env, maybe templated): the shim checks it
+  done
   { [ "$O_PRELOAD" = 1 ] && [ "$P_N" -gt 1 ] && [ "$O_SYNC_OPT" = 0 ] && [ "$sync" != optional ]; } || return 0
   [ "$P_POLICY_OPTIONAL" = 1 ] && [ "$sync" != required ] && return 0
   local say=die
