@@ -5,8 +5,12 @@
  * return from main): a fatal path of the shim (ash_unfired_fatal) keeps its own status. Its
  * atexit handler is registered at init, before the other exit handlers (report, record, the
  * communicator's close), so it runs after them; on a failure it flushes stdio and _exits.
- * Threading: seen/fire may run on any thread (a mutex for the name list, atomics for the bits).
- * Callers: lifecycle.c (init), sync.c (matcher: seen; prepare: fire; fatal: fatal). See ash_unfired.h.
+ * The step watch (ash_unfired.h) stops such a job early, at its second step: the tokens are the
+ * launches and host reads, a step is a block of them that holds a host read and repeats.
+ * Threading: seen/fire/launch/copy may run on any thread (a mutex for the name list and the
+ * watch, atomics for the bits and the watch's flag). Callers: lifecycle.c (init), sync.c
+ * (matcher: seen; prepare: fire; fatal: fatal), intercept's launch and copy hooks (launch, copy).
+ * See ash_unfired.h.
  */
 #include "ash_unfired.h"
 
@@ -50,7 +54,7 @@ static struct {
     unsigned run[UNF_PMAX + 1];
 } U = {.lock = PTHREAD_MUTEX_INITIALIZER, .last_mark = -1, .last_tok = -1};
 
-_Atomic int ash_unfired_watch_on; /* ash_unfired.h: set at init, read by the copy hooks */
+_Atomic int ash_unfired_watch_on; /* ash_unfired.h: set at init, read by the launch and copy hooks */
 
 void ash_unfired_fatal(void) { atomic_store(&U.fatal, 1); }
 
@@ -221,9 +225,10 @@ static long long unf_token(int tok)
     for (long long q = 1; q <= maxp; q++) {
         int same = U.ring[(i - q) % UNF_PMAX] == tok;
         U.run[q] = same ? U.run[q] + 1 : 0;
-        if (same && !found && U.steps > 0 && U.run[q] >= (unsigned long long)(U.steps - 1) * (unsigned long long)q &&
+        unsigned long long need = (unsigned long long)(U.steps - 1) * (unsigned long long)q;
+        if (same && !found && U.steps > 0 && U.run[q] >= need &&
             (tok == UNF_MARK || U.last_mark > i - q))
-            found = q;
+            found = q; /* the last q tokens occurred U.steps times in a row, a host read among them */
     }
     U.ring[i % UNF_PMAX] = (short)tok;
     if (tok == UNF_MARK)
