@@ -1,8 +1,11 @@
 #!/usr/bin/env bats
 # launcher_newuser.bats — what a new user trips on (issue 26), each case first failing as reported:
-#   torchrun's variables (RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR,
-#   MASTER_PORT) for every rank on mpirun, the own engine and the per-machine form (srun: in
-#   launcher_slurm.bats' cluster only; not here), and the shim still sees one world with them.
+#   torchrun's variables for every rank on mpirun, the own engine and the per-machine form (srun:
+#   launcher_slurm.bats), the shim still seeing one world with them; --log_dir's folder per
+#   attempt; no restart of a configuration error; torchrun's --tee without --log_dir and
+#   --dynamo_backend VALUE; mpirun's banners off the console; the quick start without a warning;
+#   --list-kernels (README step 1 without a GPU); `test`'s advice from the evidence; one version
+#   string; env without a reachable Slurm.
 
 # shellcheck disable=SC2016,SC1007,SC2154  # literal \$ in single quotes and VAR= cmd are on purpose
 load helpers
