@@ -16,6 +16,7 @@
  * the scratch on another stream before its last use completed; unload libnccl after fini.
  */
 #include <dlfcn.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -306,6 +307,17 @@ static ash_coll_status_t ash_coll__nccl_init(ash_coll_t *c, const ash_coll_confi
     if (r != ncclSuccess) {
         snprintf(c->why, sizeof c->why, "ncclCommInitRank failed: %s", ash_coll__nccl_err(n, r));
         n->comm = NULL;
+        if (c->no_mpi && c->rank != 0) {
+            /* no MPI to agree through: a rank that could not reach rank 0's listener at
+             * NCCL_COMM_ID met nobody. That is the rendezvous not completing, as when the
+             * deadline runs out (status 4), not a configuration error. */
+            ash_coll__log(c, ASH_COLL_LOG_ERROR,
+                          "collectives: rendezvous (NCCL_COMM_ID %s): rank 0 did not answer (%s; "
+                          "rank %d of %d waited): its machine was not started, ended before it, or "
+                          "listens at another address; exiting with status %d", cfg->nccl_comm_id ? cfg->nccl_comm_id : "?",
+                          ash_coll__nccl_err(n, r), c->rank, c->world, 4);
+            _exit(4);
+        }
     }
     st = ash_coll__agree(c, r == ncclSuccess, &all_ok);
     if (st != ASH_COLL_OK || !all_ok) {

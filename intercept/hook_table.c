@@ -19,6 +19,7 @@
 #include "ash_options.h"
 #include "ash_shim.h"
 #include "ash_observer.h"
+#include "ash_unfired.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -86,6 +87,8 @@ static int ash_route_by_name = 1;
     ASH_EXPORT CUresult CUDAAPI name params                                                \
     {                                                                                      \
         ash_hook_init();                                                                   \
+        if (ASH_UNLIKELY(ash_unfired_watch_on)) /* the step watch: host reads */           \
+            ash_unfired_copy(#name);                                                       \
         if (ASH_UNLIKELY(ash_observe_launches_on)) {                                       \
             __typeof__(ash_real.name) ash__real = ash_real.name;                           \
             if (ash__real == NULL)                                                         \

@@ -2,7 +2,8 @@
  * and their _ptsz twins; each takes a CUfunction or a CUkernel) and the name hooks that record
  * handle -> name (cuModuleGetFunction, cuLibraryGetKernel, cuKernelGetFunction).
  *
- * Fast path (a learned kernel that matched no rule): one lock-free cache lookup, one flag test,
+ * Fast path (a learned kernel that matched no rule): one lock-free cache lookup, two flag tests
+ * (the entry's, and the step watch's global one: ash_unfired.h),
  * a relaxed counter bump, a tail call to the variant's own real function. Anything else (first
  * launch, a matched rule) goes through ash_launch_slow, which inits, learns, and calls the sync
  * engine's ash_launch_prepare when rules != NULL, and ash_launch_done after a successful real
@@ -15,6 +16,7 @@
 #include "ash_kernels.h"
 #include "ash_log.h"
 #include "ash_observer.h"
+#include "ash_unfired.h"
 
 static __attribute__((noinline, cold)) ash_kentry_t *ash_launch_slow(const void *f, CUstream s, void **params,
                                                                    void **extra)
@@ -31,6 +33,8 @@ static __attribute__((noinline, cold)) ash_kentry_t *ash_launch_slow(const void 
         if (st != ASH_OK)
             ASH_WARN_CAPPED("launch", "sync before %s failed: %s; launching anyway", k->info.name, ash_status_name(st));
     }
+    if (ASH_UNLIKELY(ash_unfired_watch_on) && k != NULL) /* the step watch: until a gradient rule fires */
+        ash_unfired_launch(&k->info);
     return k;
 }
 
@@ -64,7 +68,7 @@ static __attribute__((noinline, cold)) ash_kentry_t *ash_launch_slow(const void 
     {                                                                                      \
         ash_kentry_t *k = ash_kernel_lookup((const void *)f);                              \
         __typeof__(ash_real.name) target = ash_real.name;                                  \
-        if (ASH_LIKELY(k != NULL && !k->slow && target != NULL))                           \
+        if (ASH_LIKELY(k != NULL && !k->slow && target != NULL && !ash_unfired_watch_on))  \
             ash_kernel_count(k);                                                           \
         else                                                                               \
             target = name##_slow;                                                          \

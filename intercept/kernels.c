@@ -19,6 +19,7 @@
 #include "ash_hook.h"
 #include "ash_log.h"
 #include "ash_observer.h"
+#include "ash_policy.h"
 #include "ash_shim.h"
 
 #include <dlfcn.h>
@@ -49,8 +50,6 @@ static PFN_cuKernelGetName_v12030 ash_fn_kernel_name;
 static PFN_cuFuncGetParamInfo_v12040 ash_fn_func_param;
 static PFN_cuKernelGetParamInfo_v12040 ash_fn_kernel_param;
 
-typedef char *(*ash_demangle_fn)(const char *, char *, size_t *, int *);
-static ash_demangle_fn ash_demangle;
 static int ash_demangle_tried;
 
 static void ash_kernels_report(void);
@@ -160,27 +159,13 @@ static void ash_kernels_resolve(void)
 
 static const char *ash_kernels_demangle(const char *name, char **owned)
 {
-    *owned = NULL;
-    if (name[0] != '_' || name[1] != 'Z')
-        return name;
-    if (!ash_demangle_tried) {
+    int missing = 0;
+    *owned = ash_policy_demangle(name, ash_hook_real_dlsym, &missing); /* as accelshim-policy match */
+    if (missing && !ash_demangle_tried) {
         ash_demangle_tried = 1;
-        void *lib = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-        if (lib != NULL)
-            ash_demangle = (ash_demangle_fn)ash_hook_real_dlsym(lib, "__cxa_demangle");
-        if (ash_demangle == NULL)
-            ash_info("kernels", "no __cxa_demangle (libstdc++.so.6): C++ kernel names stay mangled");
+        ash_info("kernels", "no __cxa_demangle (libstdc++.so.6): C++ kernel names stay mangled");
     }
-    if (ash_demangle == NULL)
-        return name;
-    int status = -1;
-    char *d = ash_demangle(name, NULL, NULL, &status);
-    if (status != 0 || d == NULL) {
-        free(d);
-        return name;
-    }
-    *owned = d;
-    return d;
+    return *owned ? *owned : name;
 }
 
 /* Parameter layout: count, offsets, sizes. nparams -1 when the driver cannot say. */

@@ -9,7 +9,9 @@
  */
 #include "ash_policy.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { EXIT_VALID = 0, EXIT_USAGE = 1, EXIT_INVALID = 2, EXIT_NO_MATCH = 3 };
@@ -23,7 +25,9 @@ static void usage(FILE *f)
           "check  validate an accelshim policy (YAML, version 1) and print its normalised\n"
           "       form, with every default spelled out.\n"
           "match  print the rules whose 'at' glob matches a kernel name (mangled and/or\n"
-          "       demangled), in the order the shim applies them.\n"
+          "       demangled), in the order the shim applies them; a mangled name alone is\n"
+          "       demangled as the shim does it, and the glob tried on the mangled, the\n"
+          "       demangled and the bare name.\n"
           "\n"
           "exit status: 0 valid (match: some rule matches), 1 usage error,\n"
           "             2 invalid or unreadable policy (FILE:LINE:COL: message on stderr),\n"
@@ -60,6 +64,9 @@ static int cmd_match(const char *path, const char *mangled, const char *demangle
     ash_policy_t *p = load(path);
     if (!p)
         return EXIT_INVALID;
+    char *own = demangled ? NULL : ash_policy_demangle(mangled, dlsym, NULL); /* as the shim does */
+    if (own)
+        demangled = own;
     size_t n = ash_policy_match(p, mangled, demangled, rules, 64);
     for (size_t i = 0; i < n && i < 64; i++) {
         const ash_policy_rule_t *r = rules[i];
@@ -67,8 +74,11 @@ static int cmd_match(const char *path, const char *mangled, const char *demangle
                r->kind == ASH_POLICY_RULE_GRADIENT ? "gradients" : "parameters", r->index, r->at,
                path, r->line, r->col);
     }
-    if (n == 0)
+    if (n == 0 && demangled)
+        printf("no rule matches %s (demangled: %s)\n", mangled, demangled);
+    else if (n == 0)
         printf("no rule matches\n");
+    free(own);
     ash_policy_free(p);
     return n ? EXIT_VALID : EXIT_NO_MATCH;
 }

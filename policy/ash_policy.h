@@ -220,6 +220,14 @@ const char *ash_policy_matmul_exclude(const ash_policy_t *p, size_t index);
 size_t ash_policy_match(const ash_policy_t *p, const char *mangled, const char *demangled,
                         const ash_policy_rule_t **out, size_t cap);
 
+/* The demangled name of a kernel, the one the shim matches with (and the CLI's `match`): NAME
+ * through __cxa_demangle of libstdc++.so.6, opened on the first C++ name ("_Z...") and looked up
+ * with SYM (the shim passes its real dlsym, the CLI dlsym; NULL: no demangler). Returns a malloc'ed string, or NULL when
+ * NAME is not C++, does not demangle, or no demangler is there (*MISSING set to 1 when given).
+ * Not thread-safe on its first call: the shim calls it under its kernel-cache lock. */
+typedef void *(*ash_policy_sym_fn)(void *lib, const char *name);
+char *ash_policy_demangle(const char *name, ash_policy_sym_fn sym, int *missing);
+
 /* fnmatch(PATTERN, NAME, 0) == 0: '*' and '?' also match '/'. */
 bool ash_policy_glob_match(const char *pattern, const char *name);
 /* The ready points whose `after` glob matches a kernel (names as for ash_policy_match), in rule

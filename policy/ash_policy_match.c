@@ -7,8 +7,40 @@
  */
 #include "ash_policy_int.h"
 
+#include <dlfcn.h>
 #include <fnmatch.h>
+#include <stdlib.h>
 #include <string.h>
+
+typedef char *(*policy_demangle_fn)(const char *, char *, size_t *, int *);
+
+char *ash_policy_demangle(const char *name, ash_policy_sym_fn sym, int *missing)
+{
+    static policy_demangle_fn fn;
+    static int tried;
+    if (missing)
+        *missing = 0;
+    if (!name || name[0] != '_' || name[1] != 'Z')
+        return NULL;
+    if (!tried) {
+        tried = 1;
+        void *lib = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+        if (lib != NULL && sym != NULL) /* never dlsym itself: the shim wraps it (its real one is SYM) */
+            fn = (policy_demangle_fn)sym(lib, "__cxa_demangle");
+    }
+    if (fn == NULL) {
+        if (missing)
+            *missing = 1;
+        return NULL;
+    }
+    int status = -1;
+    char *d = fn(name, NULL, NULL, &status);
+    if (status != 0 || d == NULL) {
+        free(d);
+        return NULL;
+    }
+    return d;
+}
 
 bool ash_policy_glob_match(const char *pattern, const char *name)
 {

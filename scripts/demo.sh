@@ -28,8 +28,8 @@ set -x
 [ "$rc" -eq 0 ] || { echo "demo: the $np-rank run failed (status $rc); logs in $out/logs"; exit 1; }
 
 # the reference: one process, batch np*batch, starting from rank 0's initial weights
-seed=$(sed -n 's/.*init_seed=\([0-9]*\).*/\1/p' "$out/logs/rank-0.log" | head -1)
-[ -n "$seed" ] || { echo "demo: cannot find rank 0's init_seed in $out/logs/rank-0.log"; exit 1; }
+seed=$(sed -n 's/.*init_seed=\([0-9]*\).*/\1/p' "$out/logs/attempt-0/rank-0.log" | head -1)
+[ -n "$seed" ] || { echo "demo: cannot find rank 0's init_seed in $out/logs/attempt-0/rank-0.log"; exit 1; }
 echo
 echo "== reference: 1 process, batch $((np * batch)), same initial weights (--init-seed $seed)"
 libs=()

@@ -12,6 +12,7 @@
 #   PREFIX/lib/accelshim/hostkernels/*.so             private directory, never on the loader's default
 #   PREFIX/lib/accelshim/tests/mlp                    path, so they cannot shadow a real driver
 #   PREFIX/share/accelshim/examples/*.yaml, PREFIX/share/accelshim/VERSION
+#   PREFIX/share/doc/accelshim/{README.md,accelerate-run.md,docs/*.md}   the documentation
 PREFIX ?= /usr/local
 DESTDIR ?=
 INSTALL_ROOT := $(DESTDIR)$(PREFIX)
@@ -23,7 +24,7 @@ install: all
 	install -m 0755 scripts/accelerate-run.d/rank-wrapper $(INSTALL_LIBDIR)/accelerate-run.d/rank-wrapper
 	install -m 0755 scripts/accelerate-run.d/trace-merge $(INSTALL_LIBDIR)/accelerate-run.d/trace-merge
 	install -m 0755 scripts/accelerate-run.d/output-collector scripts/accelerate-run.d/engine-filter scripts/accelerate-run.d/job-watch \
-	  scripts/accelerate-run.d/config-read $(INSTALL_LIBDIR)/accelerate-run.d/
+	  scripts/accelerate-run.d/config-read scripts/accelerate-run.d/test-evidence $(INSTALL_LIBDIR)/accelerate-run.d/
 	install -m 0644 scripts/accelerate-run.d/*.bash $(INSTALL_LIBDIR)/accelerate-run.d/
 	install -m 0755 $(BUILD)/libaccelshim.so $(INSTALL_LIBDIR)/libaccelshim.so
 	install -m 0755 $(BUILD)/libaccelshim-io.so $(INSTALL_LIBDIR)/libaccelshim-io.so
@@ -43,7 +44,10 @@ install: all
 	inst $(BUILD)/shim/libash_inspect_kernels_host.so $(INSTALL_LIBDIR)/hostkernels/libash_inspect_kernels_host.so 0755; \
 	inst $(BUILD)/tests/trainers/mlp $(INSTALL_LIBDIR)/tests/mlp 0755; \
 	for f in examples/*; do [ -f "$$f" ] && install -m 0644 "$$f" $(INSTALL_ROOT)/share/accelshim/examples/; done; \
-	v=$$(git describe --always --dirty --tags 2>/dev/null || true); \
-	[ -n "$$v" ] || v=$$(cat VERSION 2>/dev/null || echo unknown); \
+	install -d $(INSTALL_ROOT)/share/doc/accelshim/docs; \
+	install -m 0644 README.md $(INSTALL_ROOT)/share/doc/accelshim/README.md; \
+	install -m 0644 scripts/accelerate-run.d/README.md $(INSTALL_ROOT)/share/doc/accelshim/accelerate-run.md; \
+	for f in docs/*.md; do install -m 0644 "$$f" $(INSTALL_ROOT)/share/doc/accelshim/docs/; done; \
+	v=$$(scripts/accelerate-run --version 2>/dev/null || echo unknown); \
 	echo "$$v" >$(INSTALL_ROOT)/share/accelshim/VERSION
-	@echo "installed accelshim into $(INSTALL_ROOT) (launcher: $(INSTALL_ROOT)/bin/accelerate-run)"
+	@echo "installed accelshim into $(INSTALL_ROOT): launcher $(INSTALL_ROOT)/bin/accelerate-run, example policies $(INSTALL_ROOT)/share/accelshim/examples, docs $(INSTALL_ROOT)/share/doc/accelshim, test trainer $(INSTALL_LIBDIR)/tests/mlp"

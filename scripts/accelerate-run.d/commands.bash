@@ -10,7 +10,7 @@
 # ---------------------------------------------------------------------------------------------
 config_usage() {
   cat <<'EOF'
-usage: accelerate-run config [--force] [FILE]
+usage: accelerate-run config --write-policy [--force] [FILE]   (or: config [--force] FILE)
        accelerate-run config [--num_processes N] [--mixed_precision no|fp16|bf16] [--policy FILE]
                              [--launcher L] [--backend B] [--gpu_ids LIST] [--max_restarts N]
                              [--num_cpu_threads_per_process N] [--clear]
@@ -19,9 +19,10 @@ Saved defaults: with any of the options above (or, at a terminal with no argumen
 write accelerate-run's own defaults to $XDG_CONFIG_HOME/accelshim/accelerate-run.yaml (default
 ~/.config/...), keeping the keys not given (--clear: start empty). Every launch reads them beneath
 the command line and beneath --config_file / Accelerate's default config. --show prints them.
-Starter policy: without those options, write a commented starter policy to FILE (default
-./accelshim.yaml; '-' = standard output) and check it with accelshim-policy. An existing FILE
-is kept unless --force is given.
+Starter policy: --write-policy (or a FILE) writes a commented starter policy to FILE (default
+./accelshim.yaml; '-' = standard output) and checks it with accelshim-policy; an existing FILE is
+kept unless --force is given. It has no rules yet: more than one rank refuses to start with it
+until you add them. `config` alone asks for the defaults at a terminal, else shows them.
 EOF
 }
 
@@ -44,7 +45,7 @@ config_defaults() {
   OPT_WHERE="config: "
   for kv in "$@"; do
     key=${kv%%=*}; val=${kv#*=}
-    set_opt "--${key//_/-}" "$val"         # the same checks as on the command line
+    set_opt_as "${CFG_TYPED[$key]:---$key}" "--${key//_/-}" "$val"   # the command line's checks, named as typed
     if [ "$key" = policy ]; then
       [ -r "$val" ] || die "config: --policy '$val' cannot be read"
       val=$(readlink -f "$val")
@@ -119,8 +120,9 @@ debug:
 EOF
 }
 
+declare -A CFG_TYPED=()   # saved-default key -> the option as the user typed it
 cmd_config() {
-  local file='' force=0 tmp sets=() key o
+  local file='' force=0 tmp sets=() key o write=0
   CFG_CLEAR=0
   while [ $# -gt 0 ]; do
     case $1 in
@@ -129,13 +131,15 @@ cmd_config() {
       --show) file=$(saved_defaults_file); [ -f "$file" ] || { echo "$ASR_NAME: no saved defaults ($file)"; return 0; }
               echo "$ASR_NAME: saved defaults in $file:"; grep -v '^#' "$file" | sed 's/^/    /'; return 0 ;;
       --clear) CFG_CLEAR=1 ;;
+      --write-policy) write=1 ;;
       --config-file=*|--config_file=*) file=${1#*=} ;;
       --*)
         o=${1#--}; key=${o%%=*}; key=${key//-/_}
         case " ${SAVED_KEYS[*]} " in
           *" $key "*)
+            CFG_TYPED[$key]=--${o%%=*}
             if [[ $o == *=* ]]; then sets+=("$key=${o#*=}")
-            else [ $# -ge 2 ] || die "config: --$key needs a value"; sets+=("$key=$2"); shift; fi ;;
+            else [ $# -ge 2 ] || die "config: --${o%%=*} needs a value"; sets+=("$key=$2"); shift; fi ;;
           *) config_usage >&2; die "config: unknown option '$1'" ;;
         esac ;;
       -) file=- ;;
@@ -148,7 +152,14 @@ cmd_config() {
     [ -z "$file" ] || die "config: saved defaults and a starter policy FILE are two commands: run them apart"
     config_defaults "${sets[@]}"; return
   fi
-  if [ -z "$file" ] && [ -t 0 ] && [ -t 1 ]; then config_ask; fi
+  if [ -z "$file" ] && [ $write = 0 ]; then
+    # nothing asked for: ask for the defaults at a terminal; never a starter policy unasked (a
+    # ./accelshim.yaml is picked up by every later launch in this folder)
+    if [ -t 0 ] && [ -t 1 ]; then config_ask; return; fi
+    cmd_config --show
+    echo "$ASR_NAME: to save defaults: accelerate-run config --num_processes N ...; a starter policy: accelerate-run config --write-policy [FILE]"
+    return 0
+  fi
   file=${file:-./accelshim.yaml}
   if [ "$file" = - ]; then starter_policy; return 0; fi
   # a link is never written through, even with --force (it could point anywhere, or nowhere yet)
@@ -222,7 +233,7 @@ cmd_env() {
   done
   echo "accelshim environment"
   echo "- accelshim version:  $(asr_version)"
-  v=$(lib_version) && echo "- accelshim_version(): $v"
+  v=$(lib_version) && echo "- library release:    $v (accelshim_version() of the library below)"
   echo "- layout:             $L_MODE ($L_TOP)"
   echo "- launcher:           $ASR_SELF"
   printf -- '- library:            %s%s\n' "$L_LIB" "$([ -f "$L_LIB" ] || echo ' (MISSING)')"
@@ -258,7 +269,10 @@ cmd_env() {
   else
     echo "- MPI:                mpirun not found"
   fi
-  if command -v srun >/dev/null 2>&1; then echo "- Slurm:              $(srun --version 2>&1 | head -n1) (job: ${SLURM_JOB_ID:-none})"; fi
+  if ! command -v srun >/dev/null 2>&1; then echo "- Slurm:              srun not found (not a Slurm machine)"
+  elif v=$(timeout 10 srun --version 2>/dev/null) && [ -n "$v" ]; then echo "- Slurm:              ${v%%$'\n'*} (job: ${SLURM_JOB_ID:-none})"
+  else echo "- Slurm:              srun is installed but cannot reach a Slurm configuration here (not a Slurm cluster); no job"
+  fi
   v=$(cma_blocker)
   echo "- container/CMA:      ${v:-none detected} (yama ptrace_scope: $(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo n/a))"
   echo "- CPUs:               $(nproc 2>/dev/null) usable"
@@ -296,10 +310,12 @@ Uses hostcuda (--cpu) when no GPU is visible. Defaults: -n 2, --batch 4, --steps
 EOF
 }
 
-# A policy for the bundled trainer: --policy, else the one installed/checked in next to it.
+# A policy for the bundled trainer and optimizer $1: --policy, else the one installed/checked in
+# next to it (mlp.yaml for sgd, mlp-adam.yaml for adam).
 trainer_policy() {
-  local f
-  for f in "$L_EXAMPLES/mlp.yaml" "$L_TOP/tests/trainers/mlp.yaml" "$L_TOP/lib/accelshim/tests/mlp.yaml"; do
+  local f b=mlp
+  [ "${1:-sgd}" = adam ] && b=mlp-adam
+  for f in "$L_EXAMPLES/$b.yaml" "$L_TOP/tests/trainers/$b.yaml" "$L_TOP/lib/accelshim/tests/$b.yaml"; do
     [ -f "$f" ] && { printf '%s\n' "$f"; return 0; }
   done
   return 1
@@ -338,7 +354,7 @@ cmd_test() {
     cpu=--cpu
     echo "test: fewer than $n GPUs visible: running on hostcuda (--cpu)"
   fi
-  if [ -z "$policy" ]; then policy=$(trainer_policy) || die "test: no policy for the bundled trainer found (give --policy FILE)"; fi
+  if [ -z "$policy" ]; then policy=$(trainer_policy "$opt") || die "test: no policy for the bundled trainer found (give --policy FILE)"; fi
   tmp=$(mktemp -d "${TMPDIR:-/tmp}/accelshim-test.XXXXXX") || die "test: cannot create a temporary directory"
   [ $keep = 1 ] || trap 'rm -rf "$tmp"' RETURN
 

@@ -9,7 +9,7 @@
 # Options.
 O_N='' O_GPU_IDS='' O_CPU=0 O_POLICY='' O_MP=no O_BACKEND='' O_HOSTFILE='' O_MACHINES=''
 O_MACHINE_RANK='' O_MAIN_IP='' O_MAIN_PORT='' O_JOB_ID='' O_LAUNCHER=auto O_FILTER=all O_LOG_DIR='' O_TEE=0
-O_DEBUG=0 O_LINEBUF=1 O_VISIBLE=per-rank O_TIMEOUT='' O_DRY=0 O_PRELOAD=1 O_RECORD='' O_NAN_CHECK=0 O_SYNC_OPT=0
+O_DEBUG=0 O_LINEBUF=1 O_VISIBLE=per-rank O_TIMEOUT='' O_DRY=0 O_PRELOAD=1 O_RECORD='' O_NAN_CHECK=0 O_SYNC_OPT=0 O_LIST_KERNELS=0
 O_ENVS=() O_MCA=() O_PROG=()
 O_TRACE='' O_TRACE_LAUNCHES=0 P_TRACE_DIR=''
 O_REDIRECTED=0 O_CONFIG='' O_QUIET=0 O_THREADS='' O_RESTARTS=0 O_LOCAL_FILTER=all O_NPROC_PER_NODE=''
@@ -65,6 +65,7 @@ set_opt() {
     --debug) O_DEBUG=1 ;;
     --record) [ -n "$val" ] || die "${w}--record: needs a directory"; O_RECORD=$val ;;
     --nan-check) O_NAN_CHECK=1 ;;
+    --list-kernels) O_LIST_KERNELS=1 ;;
     --sync-optional) O_SYNC_OPT=1 ;;
     --timeout) is_uint "$val" || die "${w}--timeout: '$val' is not a number of seconds"; O_TIMEOUT=$val ;;
     --trace) [ -n "$val" ] || die "${w}--trace needs a directory"; O_TRACE=$val ;;
@@ -89,7 +90,7 @@ takes_value() {
     --num-machines|--machine-rank|--main-process-ip|--main-process-port|--job-id|--launcher|--ranks-filter|\
     --local-ranks-filter|--log-dir|--env|--trace|--timeout|--record|--visible-devices|\
     --num-cpu-threads-per-process|--max-restarts|--config-file|--redirects|--rdzv-backend|\
-    --rdzv-endpoint|--rdzv-id|--rdzv-conf|--monitor-interval|--max-nodes) return 0 ;;
+    --rdzv-endpoint|--rdzv-id|--rdzv-conf|--monitor-interval|--max-nodes|--dynamo-backend) return 0 ;;
   esac
   return 1
 }
@@ -151,7 +152,7 @@ parse_launch_args() {
       --rdzv-backend) [ "$val" = static ] || note "--rdzv-backend $val: accepted, not used (ranks meet through MPI or NCCL's bootstrap, not torch's rendezvous)" ;;
       --rdzv-endpoint|--rdzv-conf|--monitor-interval|--max-nodes)
         note "$name $val: accepted, not used (torch elastic's rendezvous and monitor are not part of accelerate-run)" ;;
-      --dynamo-backend) note "--dynamo-backend: accepted, not used (a setting of PyTorch programs)" ;;
+      --dynamo-backend) note "--dynamo-backend $val: accepted, not used (a setting of PyTorch programs)" ;;
       --help) usage; exit 0 ;;
       --version) asr_version; exit 0 ;;
       *) set_opt "$name" "$val" || die "unknown option '$a' (see --help)" ;;
@@ -169,9 +170,25 @@ parse_launch_args() {
   fi
 }
 
-# apply_config FILE: every key the file sets that the command line did not.
+# set_opt_as SHOWN NAME VALUE: set_opt, with an error naming the option as the user wrote it
+# (SHOWN: `--num_processes`, a file's key) instead of its canonical name.
+set_opt_as() {
+  local shown=$1 name=$2 val=$3 err canon
+  if ! err=$( (set_opt "$name" "$val") 2>&1 ); then
+    canon=$name; [ "$name" = --num-processes ] && canon=-n
+    err=${err#"$ASR_NAME: "}
+    err=${err/"$OPT_WHERE$canon:"/"$OPT_WHERE$shown:"}
+    err=${err/"$OPT_WHERE$canon "/"$OPT_WHERE$shown "}
+    die "$err"
+  fi
+  set_opt "$name" "$val"
+}
+
+# apply_config FILE: every key the file sets that the command line did not. CFG_USED: the
+# "key=value" pairs it did set.
 apply_config() {
   local file=$1 out key val
+  CFG_USED=()
   out=$(python3 "$L_HELPERS/config-read" "$file") || exit 2
   OPT_WHERE="$file: "
   while IFS=$'\t' read -r key val; do
@@ -179,8 +196,9 @@ apply_config() {
       '') ;;
       IGNORED) note "$file: keys not used by accelerate-run, ignored: $val" ;;
       NOTUSED) note "$file: ${val%%:*}: accepted, not used:${val#*:}" ;;
-      cpu) [ -n "${O_SET[--cpu]:-}" ] || O_CPU=1 ;;
-      *) [ -n "${O_SET[--$key]:-}" ] || [ -n "${O_CFG_SET[--$key]:-}" ] || { set_opt "--$key" "$val"; O_CFG_SET[--$key]=1; } ;;
+      cpu) [ -n "${O_SET[--cpu]:-}" ] || { O_CPU=1; CFG_USED+=("cpu=true"); } ;;
+      *) [ -n "${O_SET[--$key]:-}" ] || [ -n "${O_CFG_SET[--$key]:-}" ] \
+           || { set_opt_as "${key//-/_}" "--$key" "$val"; O_CFG_SET[--$key]=1; CFG_USED+=("${key//-/_}=$val"); } ;;
     esac
   done <<<"$out"
   OPT_WHERE=''
@@ -199,6 +217,10 @@ load_configs() {
     if [ -f "$acc" ]; then note "using Accelerate's config $acc (--config_file FILE to choose another)"; apply_config "$acc"; fi
   fi
   saved=$(saved_defaults_file)
-  [ -f "$saved" ] && apply_config "$saved"
+  if [ -f "$saved" ]; then
+    apply_config "$saved"
+    # what the saved defaults changed, in one line (as for Accelerate's default config above)
+    [ ${#CFG_USED[@]} -gt 0 ] && note "using saved defaults $saved: $(IFS=,; printf '%s' "${CFG_USED[*]}" | sed 's/,/, /g') (accelerate-run config --show; --clear to remove)"
+  fi
   return 0
 }

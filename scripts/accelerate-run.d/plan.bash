@@ -6,7 +6,7 @@
 # shellcheck shell=bash
 
 # Plan: engine, world, the wrapper command, the environment for ranks.
-P_ORIGIN='' P_ENGINE='' P_N=0 P_LOCAL_N=0 P_RANK0=0 P_POLICY='' P_RUN_DIR='' P_PORT=''
+P_ORIGIN='' P_POLICY_RULES='' P_POLICY_OPTIONAL=0 P_ENGINE='' P_N=0 P_LOCAL_N=0 P_RANK0=0 P_POLICY='' P_RUN_DIR='' P_PORT=''
 P_WRAP=()      # wrapper arguments shared by every rank (before --rank ...)
 P_ENV=()       # KEY=VALUE set in the engine's environment (printed by --dry-run)
 P_CMD=()       # engine command (mpirun/srun)
@@ -30,8 +30,9 @@ sys.exit(1)' "$1" 2>/dev/null
 # Options that contradict each other: one line naming both, before anything else is decided.
 plan_refuse_contradictions() {
   local machines=${O_MACHINES:-1}
+  # --tee without --log-dir: accepted, as torchrun does; the console has all output anyway
   [ "$O_TEE" = 1 ] && [ -n "${O_SET[--tee]:-}" ] && [ "$O_REDIRECTED" = 0 ] && [ -z "$O_LOG_DIR" ] \
-    && die "--tee needs --log-dir (without it, output goes to the console anyway)"
+    && note "--tee without --log-dir: output goes to the console only (no log files)"
   [ "$O_REDIRECTED" = 1 ] && [ -z "$O_LOG_DIR" ] && die "--redirects sends output to files: it needs --log-dir DIR"
   [ "$O_LOCAL_FILTER" = all ] || [ "$O_FILTER" = all ] \
     || die "--ranks-filter $O_FILTER and --local-ranks-filter $O_LOCAL_FILTER both choose the ranks shown: use one"
@@ -139,6 +140,15 @@ plan() {
 
   plan_check_filter
   plan_check_program
+  if [ "$O_LIST_KERNELS" = 1 ]; then
+    # one rank, the shim's debug listing into a log of our own, read back after the run
+    [ "$P_N" -eq 1 ] || die "--list-kernels runs one rank (it lists what the program launches): drop -n $P_N"
+    [ "$O_PRELOAD" = 1 ] || die "--list-kernels needs the shim: drop --no-preload"
+    [ -z "$O_LOG_DIR" ] || die "--list-kernels keeps its own log: drop --log-dir"
+    O_LOG_DIR=$(mktemp -d "${TMPDIR:-/tmp}/accelerate-run-kernels.XXXXXX") || die "cannot create a temporary folder"
+    O_TEE=0 O_SYNC_OPT=1
+    O_ENVS+=(ACCELSHIM_LOG=debug)
+  fi
 
   # Engine.
   P_NCCL_ID=''
@@ -195,20 +205,28 @@ plan() {
     P_POLICY=$(readlink -f "$P_POLICY")
     check_policy "$P_POLICY" || exit 2
   fi
+  plan_refuse_unsynced
 
   # The wrapper's arguments, common to every rank.
   [ -x "$L_WRAPPER" ] || die "rank wrapper not found at $L_WRAPPER (broken install?)"
   P_WRAP=("$L_WRAPPER" --show "$O_FILTER")
   [ "$O_LOCAL_FILTER" = all ] || P_WRAP+=(--show-local "$O_LOCAL_FILTER")
   [ "$O_LINEBUF" = 1 ] && P_WRAP+=(--line-buffered)
+  P_LOG_DIR='' P_LOG_IDX=''
   if [ -n "$O_LOG_DIR" ]; then
     mkdir -p "$O_LOG_DIR" 2>/dev/null || die "cannot create log directory '$O_LOG_DIR'"
-    # a link where a log goes would be written through (each rank re-checks as it creates its log)
-    local lf
-    for lf in "$O_LOG_DIR"/rank-*.log; do
-      [ -L "$lf" ] && die "--log-dir: '$lf' is a symbolic link; refusing to write through it (no rank was started)"
-    done
-    P_WRAP+=(--log-dir "$(readlink -f "$O_LOG_DIR")")
+    P_LOG_DIR=$(readlink -f "$O_LOG_DIR")
+    # one folder per attempt, DIR/attempt-N/rank-R.log (as torchrun); an earlier run's logs in DIR
+    # are moved aside into DIR/run-STAMP/, never overwritten
+    local lf old=()
+    for lf in "$P_LOG_DIR"/attempt-[0-9]* "$P_LOG_DIR"/rank-*.log; do [ -e "$lf" ] || [ -L "$lf" ] && old+=("$lf"); done
+    if [ ${#old[@]} -gt 0 ] && [ "$O_DRY" = 0 ]; then
+      lf=$(mktemp -d "$P_LOG_DIR/run-$(date +%Y%m%d-%H%M%S).XXXX") && mv -- "${old[@]}" "$lf/" \
+        || die "--log-dir: cannot move the earlier run's logs aside in '$O_LOG_DIR'"
+      warn "note: --log-dir: the earlier run's logs were moved to $lf"
+    fi
+    P_LOG_IDX=${#P_WRAP[@]}
+    P_WRAP+=(--log-dir "$P_LOG_DIR/attempt-0")
     [ "$O_TEE" = 1 ] || P_WRAP+=(--quiet)
   fi
   if [ "$O_PRELOAD" = 1 ]; then
@@ -273,10 +291,37 @@ plan() {
   elif [ -n "${OMP_NUM_THREADS:-}" ]; then P_WRAP+=(--env "OMP_NUM_THREADS=$OMP_NUM_THREADS")
   elif [ "$P_N" -gt 1 ]; then P_WRAP+=(--env OMP_NUM_THREADS=1)
   fi
+  plan_torchrun_env
+  if [ -n "$O_MACHINE_RANK" ]; then   # the per-machine form: say what this machine does and waits for
+    local here="rank $P_RANK0 runs"
+    [ "$P_LOCAL_N" -gt 1 ] && here="ranks $P_RANK0-$((P_RANK0 + P_LOCAL_N - 1)) run"
+    if [ "$O_MACHINE_RANK" = 0 ]; then
+      local others="the other machine's"; [ "$machines" -gt 2 ] && others="the other $((machines - 1)) machines'"
+      note "machine 0 of $machines: $here here; waiting for $others ranks to meet at $O_MAIN_IP:${P_PORT:-29500} (start the same command with --machine-rank 1$([ "$machines" -gt 2 ] && echo "..$((machines - 1))") there; --timeout S bounds the wait)"
+    else
+      note "machine $O_MACHINE_RANK of $machines: $here here; meeting machine 0 at $O_MAIN_IP:${P_PORT:-29500}"
+    fi
+  fi
   local kv
   for kv in "${O_ENVS[@]}"; do P_WRAP+=(--env "$kv"); done
 
   build_engine_cmd
+}
+
+# torchrun's variables for the program (RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE come from
+# the wrapper, which knows its rank): MASTER_ADDR is the machine of rank 0 (--main-process-ip; the
+# first host of --hostfile or of the Slurm allocation; else this host, 127.0.0.1), MASTER_PORT
+# --main-process-port (the own engine's rendezvous port), else torchrun's 29500.
+plan_torchrun_env() {
+  local addr=${O_MAIN_IP:-} port=${P_PORT:-${O_MAIN_PORT:-}}
+  if [ -z "$addr" ] && [ -n "$O_HOSTFILE" ] && [ "$P_ENGINE" = mpirun ]; then addr=$(hostfile_hosts "$O_HOSTFILE" | head -n 1); fi
+  if [ -z "$addr" ] && [ "$P_ENGINE" = srun ] && [ -n "${SLURM_JOB_NODELIST:-}" ]; then
+    addr=$(scontrol show hostnames "$SLURM_JOB_NODELIST" 2>/dev/null | head -n 1)
+  fi
+  [ "$port" = 0 ] && port=''
+  P_WRAP+=(--master "${addr:-127.0.0.1}:${port:-29500}")
+  [ "$P_ENGINE" = local ] && P_WRAP+=(--local-world-size "$P_LOCAL_N")
+  return 0
 }
 
 # One GPU per rank. --visible-devices per-rank (default): each rank's CUDA_VISIBLE_DEVICES is
@@ -338,8 +383,32 @@ plan_policy_auto() {
   P_POLICY=$f P_ORIGIN="--policy auto"
 }
 
+# More than one rank with the shim and sync required: a job without a policy, or with one that
+# has no rule (the starter policy `config --write-policy` writes), would train every rank apart
+# and fail at exit (7); it is refused here instead, before any rank starts.
+plan_refuse_unsynced() {
+  local sync=${ACCELSHIM_SYNC:-} kv
+  for kv in "${O_ENVS[@]}"; do
+    [[ $kv == ACCELSHIM_SYNC=* ]] && sync=${kv#*=}
+    [[ $kv == ACCELSHIM_POLICY=* ]] && return 0   # a policy per rank (--env, maybe templated): the shim checks it
+  done
+  { [ "$O_PRELOAD" = 1 ] && [ "$P_N" -gt 1 ] && [ "$O_SYNC_OPT" = 0 ] && [ "$sync" != optional ]; } || return 0
+  [ "$P_POLICY_OPTIONAL" = 1 ] && [ "$sync" != required ] && return 0
+  local say=die
+  [ "$O_DRY" = 1 ] && say=warn   # --dry-run shows the plan; a real launch stops here
+  if [ -z "$P_POLICY" ]; then
+    $say "no policy for $P_N ranks: nothing would be synchronised (each rank would train apart); give --policy FILE (README: 'Writing a policy for your binary'), or --sync-optional if the ranks are meant to run apart; no rank was started"
+  fi
+  [ "$P_POLICY_RULES" = 0 ] \
+    && $say "policy $P_POLICY (from $P_ORIGIN) has no gradient or parameter rule: $P_N ranks would train apart; add rules (README: 'Writing a policy for your binary'), or --sync-optional; no rank was started"
+  return 0
+}
+
+# check_policy FILE: accelshim-policy check; sets P_POLICY_RULES (0: no rule at all, 1, or '' when
+# not known) and P_POLICY_OPTIONAL (1: `sync: optional`) from its normalised form.
 check_policy() {
-  local out
+  local out norm
+  P_POLICY_RULES='' P_POLICY_OPTIONAL=0
   if [ ! -x "$L_POLICY_TOOL" ]; then
     if [ "$O_DRY" = 1 ]; then warn "warning: cannot check '$1': accelshim-policy not found at $L_POLICY_TOOL"; return 0; fi
     warn "cannot check policy '$1': accelshim-policy not found at $L_POLICY_TOOL (build it with 'make')"
@@ -350,6 +419,11 @@ check_policy() {
     warn "policy '$1' is invalid; no rank was started"
     return 1
   fi
+  norm=$("$L_POLICY_TOOL" check "$1" 2>/dev/null) || return 0
+  grep -qx 'sync: optional' <<<"$norm" && P_POLICY_OPTIONAL=1
+  if grep -qx 'gradients: \[\]' <<<"$norm" && grep -qx 'parameters: \[\]' <<<"$norm"; then P_POLICY_RULES=0
+  else P_POLICY_RULES=1; fi
+  return 0
 }
 
 build_engine_cmd() {

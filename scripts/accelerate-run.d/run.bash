@@ -372,6 +372,19 @@ report() {
     return 0
   fi
   read -r r h code sig <<<"$best"
+  # exit 7 (the shim: no gradient rule fired) is the whole job's state, not one rank's doing: the
+  # lowest rank that says so is shown, and the block says how many ranks did.
+  local unsynced=0
+  if [ -z "$sig" ] && [ "$code" = 7 ]; then
+    for f in "$P_RUN_DIR"/rank-*.fail; do
+      [ -f "$f" ] || continue
+      read -r t r2 h2 code2 sig <"$f" || continue
+      [ "$code2" = 7 ] && [ -z "$sig" ] || continue
+      unsynced=$((unsynced + 1))
+      [ "$r2" -lt "$r" ] && { r=$r2; h=$h2; }
+    done
+    sig=''
+  fi
   if [ -z "$sig" ] && [ "$code" = 4 ] && stall_analysis "$r" "$h"; then
     REPORT_CAUSE=$STALL_CAUSE
     {
@@ -388,17 +401,19 @@ report() {
         tail -n 3 "$P_RUN_DIR/rank-$r.tail" | sed 's/^/    | /'
       fi
       echo "$ASR_NAME: the other ranks were stopped (SIGTERM, then SIGKILL after ${ASR_GRACE_S}s)"
-      [ -n "$O_LOG_DIR" ] && echo "$ASR_NAME: full logs: $O_LOG_DIR/rank-R.log"
+      [ -n "$P_LOG_IDX" ] && echo "$ASR_NAME: full logs: ${P_WRAP[P_LOG_IDX + 1]}/rank-R.log"
       echo "$ASR_NAME: exit status $code"
       echo "============================================================================"
     } >&2
     return "$code"
   fi
   if [ -n "$sig" ]; then status="signal $sig"; else status="exit code $code"; fi
-  REPORT_CAUSE="rank $r failed first: $status (host $h)$(last_line "$P_RUN_DIR/rank-$r.tail")"
+  local head="rank $r failed first: $status (host $h)"
+  [ "$unsynced" -gt 0 ] && head="the ranks are not synchronised: no gradient rule fired (exit code 7 on $unsynced of $P_N ranks; rank $r's lines below, host $h)"
+  REPORT_CAUSE="$head$(last_line "$P_RUN_DIR/rank-$r.tail")"
   {
     echo "============================================================================"
-    echo "$ASR_NAME: rank $r failed first: $status (host $h)"
+    echo "$ASR_NAME: $head"
     [ -n "${STALL_NOTE:-}" ] && [ "$code" = 4 ] && echo "$ASR_NAME: $STALL_NOTE"
     if [ -s "$P_RUN_DIR/rank-$r.tail" ]; then
       echo "$ASR_NAME: last lines of rank $r:"
@@ -406,8 +421,8 @@ report() {
     else
       echo "$ASR_NAME: rank $r printed nothing"
     fi
-    [ "$P_N" -gt 1 ] && echo "$ASR_NAME: the other ranks were stopped (SIGTERM, then SIGKILL after ${ASR_GRACE_S}s)"
-    [ -n "$O_LOG_DIR" ] && echo "$ASR_NAME: full logs: $O_LOG_DIR/rank-R.log"
+    [ "$P_N" -gt 1 ] && [ "$unsynced" -lt "$P_N" ] && echo "$ASR_NAME: the other ranks were stopped (SIGTERM, then SIGKILL after ${ASR_GRACE_S}s)"
+    [ -n "$P_LOG_IDX" ] && echo "$ASR_NAME: full logs: ${P_WRAP[P_LOG_IDX + 1]}/rank-R.log"
     echo "$ASR_NAME: exit status $code"
     echo "============================================================================"
   } >&2

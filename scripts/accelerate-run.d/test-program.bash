@@ -94,17 +94,20 @@ test_program() {
   [ ${#cpu_opt[@]} -eq 0 ] || plan_check_static_cudart "${prog[0]}"   # exit 2 before any run
   tmp=$(mktemp -d "${TMPDIR:-/tmp}/accelshim-test.XXXXXX") || die "test: cannot create a temporary directory"
   echo "test: ${prog[0]}: 1 rank x batch $((n * b))  vs  $n ranks x batch $b; policy $policy; rtol $rtol, atol $atol"
+  # the 1-rank run with the shim's debug listing: the kernels in first-launch order, for the advice
   "$ASR_SELF" -q "${cpu_opt[@]}" -n 1 --policy "$policy" --mixed-precision "$mp" --record "$tmp/one" \
-    -- "${prog[@]}" "${tail1[@]}" >"$tmp/one.log" 2>&1
+    --env ACCELSHIM_LOG=debug -- "${prog[@]}" "${tail1[@]}" >"$tmp/one.log" 2>&1
   rc1=$?
   "$ASR_SELF" -q "${cpu_opt[@]}" -n "$n" --policy "$policy" --mixed-precision "$mp" --record "$tmp/dp" \
     -- "${prog[@]}" "${tailn[@]}" >"$tmp/dp.log" 2>&1
   rc2=$?
   rc=1
   if [ $rc1 -ne 0 ]; then
-    echo "test: FAILED: the 1-rank run exited with status $rc1; its last lines:"; tail -n 30 "$tmp/one.log" | sed 's/^/    /'
+    echo "test: FAILED: the 1-rank run exited with status $rc1; its last lines:"; grep -v ' DEBUG ' "$tmp/one.log" | tail -n 30 | sed 's/^/    /'
   elif ! grep -qs '"rule":"gradients\[' "$tmp/one/rank-0.jsonl"; then
-    echo "test: FAILED: no gradient sync point fired in the 1-rank run: the policy's gradient rules never matched a kernel (find the names with ACCELSHIM_LOG=debug)"
+    echo "test: FAILED: no gradient sync point fired in the 1-rank run: the policy's gradient rules never matched a kernel; the shim's hint:"
+    grep -E 'WARN unfired: ' "$tmp/one.log" | sed -E 's/^(\[rank [0-9]+\] )?\[accelshim rank [0-9]+\] WARN unfired: /    /'
+    echo "test: all the kernels it launched: accelerate-run ${cpu_opt[*]} --list-kernels -- ${prog[*]}"
   elif [ $rc2 -ne 0 ] && [ $rc2 -ne 8 ]; then
     echo "test: FAILED: the $n-rank run exited with status $rc2; its last lines:"; tail -n 30 "$tmp/dp.log" | sed 's/^/    /'
   else
@@ -115,7 +118,8 @@ test_program() {
     case $rc in
       0) echo "test: OK: $n ranks x batch $b == 1 rank x batch $((n * b)) at every sync point ($(grep -c '"kind":"post"' "$tmp/one/rank-0.jsonl") reduced buffers, rtol $rtol)" ;;
       1) echo "test: DIFFERS (A = 1 rank, B = $n ranks): ${out#differs: }"
-         echo "test: the first sync point where the $n-rank job left the 1-rank result (seq counts the rule's sync points from 0: the step, when it fires once per step); a rule that syncs at a kernel running before its buffer is complete shows here: pick a later kernel" ;;
+         echo "test: (seq counts the rule's sync points from 0: the step, when it fires once per step)"
+         python3 "$L_HELPERS/test-evidence" "$tmp/one" "$tmp/dp" "$rtol" "$atol" "$tmp/one.log" ;;
       *) echo "test: FAILED: the records could not be compared: $out" ;;
     esac
   fi

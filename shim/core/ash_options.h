@@ -51,6 +51,12 @@ typedef enum {
       "where ACCELSHIM_POLICY came from, for the log (accelerate-run: --policy | ./accelshim.yaml)") \
     X(ASH_OPT_SYNC, "ACCELSHIM_SYNC", ASH_OPT_T_ENUM, 0, 0, "required|optional", NULL, NULL,        \
       "optional lets >1 rank run with no gradient rule fired (the policy's sync: optional)")        \
+    X(ASH_OPT_SYNC_WATCH_STEPS, "ACCELSHIM_SYNC_WATCH_STEPS", ASH_OPT_T_INT, 0, 1000000, NULL, "2",  \
+      NULL, "with sync required: stop (exit 7) once the step repeated this often and no gradient "  \
+      "rule fired (0: no step watch)")                                                              \
+    X(ASH_OPT_SYNC_WATCH_LAUNCHES, "ACCELSHIM_SYNC_WATCH_LAUNCHES", ASH_OPT_T_INT, 0, 2000000000,  \
+      NULL, "100000", NULL, "... or once this many launches went by with no gradient rule fired "  \
+      "(0: no bound)")                                                                             \
     X(ASH_OPT_BACKEND, "ACCELSHIM_BACKEND", ASH_OPT_T_ENUM, 0, 0, "auto|nccl|mpi", "auto", NULL,   \
       "collectives backend")                                                                       \
     X(ASH_OPT_RENDEZVOUS, "ACCELSHIM_RENDEZVOUS", ASH_OPT_T_ENUM, 0, 0, "mpi|nccl", "mpi", NULL,   \

@@ -100,10 +100,22 @@ static int trace_ts(char *out, size_t cap, uint64_t mono_ns)
                     (unsigned long long)(t % 1000));
 }
 
+/* This thread's id; on its first event a thread_name record names its track: "main" for the
+ * program's main thread, "thread TID" for another. Never called with T.lock held. */
 static long trace_thread(void)
 {
-    if (trace_tid == 0)
+    if (trace_tid == 0) {
         trace_tid = (long)syscall(SYS_gettid);
+        char ev[160], name[32];
+        if (trace_tid == (long)getpid())
+            snprintf(name, sizeof name, "main");
+        else
+            snprintf(name, sizeof name, "thread %ld", trace_tid);
+        int n = snprintf(ev, sizeof ev, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,"
+                         "\"tid\":%ld,\"args\":{\"name\":\"%s\"}},\n", T.rank, trace_tid, name);
+        if (n > 0 && (size_t)n < sizeof ev)
+            trace_append(ev, (size_t)n);
+    }
     return trace_tid;
 }
 
@@ -220,11 +232,12 @@ void ash_trace_close(void)
 {
     pthread_mutex_lock(&T.lock);
     if (T.fd >= 0) {
+        /* the last record: metadata, no trailing comma (each thread was named at its first event) */
         char tail[256];
         int n = snprintf(tail, sizeof tail,
-                         "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%ld,"
-                         "\"args\":{\"name\":\"exit\"}}\n]\n",
-                         T.rank, trace_thread());
+                         "{\"name\":\"process_labels\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,"
+                         "\"args\":{\"labels\":\"accelshim rank %d\"}}\n]\n",
+                         T.rank, T.rank);
         trace_flush_locked();
         trace_write_all(tail, (size_t)n);
         if (T.fd >= 0)

@@ -14,6 +14,7 @@
 #include "ash_fatal.h" /* ASH_EXIT_UNSYNCED, ASH_EXIT_PARAMS_DIFFER */
 #include "ash_policy.h"
 
+#include <stdatomic.h>
 #include <stddef.h>
 
 /* Exit statuses of the verdict (next to 3 mismatch, 4 watchdog, 5 NaN, 6 capture stop). */
@@ -22,8 +23,22 @@
  * multi-rank job without one; register the exit verdict (atexit, so it runs after the other
  * exit handlers). Ends the process (exit 2) on a malformed ACCELSHIM_SYNC. */
 void ash_unfired_init(void);
-/* A distinct kernel the matcher was asked about (mangled, demangled; either may be NULL). */
-void ash_unfired_seen(const char *name, const char *demangled);
+/* A distinct kernel the matcher was asked about: KERNEL (its ash_kernel_info_t, the key
+ * ash_unfired_launch is given), mangled and demangled name (either may be NULL). */
+void ash_unfired_seen(const void *kernel, const char *name, const char *demangled);
+/* The step watch (sync required, >1 rank, gradient rules, ACCELSHIM_SYNC_WATCH_STEPS > 0): until
+ * a gradient rule fires, every launch (kernel id) and host read of device memory (a copy hook's
+ * name) is a token; once a block of tokens that holds a host read has repeated (the program's
+ * step, seen ACCELSHIM_SYNC_WATCH_STEPS times, default 2) or ACCELSHIM_SYNC_WATCH_LAUNCHES
+ * launches went by (default 100000), every rank names the unfired gradient rules with their
+ * nearest kernels and stops, exit 7. ash_unfired_watch_on: 1 while it watches; the launch hooks
+ * then take their slow path and call ash_unfired_launch (after the sync point's own prepare),
+ * the copy hooks ash_unfired_copy; 0 again once a gradient rule fired (the fast path is back). */
+extern _Atomic int ash_unfired_watch_on;
+void ash_unfired_launch(const void *kernel);
+void ash_unfired_copy(const char *api);
+/* 1 when the job, as it stands, ends with exit 7 (the digest check words its line by it). */
+int ash_unfired_will_fail(void);
 /* These rules matched a kernel that is being launched. */
 void ash_unfired_fire(const ash_policy_rule_t *const *rules, size_t n);
 /* A fatal exit is under way: the verdict keeps out of it (the process keeps its own status). */

@@ -17,6 +17,7 @@
 #include "ash_log.h"
 #include "ash_policy.h"
 #include "ash_sync.h"
+#include "ash_unfired.h"
 #include "ash_world.h"
 
 #define XXH_INLINE_ALL /* header-only: the preloaded library gains no runtime dependency */
@@ -66,6 +67,13 @@ out:
 }
 
 /* Digest one buffer through the host (its stream first, then the legacy stream). */
+/* The status the differing digests lead to: 8, unless nothing was synchronised at all (7 then). */
+static const char *digest_verdict(void)
+{
+    return ash_unfired_will_fail() ? "the job ends with exit 7: no gradient rule fired"
+                                   : "exit 8";
+}
+
 static void dig_take(dig_buf_t *b)
 {
     const ash_coll_driver_t *d = D.drv;
@@ -162,12 +170,12 @@ void ash_digest_compare(ash_coll_t *c)
         if (w->rank == 0)
             ash_error("digest", "ranks ended with different parameters: rank %d differs from rank 0 "
                       "(%d of %d ranks differ; digest %016llx over %llu buffer(s), %llu bytes vs "
-                      "rank 0's %016llx over %llu buffer(s), %llu bytes); exit 8",
+                      "rank 0's %016llx over %llu buffer(s), %llu bytes); %s",
                       first, differ, w->size - 1, f[W_HASH], f[W_BUFS], f[W_BYTES], all[W_HASH],
-                      all[W_BUFS], all[W_BYTES]);
+                      all[W_BUFS], all[W_BYTES], digest_verdict());
         else if (memcmp(all + (size_t)w->rank * ASH_COLL_FP_WORDS, all, 3 * sizeof *all))
             ash_error("digest", "ranks ended with different parameters: this rank's digest %016llx "
-                      "differs from rank 0's %016llx; exit 8", fp[W_HASH], all[W_HASH]);
+                      "differs from rank 0's %016llx; %s", fp[W_HASH], all[W_HASH], digest_verdict());
     } else if (w->rank == 0) {
         if (all[W_BUFS] == 0)
             ash_info("digest", "no parameter buffer was broadcast and readable: nothing compared");

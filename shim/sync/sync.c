@@ -294,7 +294,7 @@ static void check_rule_against_kernel(const ash_policy_rule_t *r, const ash_kern
 static const void *sync_match(const ash_kernel_info_t *k)
 {
     const ash_policy_rule_t *found[SYNC_MAX_RULES];
-    ash_unfired_seen(k->name, k->demangled); /* unfired: names for "nearest kernel seen" */
+    ash_unfired_seen(k, k->name, k->demangled); /* unfired: "nearest kernel seen", the step watch */
     size_t n = ash_policy_match(S.policy, k->name, k->demangled, found, SYNC_MAX_RULES);
     size_t nready = ash_policy_match_ready(S.policy, k->name, k->demangled, NULL, 0);
     if (n == 0 && nready == 0 && !ash_overlap_observes_all())
@@ -883,10 +883,10 @@ ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **p
         ash_overlap_before_ready(k, s, params, extra, plan->ready, plan->nready);
         pthread_mutex_unlock(&S.lock);
     }
+    ash_unfired_fire(plan->rule, plan->n); /* unfired: these rules fired */
     if (plan->n == 0)
         return ASH_OK; /* ready points only: after the launch (ash_launch_done) */
     ash_crash_thread(); /* a thread that reaches a sync point gets its own alternate stack */
-    ash_unfired_fire(plan->rule, plan->n); /* unfired: these rules fired */
     const char *cap; /* a sync point inside CUDA graph capture (capture.c); one rank: as N would */
     for (size_t i = 0; w->size <= 1 && i < plan->n; i++)
         if (plan->rule[i]->kind == ASH_POLICY_RULE_GRADIENT &&

@@ -6,8 +6,12 @@
  * the exit sequence's verdict step (ASH_EXIT_STEP_VERDICT, registered at init), the last one, so
  * it runs after the record, the communicator's close and the report; on a failure it flushes
  * stdio and _exits.
- * Threading: seen/fire may run on any thread (a mutex for the name list, atomics for the bits).
- * Callers: lifecycle.c (init), sync.c (matcher: seen; prepare: fire; fatal: fatal). See ash_unfired.h.
+ * The step watch (ash_unfired.h) stops such a job early, at its second step: the tokens are the
+ * launches and host reads, a step is a block of them that holds a host read and repeats.
+ * Threading: seen/fire/launch/copy may run on any thread (a mutex for the name list and the
+ * watch, atomics for the bits and the watch's flag). Callers: lifecycle.c (init), sync.c
+ * (matcher: seen; prepare: fire; fatal: fatal), intercept's launch and copy hooks (launch, copy).
+ * See ash_unfired.h.
  * Must not: change the status of a fatal exit (ash_unfired_fatal keeps it); fail a process that is
  * not ending normally; skip flushing stdio before its _exit; fail a single-rank job, or an
  * unsynchronised one where sync is optional (policy, ACCELSHIM_SYNC or accelerate-run
@@ -34,25 +38,38 @@
 #define UNF_MAX_RULES 1024   /* rules per list whose firing is tracked (more: counted as fired) */
 #define UNF_NAME_CMP 127     /* bytes of a name the edit distance looks at */
 #define UNF_SUGGEST 3        /* nearest names printed per rule */
+#define UNF_PMAX 8192        /* longest step (launches + host reads) the step watch recognises */
+#define UNF_MARK UNF_MAX_NAMES /* the watch's token for a host read of device memory */
 
 static struct {
     pthread_mutex_t lock;
     char *name[UNF_MAX_NAMES], *dem[UNF_MAX_NAMES];
+    const void *key[UNF_MAX_NAMES]; /* the kernel (its ash_kernel_info_t) each name came from */
     int n;
     _Atomic unsigned long long fired[2][UNF_MAX_RULES / 64];
     atomic_int any[2];
     atomic_int fatal;
     int optional;
-} U = {.lock = PTHREAD_MUTEX_INITIALIZER};
+    /* the step watch (under lock): the last UNF_PMAX tokens (kernel ids, UNF_MARK), and for each
+     * period p the number of consecutive tokens equal to the token p before them */
+    long steps, bound;    /* ACCELSHIM_SYNC_WATCH_STEPS, ACCELSHIM_SYNC_WATCH_LAUNCHES */
+    long long ntok, nlaunch, last_mark;
+    int last_tok;
+    short ring[UNF_PMAX];
+    unsigned run[UNF_PMAX + 1];
+} U = {.lock = PTHREAD_MUTEX_INITIALIZER, .last_mark = -1, .last_tok = -1};
+
+_Atomic int ash_unfired_watch_on; /* ash_unfired.h: set at init, read by the launch and copy hooks */
 
 void ash_unfired_fatal(void) { atomic_store(&U.fatal, 1); }
 
-void ash_unfired_seen(const char *name, const char *demangled)
+void ash_unfired_seen(const void *kernel, const char *name, const char *demangled)
 {
     pthread_mutex_lock(&U.lock);
     if (U.n < UNF_MAX_NAMES && name) {
         U.name[U.n] = strdup(name);
         U.dem[U.n] = demangled && strcmp(demangled, name) ? strdup(demangled) : NULL;
+        U.key[U.n] = kernel;
         if (U.name[U.n])
             U.n++;
     }
@@ -183,12 +200,112 @@ static void unf_say(const char *text)
         (void)!write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
 }
 
+/* A job of more than one rank with sync required in which no gradient rule has fired (yet). */
+static int unf_unsynced(void)
+{
+    return ash_world()->size > 1 && !U.optional && !atomic_load(&U.any[0]);
+}
+
+int ash_unfired_will_fail(void) { return unf_unsynced(); }
+
+/* Every unfired gradient rule with its nearest kernels, on this rank's output. */
+static void unf_warn_gradients(const ash_policy_t *p)
+{
+    for (size_t i = 0; p && i < ash_policy_rule_count(p, ASH_POLICY_RULE_GRADIENT); i++) {
+        const ash_policy_rule_t *r = ash_policy_rule(p, ASH_POLICY_RULE_GRADIENT, i);
+        if (!unf_fired(0, r->index))
+            unf_warn_rule(p, r);
+    }
+}
+
+/* One token of the step watch (under the lock): a kernel id or UNF_MARK. Returns the step's
+ * length in tokens once a block that holds a host read has occurred U.steps times in a row,
+ * -1 once U.bound launches went by, 0 otherwise. */
+static long long unf_token(int tok)
+{
+    if (tok == UNF_MARK && U.last_tok == UNF_MARK)
+        return 0; /* back-to-back reads are one */
+    U.last_tok = tok;
+    long long i = U.ntok++, found = 0, maxp = i < UNF_PMAX ? i : UNF_PMAX;
+    for (long long q = 1; q <= maxp; q++) {
+        int same = U.ring[(i - q) % UNF_PMAX] == tok;
+        U.run[q] = same ? U.run[q] + 1 : 0;
+        unsigned long long need = (unsigned long long)(U.steps - 1) * (unsigned long long)q;
+        if (same && !found && U.steps > 0 && U.run[q] >= need &&
+            (tok == UNF_MARK || U.last_mark > i - q))
+            found = q; /* the last q tokens occurred U.steps times in a row, a host read among them */
+    }
+    U.ring[i % UNF_PMAX] = (short)tok;
+    if (tok == UNF_MARK)
+        U.last_mark = i;
+    else if (U.bound > 0 && ++U.nlaunch >= U.bound && !found)
+        return -1;
+    return found;
+}
+
+/* The watch decided: every rank names the unfired rules and stops, exit 7. */
+static _Noreturn void unf_stop(long long step, long long launches)
+{
+    const ash_policy_t *p = ash_sync_policy();
+    char when[160];
+    if (step > 0)
+        snprintf(when, sizeof when, "by the time the program's launch sequence repeated (a step "
+                 "of %lld launches and host reads, seen %ld times; launch %lld)", step, U.steps,
+                 launches);
+    else
+        snprintf(when, sizeof when, "in the first %lld kernel launches (ACCELSHIM_SYNC_WATCH_LAUNCHES)",
+                 launches);
+    unf_warn_gradients(p);
+    pthread_mutex_unlock(&U.lock);
+    ash_unfired_fatal();
+    ash_fatal(ASH_EXIT_UNSYNCED, "rank %d: no gradient rule of %s fired %s: the %d ranks are "
+              "training apart; stopped (exit %d; fix the rule's `at:` from the nearest kernels "
+              "above, or `sync: optional` / accelerate-run --sync-optional if that is meant)",
+              ash_world()->rank, ash_policy_source(p), when, ash_world()->size, ASH_EXIT_UNSYNCED);
+}
+
+static void unf_watch(int tok)
+{
+    if (!atomic_load_explicit(&ash_unfired_watch_on, memory_order_relaxed))
+        return;
+    pthread_mutex_lock(&U.lock);
+    long long step = 0;
+    if (!unf_unsynced()) /* a gradient rule fired: nothing more to watch */
+        atomic_store_explicit(&ash_unfired_watch_on, 0, memory_order_relaxed);
+    else if ((step = unf_token(tok)) != 0)
+        unf_stop(step, U.nlaunch);
+    pthread_mutex_unlock(&U.lock);
+}
+
+void ash_unfired_launch(const void *kernel)
+{
+    if (!atomic_load_explicit(&ash_unfired_watch_on, memory_order_relaxed))
+        return;
+    int id = -1;
+    pthread_mutex_lock(&U.lock); /* the kernel's id: its place in the name list (a short scan) */
+    for (int i = U.n - 1; i >= 0 && id < 0; i--)
+        if (U.key[i] == kernel)
+            id = i;
+    pthread_mutex_unlock(&U.lock);
+    if (id >= 0)
+        unf_watch(id);
+}
+
+void ash_unfired_copy(const char *api)
+{
+    if (strstr(api, "HtoD") || strstr(api, "DtoD") || strstr(api, "Peer"))
+        return; /* a host read of device memory: DtoH, or cuMemcpy[Async] (any direction) */
+    unf_watch(UNF_MARK);
+}
+
 static void unf_exit(void)
 {
     if (atomic_load(&U.fatal) || ash_fatal_code()) /* a fatal exit has said why already */
         return;
     const ash_world_t *w = ash_world();
     const ash_policy_t *p = ash_sync_policy();
+    if (p && w->rank != 0 && unf_unsynced())
+        unf_warn_gradients(p); /* the job fails: every rank's output says why */
     if (p && w->rank == 0)
         for (int k = 0; k < 2; k++) {
             ash_policy_rule_kind_t kind = k ? ASH_POLICY_RULE_PARAMETER : ASH_POLICY_RULE_GRADIENT;
@@ -247,6 +364,12 @@ void ash_unfired_init(void)
             ash_info("sync", "policy: %s (from %s): %zu gradient rule(s), %zu parameter rule(s)%s",
                      ash_policy_source(p), origin, g, q, U.optional ? ", sync optional" : "");
     }
+    long v;
+    U.steps = ash_opt_int(ASH_OPT_SYNC_WATCH_STEPS, &v) == ASH_OK ? v : 2;
+    U.bound = ash_opt_int(ASH_OPT_SYNC_WATCH_LAUNCHES, &v) == ASH_OK ? v : 100000;
+    if (p && w->size > 1 && !U.optional && (U.steps > 0 || U.bound > 0) &&
+        ash_policy_rule_count(p, ASH_POLICY_RULE_GRADIENT) > 0)
+        atomic_store(&ash_unfired_watch_on, 1);
     if (ash_shim_at_exit(ASH_EXIT_STEP_VERDICT, unf_exit) != ASH_OK)
         ash_warn("sync", "no exit step left: rules that never fired will not be reported");
 }

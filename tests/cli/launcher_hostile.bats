@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # launcher_hostile.bats — the launcher against a hostile file system and a killed launcher.
-# Properties: a symlink planted where the launcher creates a file (--log-dir's rank-R.log,
+# Properties: a symlink planted where the launcher creates a file (--log-dir's attempt-N/rank-R.log,
 # `config FILE`, dangling or not) is refused with one line naming it and exit 2, and the file it
 # points to is untouched; SIGKILL to the launcher (which no trap sees) still ends every process of
 # the job — the engine (mpirun), the rank wrappers, the programs — within a bounded wait, and its
@@ -37,18 +37,20 @@ n_marked_named() {
   echo "$n"
 }
 
-@test "a symlink planted as rank-R.log is refused (exit 2, one line), its target untouched" {
+@test "a symlink planted as rank-R.log is never written through, its target untouched" {
   for eng in mpirun local; do
     [ "$eng" = mpirun ] && ! command -v mpirun >/dev/null && continue
-    mkdir -p "logs-$eng"
+    mkdir -p "logs-$eng/attempt-0"
     echo "precious $eng" >"victim-$eng"
-    ln -s "$T/victim-$eng" "logs-$eng/rank-1.log"
+    ln -s "$T/victim-$eng" "logs-$eng/attempt-0/rank-1.log"
+    # an earlier run's folder (with the link) is moved aside whole; the new attempt-0 is fresh
     run "$A" --no-preload --launcher "$eng" -n 2 --log-dir "logs-$eng" -- bash -c 'echo "line {rank}"'
-    status_is 2
-    contains "logs-$eng/rank-1.log' is a symbolic link; refusing to write through it"
-    [ "$(grep -c . <<<"$output")" -eq 1 ] || { echo "$eng: more than one line"; show; false; }
+    status_is 0
     [ "$(cat "victim-$eng")" = "precious $eng" ] || { echo "$eng: the victim was changed to:"; cat "victim-$eng"; false; }
-    [ -L "logs-$eng/rank-1.log" ] || { echo "$eng: the planted link was replaced"; false; }
+    [ ! -L "logs-$eng/attempt-0/rank-1.log" ] && [ "$(cat "logs-$eng/attempt-0/rank-1.log")" = "line 1" ] \
+      || { echo "$eng: the new log is not a fresh file"; ls -lR "logs-$eng"; false; }
+    compgen -G "logs-$eng/run-*/attempt-0/rank-1.log" >/dev/null && [ -L logs-$eng/run-*/attempt-0/rank-1.log ] \
+      || { echo "$eng: the planted link was not kept aside as it was"; ls -lR "logs-$eng"; false; }
   done
   # the rank wrapper itself (a link planted after the launcher looked): refused, exit 2
   mkdir -p logs-late; echo "precious late" >victim-late; ln -s "$T/victim-late" logs-late/rank-1.log
@@ -58,11 +60,12 @@ n_marked_named() {
   # control: the same run without the link writes both logs
   run "$A" --no-preload --launcher local -n 2 --log-dir logs-ok -- bash -c 'echo "line {rank}"'
   status_is 0
-  [ "$(cat logs-ok/rank-1.log)" = "line 1" ] || { echo "control: rank-1.log:"; cat logs-ok/rank-1.log; false; }
-  # a second run over existing logs replaces them (truncated, not appended)
+  [ "$(cat logs-ok/attempt-0/rank-1.log)" = "line 1" ] || { echo "control: rank-1.log:"; cat logs-ok/attempt-0/rank-1.log; false; }
+  # a second run keeps the first run's logs aside and writes its own
   run "$A" --no-preload --launcher local -n 2 --log-dir logs-ok -- bash -c 'echo "again {rank}"'
   status_is 0
-  [ "$(cat logs-ok/rank-1.log)" = "again 1" ] || { echo "rerun: rank-1.log:"; cat logs-ok/rank-1.log; false; }
+  [ "$(cat logs-ok/attempt-0/rank-1.log)" = "again 1" ] || { echo "rerun: rank-1.log:"; cat logs-ok/attempt-0/rank-1.log; false; }
+  [ "$(cat logs-ok/run-*/attempt-0/rank-1.log)" = "line 1" ] || { ls -R logs-ok; false; }
 }
 
 @test "config FILE: a symlink (dangling or not) is refused (exit 2), nothing written through it" {
@@ -85,7 +88,7 @@ n_marked_named() {
 kill_launcher() {
   local eng=$1 lp i
   mkdir -p "$T/tmp-$eng"
-  ASR_TEST_MARK=$MARK TMPDIR=$T/tmp-$eng "$A" --cpu --launcher "$eng" -n 2 -- "$TRAINER" --steps 100000000 --batch 2 \
+  ASR_TEST_MARK=$MARK TMPDIR=$T/tmp-$eng "$A" --cpu --launcher "$eng" -n 2 --sync-optional -- "$TRAINER" --steps 100000000 --batch 2 \
       --shard-rank '{rank}' --shard-count '{world_size}' >"out-$eng" 2>&1 &
   lp=$!
   for i in $(seq 600); do [ "$(n_marked_named mlp)" -ge 2 ] && break; sleep 0.1; done

@@ -81,3 +81,19 @@ teardown() { cd / && rm -rf "$T"; }
   status_is 0
   contains "layout:             installed ($PREFIX_DIR)"
 }
+
+@test "after make install the help's example paths exist, the docs are installed, and --version matches" {
+  for f in lib/accelshim/accelerate-run.d/test-evidence share/doc/accelshim/README.md \
+           share/doc/accelshim/docs/design.md share/doc/accelshim/accelerate-run.md; do
+    [ -e "$PREFIX_DIR/$f" ] || { echo "missing: $f"; find "$PREFIX_DIR/share"; false; }
+  done
+  run "$I" --help
+  status_is 0
+  ex=$(sed -n '/^Examples/,/^Checked/p' <<<"$output" | grep -oE "$PREFIX_DIR/[^ ;)]+")
+  [ -n "$ex" ] || { echo "no installed path in the help's examples"; show; false; }
+  for p in $ex; do [ -e "$p" ] || { echo "help names $p, which the install does not have"; show; false; }; done
+  lacks " examples/llmc-fp32.yaml"               # no repository-relative paths
+  lacks " build/tests/trainers/mlp"
+  [ "$(cat "$PREFIX_DIR/share/accelshim/VERSION")" = "$("$A" --version)" ]
+  [ "$("$I" --version)" = "$("$A" --version)" ]
+}

@@ -241,12 +241,13 @@ dry() { run "$A" --dry-run "$@"; }
   dry --no-preload -n 4 --ranks-filter 0,2-3 -- prog
   contains "--show 0,2-3"
   dry --no-preload -n 4 --log-dir logs -- prog
-  contains "--log-dir $T/logs --quiet"
+  contains "--log-dir $T/logs/attempt-0 --quiet"
   dry --no-preload -n 4 --log-dir logs --tee -- prog
-  contains "--log-dir $T/logs "
+  contains "--log-dir $T/logs/attempt-0 "
   lacks "--quiet"
-  dry --no-preload -n 4 --tee -- prog
-  status_is 2
+  dry --no-preload -n 4 --tee -- prog          # as torchrun: accepted without --log-dir
+  status_is 0
+  contains "--tee without --log-dir: output goes to the console only"
   dry --no-preload -n 4 --ranks-filter 'x' -- prog
   status_is 2
 }

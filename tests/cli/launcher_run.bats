@@ -97,11 +97,11 @@ gone_soon() {
   status_is 0
   lacks "[rank"
   for r in 0 1; do
-    [ "$(cat "logs/rank-$r.log")" = "$(printf 'one %s\ntwo %s' "$r" "$r")" ] || { cat "logs/rank-$r.log"; false; }
+    [ "$(cat "logs/attempt-0/rank-$r.log")" = "$(printf 'one %s\ntwo %s' "$r" "$r")" ] || { cat "logs/attempt-0/rank-$r.log"; false; }
   done
   run "$A" --no-preload -n 2 --log-dir logs2 --tee -- bash -c 'echo "three {rank}"'
   contains "[rank 0] three 0"
-  [ "$(cat logs2/rank-1.log)" = "three 1" ]
+  [ "$(cat logs2/attempt-0/rank-1.log)" = "three 1" ]
 }
 
 @test "one rank: stdin reaches the program, exit status passes through" {

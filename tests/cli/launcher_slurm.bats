@@ -102,3 +102,12 @@ leftovers() { [[ ${MARK:-} == asr-slurm-* ]] && pgrep -f "$MARK"; true; }
   for _ in $(seq 100); do [ -z "$(leftovers)" ] && break; sleep 0.1; done
   [ -z "$(leftovers)" ] || { echo "ranks still running after scancel"; ps -o pid,cmd -p "$(leftovers | paste -sd, -)"; cat out; false; }
 }
+
+@test "srun: every rank gets torchrun's variables (RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT)" {
+  run timeout 120 salloc -I30 -O -n 2 "$A" --no-preload -- \
+      sh -c 'echo "tr RANK=$RANK LOCAL_RANK=$LOCAL_RANK WORLD_SIZE=$WORLD_SIZE LOCAL_WORLD_SIZE=$LOCAL_WORLD_SIZE MASTER=$MASTER_ADDR:$MASTER_PORT"'
+  status_is 0
+  contains "[rank 0] tr RANK=0 LOCAL_RANK=0 WORLD_SIZE=2 LOCAL_WORLD_SIZE=2 MASTER="
+  contains "[rank 1] tr RANK=1 LOCAL_RANK=1 WORLD_SIZE=2 LOCAL_WORLD_SIZE=2 MASTER="
+  [[ $output =~ MASTER=[^:\ ]+:29500 ]] || { echo "no MASTER_ADDR:MASTER_PORT"; show; false; }
+}

@@ -76,7 +76,7 @@ teardown() { cd / && rm -rf "$T"; }
   sed 's/^num_processes: .*/num_processes: two/' acc.yaml >two.yaml
   run "$A" --no-preload --config_file two.yaml -- touch started
   status_is 2
-  contains "two.yaml: -n: 'two' is not a positive integer"
+  contains "two.yaml: num_processes: 'two' is not a positive integer"
   [ ! -e started ]
 }
 
@@ -88,17 +88,28 @@ teardown() { cd / && rm -rf "$T"; }
   contains "$T/xdg/accelshim/accelerate-run.yaml"
   run "$A" --dry-run --no-preload -- prog
   contains "mpirun -n 4 "
+  # one line names the saved defaults and what they set (issue: they changed a job silently)
+  contains "note: using saved defaults $T/xdg/accelshim/accelerate-run.yaml: num_processes=4, launcher=mpirun"
   mkdir -p hf/accelerate && cp acc.yaml hf/accelerate/default_config.yaml
   run "$A" --dry-run --no-preload -- prog
   contains "using Accelerate's config $T/hf/accelerate/default_config.yaml"
   contains "mpirun -n 2 "                        # Accelerate's config above the saved defaults
-  run "$A" --dry-run --no-preload -n 5 -- prog
+  contains "note: using saved defaults $T/xdg/accelshim/accelerate-run.yaml: launcher=mpirun"
+  run "$A" --dry-run --no-preload -n 5 --launcher mpirun -- prog
   contains "mpirun -n 5 "                        # the command line above both
+  lacks "using saved defaults"                   # nothing of them was used
   run "$A" config --show
   contains "num_processes: '4'"
+  # errors name the flag as it was typed
   run "$A" config --mixed_precision fp8
   status_is 2
-  contains "config: --mixed-precision: 'fp8'"
+  contains "config: --mixed_precision: 'fp8'"
+  run "$A" config --num_processes two
+  status_is 2
+  contains "config: --num_processes: 'two' is not a positive integer"
+  run "$A" config --num-processes=0
+  status_is 2
+  contains "config: --num-processes: '0' is not a positive integer"
 }
 
 @test "launch subcommand, -np, torchrun's --nproc_per_node/--nnodes" {
@@ -128,11 +139,11 @@ teardown() { cd / && rm -rf "$T"; }
   run "$A" --no-preload --log_dir logs --tee 3 -n 2 -- bash -c 'echo out {rank}'
   status_is 0
   contains "[rank 1] out 1"                      # --tee 3 took its value: the program ran
-  [ "$(cat logs/rank-1.log)" = "out 1" ]
+  [ "$(cat logs/attempt-0/rank-1.log)" = "out 1" ]
   run "$A" --no-preload --log_dir logs2 -r 3 -n 2 -- bash -c 'echo out {rank}'
   status_is 0
   lacks "[rank"                                  # redirected: files only
-  [ "$(cat logs2/rank-0.log)" = "out 0" ]
+  [ "$(cat logs2/attempt-0/rank-0.log)" = "out 0" ]
   run "$A" --no-preload --log_dir logs3 -t 1 -n 2 -- bash -c 'echo out {rank}'
   contains "--tee 1: stdout and stderr go to the log together"
   contains "[rank 0] out 0"

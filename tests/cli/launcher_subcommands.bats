@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # launcher_subcommands.bats — accelerate-run config / env / test and their --help.
-# Properties: `config` writes a commented starter policy that passes `accelshim-policy check`,
+# Properties: `config` writes a starter policy only when asked (--write-policy or FILE): a commented one that passes `accelshim-policy check`,
 # never overwrites without --force, and prints to stdout with '-'; `env` succeeds and names every
 # part of a bug report (version, driver, toolkit, NCCL, MPI, GPUs, policy in effect, normalised);
 # `test` on hostcuda prints success or exactly what differed (it needs the sync engine to pass).
@@ -24,9 +24,16 @@ teardown() { cd / && rm -rf "$T"; }
   done
 }
 
+@test "config writes no starter policy unless asked (--write-policy, or a FILE)" {
+  run "$A" config </dev/null
+  status_is 0
+  [ ! -e accelshim.yaml ]
+  contains "--write-policy"
+}
+
 @test "config writes a commented starter policy that accelshim-policy accepts" {
   need_policy_tool
-  run "$A" config
+  run "$A" config --write-policy
   status_is 0
   [ -f accelshim.yaml ]
   grep -q '^# ' accelshim.yaml
@@ -41,10 +48,10 @@ teardown() { cd / && rm -rf "$T"; }
 
 @test "config does not overwrite without --force; '-' prints to stdout" {
   echo 'keep me' >accelshim.yaml
-  run "$A" config
+  run "$A" config --write-policy
   status_is 2
   [ "$(cat accelshim.yaml)" = 'keep me' ]
-  run "$A" config --force
+  run "$A" config --write-policy --force
   status_is 0
   grep -q '^version: 1' accelshim.yaml
   run "$A" config -
@@ -55,7 +62,7 @@ teardown() { cd / && rm -rf "$T"; }
 
 @test "the starter policy is picked up as ./accelshim.yaml by a launch" {
   need_policy_tool
-  "$A" config >/dev/null
+  "$A" config --write-policy >/dev/null
   run "$A" --dry-run --no-preload -n 2 -- prog
   status_is 0
   contains "ACCELSHIM_POLICY=$T/accelshim.yaml"

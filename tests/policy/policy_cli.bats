@@ -160,3 +160,27 @@ check_case() {
     [ "$status" -eq 3 ]
     [ "$output" = "no rule matches" ]
 }
+
+@test "match demangles a mangled name as the shim does: mangled, demangled and bare-name globs" {
+    # issue: `match yours.yaml _Z14linear_forwardPfPKfS1_S1_iiii` said "no rule matches" although
+    # the shim matches that kernel at run time (it also tries the demangled and the bare name)
+    run --separate-stderr "$CLI" match examples/mlp.yaml _Z14linear_forwardPfPKfS1_S1_iiii
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == 'parameters[0] at "linear_forward*" (examples/mlp.yaml:'* ]]
+    local t; t=$(mktemp -d)
+    for glob in '_Z14linear_forward*' 'linear_forward' 'linear_forward(float*, float const*, float const*, float const*, int, int, int, int)'; do
+        printf 'version: 1\ngradients:\n  - at: "%s"\n    buffer: { arg: 1, count_arg: 4 }\n    dtype: f32\n' "$glob" >"$t/p.yaml"
+        run --separate-stderr "$CLI" match "$t/p.yaml" _Z14linear_forwardPfPKfS1_S1_iiii
+        echo "glob $glob: $output"
+        [ "$status" -eq 0 ]
+        [[ $output == 'gradients[0] at "'* ]]
+    done
+    # negative control: a glob that none of the three forms matches
+    printf 'version: 1\ngradients:\n  - at: "linear_forwar"\n    buffer: { arg: 1, count_arg: 4 }\n    dtype: f32\n' >"$t/p.yaml"
+    run --separate-stderr "$CLI" match "$t/p.yaml" _Z14linear_forwardPfPKfS1_S1_iiii
+    echo "$output"
+    [ "$status" -eq 3 ]
+    [[ $output == 'no rule matches _Z14linear_forwardPfPKfS1_S1_iiii (demangled: linear_forward(float*,'* ]]
+    rm -rf "$t"
+}

@@ -467,7 +467,7 @@ static void repo_path(char *out, size_t cap, const char *rel)
 static void test_examples_load_and_roundtrip(void **state)
 {
     (void)state;
-    static const char *const ex[] = {"examples/mlp.yaml", "examples/mlp-clip.yaml", "examples/llmc-fp32.yaml",
+    static const char *const ex[] = {"examples/mlp.yaml", "examples/mlp-adam.yaml", "examples/mlp-clip.yaml", "examples/llmc-fp32.yaml",
                                      "examples/llmc-bf16.yaml", "examples/mnist-1layer.yaml"};
     for (size_t i = 0; i < sizeof ex / sizeof *ex; i++) {
         char path[PATH_MAX + 64], err[512];

@@ -32,6 +32,12 @@ pids = sorted({e["pid"] for e in ev})
 names = {e["pid"]: e["args"]["name"] for e in ev if e.get("ph") == "M" and e["name"] == "process_name"}
 if pids != [0, 1] or names != {0: "rank 0", 1: "rank 1"}:
     print("# tracks: pids %s, names %s" % (pids, names)); bad = 1
+# every thread that has events is named, and by what it is (the program's main thread: "main")
+tnames = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e.get("ph") == "M" and e["name"] == "thread_name"}
+tids = {(e["pid"], e["tid"]) for e in ev if e.get("ph") == "X" or e.get("ph") == "i"}
+if any(n == "exit" for n in tnames.values()) or not any(n == "main" for n in tnames.values()) \
+        or any(t not in tnames for t in tids):
+    print("# thread labels: %s for the threads with events %s" % (tnames, sorted(tids))); bad = 1
 for r in (0, 1):
     rep = json.load(open("%s/report-%d.json" % (d, r)))["collectives"]
     coll = [e for e in ev if e["pid"] == r and e.get("cat") == "collective" and e["ph"] == "X"]
