@@ -836,6 +836,19 @@ other:
         });
         return HC_STEP_NEXT;
     }
+    case ASH_PTX_OP_ISSPACEP: {   /* does generic address a lie in the space? */
+        uint64_t *D = dst(W, in, 0);
+        const uint64_t *A = src(C, W, in, 1, ta);
+        int sp = in->space;
+        LOOP(E, {
+            uint64_t w = A[l] & HC_WIN_MASK;
+            int r = sp == ASH_PTX_S_SHARED ? w == HC_WIN_SHARED : sp == ASH_PTX_S_LOCAL ? w == HC_WIN_LOCAL
+                  : sp == ASH_PTX_S_PARAM ? w == HC_WIN_PARAM
+                  : (w != HC_WIN_SHARED && w != HC_WIN_LOCAL && w != HC_WIN_PARAM);   /* global, const */
+            D[l] = (uint64_t)r;
+        });
+        return HC_STEP_NEXT;
+    }
     case ASH_PTX_OP_BFIND: {   /* the most significant non-sign bit; .shiftamt: the left shift to it */
         uint64_t *D = dst(W, in, 0);
         const uint64_t *A = src(C, W, in, 1, ta);
