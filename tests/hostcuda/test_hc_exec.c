@@ -259,6 +259,38 @@ static void case_gridsync(void)
     cuMemFree(dout);
 }
 
+static float bf16f(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+static void case_relu(void)
+{
+    uint16_t a[96], o[32];
+    for (int i = 0; i < 96; i++) {   /* small integers: exact in bf16, products and sums too */
+        float v = (float)(i % 5) - 2.0f;
+        uint32_t u;
+        memcpy(&u, &v, 4);
+        a[i] = (uint16_t)(u >> 16);
+    }
+    CUdeviceptr da = dalloc(sizeof a), dout = dalloc(sizeof o);
+    CK(cuMemcpyHtoD(da, a, sizeof a));
+    void *args[] = {&da, &dout};
+    CK(cuLaunchKernel(fn("ex_relu"), 1, 1, 1, 32, 1, 1, 0, NULL, args, NULL));
+    CK(cuMemcpyDtoH(o, dout, sizeof o));
+    for (int t = 0; t < 32; t++) {
+        float w = bf16f(a[t]) * bf16f(a[t + 32]) + bf16f(a[t + 64]);
+        char what[64];
+        snprintf(what, sizeof what, "ex_relu lane %d (x4)", t);
+        EXPECT_EQ(what, (long long)(bf16f(o[t]) * 4), (long long)((w < 0 ? 0 : w) * 4));
+    }
+    cuMemFree(da);
+    cuMemFree(dout);
+}
+
 /* fault cases: the launch (or the synchronise after it) reports the error; printed for the script */
 static int case_fault(const char *name)
 {
@@ -363,6 +395,7 @@ int main(int argc, char **argv)
     case_dynshared();
     case_calls();
     case_gridsync();
+    case_relu();
     printf("%s: %d failure(s)\n", fails ? "FAIL" : "ok", fails);
     return fails ? 1 : 0;
 }
