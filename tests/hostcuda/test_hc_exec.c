@@ -9,7 +9,8 @@
  * test_hc_exec.sh, which checks their result and their hostcuda: line.
  * Usage: test_hc_exec PTXFILE [CASE]   (no CASE: every non-fault case). Exit 0 pass, 1 fail.
  *        test_hc_exec PTXFILE bench [N [REPEAT]]   an elementwise kernel for the speed figure.
- *        test_hc_exec PTXFILE load   prints the result of loading the module. */
+ *        test_hc_exec PTXFILE load   prints the result of loading the module.
+ *        test_hc_exec PTXFILE run1 KERNEL   runs KERNEL(unsigned *out) on one thread, prints out[0]. */
 #include <cuda.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -384,6 +385,21 @@ int main(int argc, char **argv)
         return 0;
     }
     CK(cuModuleLoad(&mod, argv[1]));
+    if (argc > 3 && !strcmp(argv[2], "run1")) {   /* KERNEL(unsigned *out), one thread; prints out[0] */
+        CUdeviceptr d = dalloc(16);
+        CK(cuMemsetD32(d, 0, 4));
+        void *args[] = {&d};
+        const char *en = "?";
+        CUresult rc = cuLaunchKernel(fn(argv[3]), 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL);
+        if (rc == CUDA_SUCCESS)
+            rc = cuCtxSynchronize();
+        cuGetErrorName(rc, &en);
+        unsigned v = 0;
+        if (rc == CUDA_SUCCESS)
+            CK(cuMemcpyDtoH(&v, d, 4));
+        printf("run1: %s %u\n", en, v);
+        return 0;
+    }
     if (argc > 2 && !strcmp(argv[2], "bench"))
         return case_bench(argc > 3 ? atoi(argv[3]) : 1 << 22, argc > 4 ? atoi(argv[4]) : 4);
     if (argc > 2)
