@@ -4,7 +4,7 @@
 # (tests/explain/compare_rules.py decides):
 #   mlp (sgd, fused update)         examples/mlp.yaml       gradients at sgd_update, params at linear_forward
 #   mlp --clip                      examples/mlp-clip.yaml  gradients at grad_norm_squared (before the update)
-#   mlp --optimizer adam            examples/mlp.yaml       adam_update; m and v are optimizer state
+#   mlp --optimizer adam            examples/mlp-adam.yaml     adam_update; m and v are optimizer state
 #   mlp --update per-tensor         examples/mlp.yaml       4 sgd_update launches, each a slice (count_arg 2)
 #   layers                          examples/layers.yaml    gradients at sgd_apply
 # plus what the reading must say: the clip scale "cannot tell" (not sized like the parameters),
@@ -53,7 +53,7 @@ has mlp-clip "sync point: #8 grad_norm_squared \(arg1\).*it is not the update" "
 has mlp-clip '^  cannot tell: buf[0-9]+ \(4 bytes = 1 f32\) is written in the step by #9 clip_scale' "the clip scale: cannot tell, with the evidence"
 
 explain mlp-adam "$T_MLP" --steps 4 --optimizer adam
-check mlp-adam mlp.yaml
+check mlp-adam mlp-adam.yaml
 [ "$(grep -c '^  optimizer state: buf' "$work/mlp-adam.txt")" -eq 2 ]
 t_case $? "mlp-adam: two optimizer-state buffers (m, v), read and written only by adam_update"
 
