@@ -82,13 +82,15 @@ static int ash_route_by_name = 1;
         ash_hook_init();                                                                   \
         ASH_CALL_REAL(name, args);                                                         \
     }
+/* the first two arguments of a copy (dst, src), for the step watch */
+#define ASH__COPY_ENDS(d, s, ...) (uint64_t)(uintptr_t)(d), (uint64_t)(uintptr_t)(s)
 /* kind COPY: the same, behind one predictable branch that traces the call (--trace-launches). */
 #define ASH__GEN_COPY(name, params, args)                                                  \
     ASH_EXPORT CUresult CUDAAPI name params                                                \
     {                                                                                      \
         ash_hook_init();                                                                   \
         if (ASH_UNLIKELY(ash_unfired_watch_on)) /* the step watch: host reads */           \
-            ash_unfired_copy(#name);                                                       \
+            ash_unfired_copy(#name, ASH__COPY_ENDS args);                                  \
         if (ASH_UNLIKELY(ash_observe_launches_on)) {                                       \
             __typeof__(ash_real.name) ash__real = ash_real.name;                           \
             if (ash__real == NULL)                                                         \

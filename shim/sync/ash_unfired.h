@@ -11,6 +11,8 @@
 #ifndef ASH_UNFIRED_H
 #define ASH_UNFIRED_H
 
+#include <stdint.h>
+
 #include "ash_fatal.h" /* ASH_EXIT_UNSYNCED, ASH_EXIT_PARAMS_DIFFER */
 #include "ash_policy.h"
 
@@ -36,7 +38,11 @@ void ash_unfired_seen(const void *kernel, const char *name, const char *demangle
  * the copy hooks ash_unfired_copy; 0 again once a gradient rule fired (the fast path is back). */
 extern _Atomic int ash_unfired_watch_on;
 void ash_unfired_launch(const void *kernel);
-void ash_unfired_copy(const char *api);
+/* api: the copy hook's name; dst, src: its first two arguments. A copy is a host read when it
+ * goes device -> host: the DtoH forms, and the generic cuMemcpy[Async] forms (unified
+ * addressing, as a runtime calls them for every direction) when src lies in a device allocation
+ * of the table and dst does not. */
+void ash_unfired_copy(const char *api, uint64_t dst, uint64_t src);
 /* 1 when the job, as it stands, ends with exit 7 (the digest check words its line by it). */
 int ash_unfired_will_fail(void);
 /* These rules matched a kernel that is being launched. */

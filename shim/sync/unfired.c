@@ -21,6 +21,7 @@
 
 #include "ash_shim.h"
 
+#include "ash_alloc.h"
 #include "ash_digest.h"
 #include "ash_log.h"
 #include "ash_options.h"
@@ -291,10 +292,21 @@ void ash_unfired_launch(const void *kernel)
         unf_watch(id);
 }
 
-void ash_unfired_copy(const char *api)
+/* 1 when ptr lies in a device allocation of the table (not registered host memory) */
+static int unf_on_device(uint64_t ptr)
+{
+    ash_alloc_entry_t e;
+    return ash_alloc_find(ptr, &e) == ASH_ALLOC_OK && e.kind != ASH_ALLOC_KIND_HOST_REGISTERED;
+}
+
+void ash_unfired_copy(const char *api, uint64_t dst, uint64_t src)
 {
     if (strstr(api, "HtoD") || strstr(api, "DtoD") || strstr(api, "Peer"))
-        return; /* a host read of device memory: DtoH, or cuMemcpy[Async] (any direction) */
+        return;
+    /* cuMemcpy[Async]: a runtime's cudaMemcpy of any direction; only device -> host is a read
+     * (counting its H2D input copies made an evaluation pass look like a repeated step) */
+    if (!strstr(api, "DtoH") && (!unf_on_device(src) || unf_on_device(dst)))
+        return;
     unf_watch(UNF_MARK);
 }
 

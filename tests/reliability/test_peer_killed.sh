@@ -14,7 +14,7 @@ machines() {
     local port=$((20000 + RANDOM % 20000)) m pids=() i p
     for m in 0 1; do
         timeout -k 5 60 "$RL_LAUNCHER" --cpu -n 2 --num-machines 2 --machine-rank "$m" \
-            --main-process-ip 127.0.0.1 --main-process-port "$port" --timeout 10 \
+            --main-process-ip 127.0.0.1 --main-process-port "$port" --job-id "peer-killed-$port" --timeout 10 \
             --policy "$RL_POL/sgd-fused.yaml" -- "$RL_MLP" --batch 2 --shard-rank '{rank}' \
             --shard-count '{world_size}' --steps "$1" --save "$RL_TMP/p$m.bin" >"$RL_TMP/m$m" 2>&1 &
         pids[m]=$!

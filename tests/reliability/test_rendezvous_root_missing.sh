@@ -8,7 +8,7 @@
 need "$RL_MLP" "$RL_SHIM" "$RL_BUILD/tests/hostnccl/libnccl.so.2" "$RL_LAUNCHER"
 
 port=$((20000 + RANDOM % 20000))
-common=(--cpu -n 2 --num-machines 2 --main-process-ip 127.0.0.1 --main-process-port "$port"
+common=(--cpu -n 2 --num-machines 2 --main-process-ip 127.0.0.1 --main-process-port "$port" --job-id "root-missing-$$"
         --policy "$RL_POL/sgd-fused.yaml" -- "$RL_MLP" --steps 3 --batch 2 --shard-rank '{rank}' --shard-count '{world_size}')
 # the double gives up connecting after 3 s here (60 s by default), long before debug.timeout_s
 HOSTNCCL_CONNECT_S=3 rl_launch 100 --machine-rank 1 "${common[@]}"

@@ -3,8 +3,8 @@
 # under accelshim on hostcuda with examples/llmc-fp32.yaml: `accelerate-run test --cpu -n 2
 # --batch 2` (1 rank x batch 4 reading split1/shard0.bin vs 2 ranks x batch 2 reading
 # split2/shard{rank}.bin, the data recipe of docs/llmc.md) prints OK: the averaged gradients agree
-# at every sync point. Controls: the same 2 ranks without a policy exit 7 (they synchronised
-# nothing); a rule that averages after the update (the parameters, at the next forward's
+# at every sync point. Controls: the same 2 ranks without a policy are refused before any rank
+# starts (exit 2: they would synchronise nothing); a rule that averages after the update (the parameters, at the next forward's
 # encoder_forward_kernel3) is reported DIFFERS with the rule and the first differing seq.
 # Learning rate 1e-3 (the last -l wins): a rule that averages after the update changes the
 # parameters by O(lr) relative to the correct one, which at llm.c's CPU rate 1e-4 stays within the
@@ -35,7 +35,8 @@ tp_case "$([ $rc -eq 0 ] && grep -q '^test: OK' "$T_TMP/test.log"; echo $?)" \
 
 (cd "$d" && timeout 600 "$T_LAUNCHER" --cpu -n 2 -- "${prog[@]}" -b 2 -i 'split2/shard{rank}.bin') \
     >"$T_TMP/nopolicy.log" 2>&1; rc=$?
-tp_case "$([ $rc -eq 7 ]; echo $?)" "control: 2 ranks without a policy exit 7 (rc $rc)" "$T_TMP/nopolicy.log"
+tp_case "$([ $rc -eq 2 ] && grep -q 'no policy for 2 ranks' "$T_TMP/nopolicy.log" && ! grep -q '^\[rank' "$T_TMP/nopolicy.log"; echo $?)" \
+    "control: 2 ranks without a policy are refused before any rank starts (rc $rc)" "$T_TMP/nopolicy.log"
 
 cat >"$T_TMP/late.yaml" <<'YAML'
 version: 1
