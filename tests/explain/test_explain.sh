@@ -53,7 +53,7 @@ has mlp-clip "sync point: #8 grad_norm_squared \(arg1\).*it is not the update" "
 has mlp-clip '^  cannot tell: buf[0-9]+ \(4 bytes = 1 f32\) is written in the step by #9 clip_scale' "the clip scale: cannot tell, with the evidence"
 
 explain mlp-adam "$T_MLP" --steps 4 --optimizer adam
-check mlp-adam mlp.yaml
+check mlp-adam mlp-adam.yaml
 [ "$(grep -c '^  optimizer state: buf' "$work/mlp-adam.txt")" -eq 2 ]
 t_case $? "mlp-adam: two optimizer-state buffers (m, v), read and written only by adam_update"
 
