@@ -510,6 +510,8 @@ static int parse_operand(parser *P, ash_ptx_insn *in, int k, int ii)
             }
             o->imm += off;
         }
+        if (o->reg >= 0 && ash_ptx_type_size(P->m->funcs[P->fn].reg_type[o->reg]) == 4)
+            o->n = 32;   /* a 32-bit address register: the address is its value (+ offset) mod 2^32 */
         return expect(P, ']', "']' closing the address") ? 0 : -1;
     }
     if (t.kind == '{') {

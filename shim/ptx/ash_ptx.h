@@ -112,7 +112,7 @@ enum ash_ptx_sreg {
 
 typedef struct ash_ptx_opnd {
     uint8_t kind;
-    uint8_t n;        /* ASH_PTX_K_VEC: element count */
+    uint8_t n;        /* VEC: element count; MEM: 32 when the base register is 32-bit, else 0 */
     uint8_t neg;      /* `!%p` source predicate */
     uint8_t sreg;
     int32_t reg;      /* REG; MEM base register or -1 */

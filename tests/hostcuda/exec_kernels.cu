@@ -4,6 +4,7 @@
  * interpreter must report (out of bounds, barrier deadlock, assert, a kernel that never ends).
  * Integer data throughout, so every expected value is exact. */
 #include <assert.h>
+#include <cuda_bf16.h>
 #include <stdio.h>
 
 /* per block: sum of x[i] over the block's slice, through shared memory and shuffles */
@@ -171,4 +172,11 @@ extern "C" __global__ void ex_gridsync(int *buf, int *out)
     buf[i] = 3 * i;
     g.sync();
     out[i] = buf[(i + blockDim.x) % n];
+}
+
+/* bf16 fused multiply-add with .relu (negative results become +0) */
+extern "C" __global__ void ex_relu(const __nv_bfloat16 *a, __nv_bfloat16 *o)
+{
+    int t = threadIdx.x;
+    o[t] = __hfma_relu(a[t], a[t + 32], a[t + 64]);
 }

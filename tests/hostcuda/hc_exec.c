@@ -77,7 +77,7 @@ static int insn_supported(const ash_ptx_module *m, const ash_ptx_insn *in, const
         }
         return 1;
     case ASH_PTX_OP_FNS: case ASH_PTX_OP_SZEXT:
-    case ASH_PTX_OP_BMSK: case ASH_PTX_OP_ISSPACEP: case ASH_PTX_OP_CREATEPOLICY:
+    case ASH_PTX_OP_BMSK: case ASH_PTX_OP_CREATEPOLICY:
     case ASH_PTX_OP_PMEVENT: case ASH_PTX_OP_BRKPT:
         *why = "instruction not supported";
         return 0;
@@ -98,6 +98,12 @@ static int insn_supported(const ash_ptx_module *m, const ash_ptx_insn *in, const
     default:
         if (in->type == ASH_PTX_T_B128) {
             *why = "128-bit type not supported";
+            return 0;
+        }
+        /* .relu and .xorsign exist for f16/bf16 (x2) arithmetic only here */
+        if ((in->flags & (ASH_PTX_F_RELU | ASH_PTX_F_XORSIGN)) && in->type != ASH_PTX_T_F16 &&
+            in->type != ASH_PTX_T_F16X2 && in->type != ASH_PTX_T_BF16 && in->type != ASH_PTX_T_BF16X2) {
+            *why = "modifier not supported";
             return 0;
         }
         return 1;

@@ -161,11 +161,17 @@ int hc_exec_half(const ash_ptx_insn *in, uint32_t E, uint64_t *D, const uint64_t
                     if (inexact && !isnan(d) && !isinf(d))
                         d = f64(bf64(d) | 1);
                     v = hc_d2f_odd(d);
+                } else if (in->flags & ASH_PTX_F_XORSIGN) {   /* min/max.xorsign.abs */
+                    v = half_op(in->op, fabsf(a), fabsf(b), c, in->flags, &ok);
+                    if (!isnan(v))
+                        v = copysignf(v, (signbit(a) != 0) != (signbit(b) != 0) ? -1.0f : 1.0f);
                 } else {
                     v = half_op(in->op, a, b, c, in->flags, &ok);
                 }
                 if (in->flags & ASH_PTX_F_SAT)
                     v = sat32(v);
+                if ((in->flags & ASH_PTX_F_RELU) && !isnan(v) && v < 0)   /* .relu: negative results to +0 */
+                    v = 0.0f;
                 if (in->op == ASH_PTX_OP_MIN || in->op == ASH_PTX_OP_MAX)
                     res = isnan(v) ? 0x7fff : bf ? hc_f2bh(v, ASH_PTX_R_RN) : hc_f2h(v, ASH_PTX_R_RN);
                 else

@@ -225,6 +225,7 @@ int hc_exec_insn(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t pc, uin
         uint64_t base_sym = a->sym >= 0 ? sym_value(C, m, &(ash_ptx_opnd){.sym = a->sym}) : 0;
         int pl = a->sym >= 0 && sym_per_lane(m, a->sym);
         const uint64_t *Rb = a->reg >= 0 ? W->R + (size_t)a->reg * 32 : NULL;
+        const uint64_t amask = a->n == 32 ? 0xffffffffull : ~0ull;   /* a 32-bit address register */
         uint64_t *Dv[4];
         for (int i = 0; i < n; i++) {
             int r = in->o[0].kind == ASH_PTX_K_VEC ? in->o[0].vec[i] : in->o[0].reg;
@@ -239,7 +240,7 @@ int hc_exec_insn(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t pc, uin
             for (int l = 0; l < 32; l++) {
                 if (!(E >> l & 1))
                     continue;
-                uint64_t addr = Rb[l] + off;
+                uint64_t addr = (Rb[l] + off) & amask;
                 uint32_t v;
                 if (!(addr & 3) && addr + 4 <= lim) {
                     memcpy(&v, C->shared + addr, 4);
@@ -260,7 +261,7 @@ int hc_exec_insn(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t pc, uin
             for (int l = 0; l < 32; l++) {
                 if (!(E >> l & 1))
                     continue;
-                uint64_t addr = Rb[l] + off;
+                uint64_t addr = (Rb[l] + off) & amask;
                 const hc_exec_range *r = &C->ranges[W->cache];
                 uint32_t v;
                 if ((space == ASH_PTX_S_GLOBAL || space == ASH_PTX_S_GENERIC) && !(addr & 3) && addr >= r->lo &&
@@ -279,7 +280,8 @@ int hc_exec_insn(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t pc, uin
         for (int l = 0; l < 32; l++) {
             if (!(E >> l & 1))
                 continue;
-            uint64_t addr = (Rb ? Rb[l] : base_sym + (pl ? W->lbase[l] : 0)) + (uint64_t)a->imm;
+            uint64_t addr = Rb ? (Rb[l] + (uint64_t)a->imm) & amask
+                              : base_sym + (pl ? W->lbase[l] : 0) + (uint64_t)a->imm;
             const unsigned char *p = fast_addr(C, W, l, in, space, addr, total, HC_ACC_LD);
             if (!p)
                 return -1;
@@ -320,6 +322,7 @@ int hc_exec_insn(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t pc, uin
         uint64_t base_sym = a->sym >= 0 ? sym_value(C, m, &(ash_ptx_opnd){.sym = a->sym}) : 0;
         int pl = a->sym >= 0 && sym_per_lane(m, a->sym);
         const uint64_t *Rb = a->reg >= 0 ? W->R + (size_t)a->reg * 32 : NULL;
+        const uint64_t amask = a->n == 32 ? 0xffffffffull : ~0ull;   /* a 32-bit address register */
         const uint64_t *V = in->o[1].kind == ASH_PTX_K_VEC ? NULL : src(C, W, in, 1, ta);
         const uint64_t *Sv[4];
         uint64_t imm[4][1];
@@ -343,7 +346,8 @@ int hc_exec_insn(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t pc, uin
         for (int l = 0; l < 32; l++) {
             if (!(E >> l & 1))
                 continue;
-            uint64_t addr = (Rb ? Rb[l] : base_sym + (pl ? W->lbase[l] : 0)) + (uint64_t)a->imm;
+            uint64_t addr = Rb ? (Rb[l] + (uint64_t)a->imm) & amask
+                              : base_sym + (pl ? W->lbase[l] : 0) + (uint64_t)a->imm;
             unsigned char *p = fast_addr(C, W, l, in, space, addr, total, HC_ACC_ST);
             if (!p)
                 return -1;
@@ -836,6 +840,19 @@ other:
         });
         return HC_STEP_NEXT;
     }
+    case ASH_PTX_OP_ISSPACEP: {   /* does generic address a lie in the space? */
+        uint64_t *D = dst(W, in, 0);
+        const uint64_t *A = src(C, W, in, 1, ta);
+        int sp = in->space;
+        LOOP(E, {
+            uint64_t w = A[l] & HC_WIN_MASK;
+            int r = sp == ASH_PTX_S_SHARED ? w == HC_WIN_SHARED : sp == ASH_PTX_S_LOCAL ? w == HC_WIN_LOCAL
+                  : sp == ASH_PTX_S_PARAM ? w == HC_WIN_PARAM
+                  : (w != HC_WIN_SHARED && w != HC_WIN_LOCAL && w != HC_WIN_PARAM);   /* global, const */
+            D[l] = (uint64_t)r;
+        });
+        return HC_STEP_NEXT;
+    }
     case ASH_PTX_OP_BFIND: {   /* the most significant non-sign bit; .shiftamt: the left shift to it */
         uint64_t *D = dst(W, in, 0);
         const uint64_t *A = src(C, W, in, 1, ta);
@@ -996,6 +1013,7 @@ other:
         uint64_t base_sym = a->sym >= 0 ? sym_value(C, m, &(ash_ptx_opnd){.sym = a->sym}) : 0;
         int pl = a->sym >= 0 && sym_per_lane(m, a->sym);
         const uint64_t *Rb = a->reg >= 0 ? W->R + (size_t)a->reg * 32 : NULL;
+        const uint64_t amask = a->n == 32 ? 0xffffffffull : ~0ull;   /* a 32-bit address register */
         const uint64_t *B = src(C, W, in, k + 1, tb);
         const uint64_t *Cc = in->nops > k + 2 ? src(C, W, in, k + 2, tc) : NULL;
         uint64_t *D = isred ? NULL : dst(W, in, 0);
@@ -1003,7 +1021,8 @@ other:
         for (int l = 0; l < 32; l++) {
             if (!(E >> l & 1))
                 continue;
-            uint64_t addr = (Rb ? Rb[l] : base_sym + (pl ? W->lbase[l] : 0)) + (uint64_t)a->imm;
+            uint64_t addr = Rb ? (Rb[l] + (uint64_t)a->imm) & amask
+                              : base_sym + (pl ? W->lbase[l] : 0) + (uint64_t)a->imm;
             void *p = hc_exec_addr(C, W, l, in, space, addr, (unsigned)esz, HC_ACC_ATOM);
             if (!p)
                 return -1;

@@ -980,7 +980,9 @@ static px_facts facts_of(const void *h)
         pf.max_threads = mt;
     pf.shared = (int)hc_exec_static_shared(&m->img->px, px);
     pf.local = (int)f->frame_size;
-    pf.regs = f->nregs < 255 ? (f->nregs > 16 ? f->nregs : 16) : 255;
+    /* NUM_REGS: ptxas decides it, the PTX cannot tell (its virtual registers are far more); 32, as for
+     * twins, so occupancy calculations stay what they were */
+    pf.regs = 32;
     return pf;
 }
 

@@ -9,7 +9,8 @@
  * test_hc_exec.sh, which checks their result and their hostcuda: line.
  * Usage: test_hc_exec PTXFILE [CASE]   (no CASE: every non-fault case). Exit 0 pass, 1 fail.
  *        test_hc_exec PTXFILE bench [N [REPEAT]]   an elementwise kernel for the speed figure.
- *        test_hc_exec PTXFILE load   prints the result of loading the module. */
+ *        test_hc_exec PTXFILE load   prints the result of loading the module.
+ *        test_hc_exec PTXFILE run1 KERNEL   runs KERNEL(unsigned *out) on one thread, prints out[0]. */
 #include <cuda.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -259,6 +260,38 @@ static void case_gridsync(void)
     cuMemFree(dout);
 }
 
+static float bf16f(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+static void case_relu(void)
+{
+    uint16_t a[96], o[32];
+    for (int i = 0; i < 96; i++) {   /* small integers: exact in bf16, products and sums too */
+        float v = (float)(i % 5) - 2.0f;
+        uint32_t u;
+        memcpy(&u, &v, 4);
+        a[i] = (uint16_t)(u >> 16);
+    }
+    CUdeviceptr da = dalloc(sizeof a), dout = dalloc(sizeof o);
+    CK(cuMemcpyHtoD(da, a, sizeof a));
+    void *args[] = {&da, &dout};
+    CK(cuLaunchKernel(fn("ex_relu"), 1, 1, 1, 32, 1, 1, 0, NULL, args, NULL));
+    CK(cuMemcpyDtoH(o, dout, sizeof o));
+    for (int t = 0; t < 32; t++) {
+        float w = bf16f(a[t]) * bf16f(a[t + 32]) + bf16f(a[t + 64]);
+        char what[64];
+        snprintf(what, sizeof what, "ex_relu lane %d (x4)", t);
+        EXPECT_EQ(what, (long long)(bf16f(o[t]) * 4), (long long)((w < 0 ? 0 : w) * 4));
+    }
+    cuMemFree(da);
+    cuMemFree(dout);
+}
+
 /* fault cases: the launch (or the synchronise after it) reports the error; printed for the script */
 static int case_fault(const char *name)
 {
@@ -352,6 +385,21 @@ int main(int argc, char **argv)
         return 0;
     }
     CK(cuModuleLoad(&mod, argv[1]));
+    if (argc > 3 && !strcmp(argv[2], "run1")) {   /* KERNEL(unsigned *out), one thread; prints out[0] */
+        CUdeviceptr d = dalloc(16);
+        CK(cuMemsetD32(d, 0, 4));
+        void *args[] = {&d};
+        const char *en = "?";
+        CUresult rc = cuLaunchKernel(fn(argv[3]), 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL);
+        if (rc == CUDA_SUCCESS)
+            rc = cuCtxSynchronize();
+        cuGetErrorName(rc, &en);
+        unsigned v = 0;
+        if (rc == CUDA_SUCCESS)
+            CK(cuMemcpyDtoH(&v, d, 4));
+        printf("run1: %s %u\n", en, v);
+        return 0;
+    }
     if (argc > 2 && !strcmp(argv[2], "bench"))
         return case_bench(argc > 3 ? atoi(argv[3]) : 1 << 22, argc > 4 ? atoi(argv[4]) : 4);
     if (argc > 2)
@@ -363,6 +411,7 @@ int main(int argc, char **argv)
     case_dynshared();
     case_calls();
     case_gridsync();
+    case_relu();
     printf("%s: %d failure(s)\n", fails ? "FAIL" : "ok", fails);
     return fails ? 1 : 0;
 }

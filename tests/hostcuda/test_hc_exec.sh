@@ -95,6 +95,31 @@ timeout 60 "$RUN" "$T_TMP/bad.ptx" load >"$T_TMP/bad" 2>&1
 has bad "^load: CUDA_ERROR_INVALID_PTX$" && has bad "ptx:6:10: undeclared register '%r1'"
 t_case $? "PTX that does not parse: INVALID_PTX with line:col and the token"
 
+# a 32-bit register used as a shared-memory address wraps at 2^32 (0xffffffff + 1 is address 0)
+cat >"$T_TMP/wrap.ptx" <<'PTX'
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k_wrap(.param .u64 out)
+{
+	.reg .b32 %r<5>;
+	.reg .b64 %rd<3>;
+	.shared .align 4 .b8 s[16];
+	mov.u32 %r1, 0xffffffff;
+	add.s32 %r2, %r1, 1;
+	st.shared.u32 [%r2+4], 7;
+	mov.u32 %r3, s;
+	ld.shared.u32 %r4, [%r3+4];
+	ld.param.u64 %rd1, [out];
+	cvta.to.global.u64 %rd2, %rd1;
+	st.global.u32 [%rd2], %r4;
+	ret;
+}
+PTX
+timeout 60 "$RUN" "$T_TMP/wrap.ptx" run1 k_wrap >"$T_TMP/wrap" 2>&1
+has wrap "^run1: CUDA_SUCCESS 7$"
+t_case $? "a 32-bit address register wraps at 2^32 (shared store at (0xffffffff + 1) + 4)"
+
 # HOSTCUDA_EXEC=twin keeps hostcuda's twin-only behaviour: test_hc_kernels' twin cases pass and a
 # kernel without a twin is not found (the test checks that branch itself)
 if [ -x "$H/test_hc_kernels" ]; then
