@@ -11,7 +11,8 @@
 # Controls: the same comparison against examples/llmc-bf16.yaml fails; the policy that reading
 # suggested (the parameters averaged at encoder_forward_kernel3, arg 2) is reported DIFFERS.
 # Skips (one line) without the corpus, the CUDA runtime for hostcuda or PTX execution; under
-# CI=true a missing corpus fails. Run time here: about 2 minutes (2 cores, shared).
+# CI=true a missing corpus fails. Run time: 69 s (scripts/run-tests.sh, the development machine:
+# 2 cores shared with other work).
 # shellcheck source=tests/thirdparty/lib.sh
 . "$(dirname "$0")/../thirdparty/lib.sh"
 tp_need_corpus
