@@ -3,7 +3,8 @@
  *   periods with at least two repetitions, the one covering the most launches, the shortest on a
  *   tie, whose repetition holds parameters and gradients (an evaluation loop holds none); with
  *   none such, the most covering one, and if it covers less than half of the launches no step:
- *   cannot tell),
+ *   cannot tell), begun where a repetition carries in the fewest values from the one before (the
+ *   forward pass, not the update where a first step that differs may have left the run's start),
  *   each launch of one repetition with its pointer arguments (allocation, bytes, elements of the
  *   accessed type, offset, read/written) and its values (an integer equal to an allocation's
  *   element count is named as such), then the reading:
@@ -736,6 +737,48 @@ typedef struct {
     size_t cov, p, s, run;
 } cand_t;
 
+/* The phase of a repeating run of period p covering cov launches from start: of the offsets at
+ * which one whole repetition still lies inside the run, the one whose repetition reads the fewest
+ * allocations before writing them in it (values carried in from the step before). A run begins
+ * wherever the program's first step stopped differing from the later ones (llm.c allocates and
+ * zeroes its optimizer state inside its first update, so its run begins at the update); a
+ * training step read from there straddles two steps. Started at the forward pass, a step carries
+ * in only the parameters, the optimizer state and the inputs, while the activations and
+ * gradients are written first; started anywhere else it also carries in the gradients (the
+ * update first) or the activations (the backward pass first). The earliest offset on a tie. */
+static size_t step_phase(const exp_state_t *s, size_t start, size_t cov, size_t p)
+{
+    size_t omax = cov > p ? cov - p : 0;
+    if (omax > p - 1)
+        omax = p - 1;
+    if (!omax || !s->nbufs)
+        return 0;
+    size_t w = p + omax;
+    rd_t q = {.s = s, .base = start, .p = (int)w};
+    q.acc = calloc((size_t)s->nbufs * w, 1);
+    size_t *live = calloc(omax + 1, sizeof *live);
+    size_t best = 0;
+    if (q.acc && live) {
+        collect(&q);
+        for (int b = 0; b < s->nbufs; b++) {
+            const unsigned char *a = &q.acc[(size_t)b * w];
+            size_t nxt = w;   /* the next access at or after pos */
+            for (size_t pos = w; pos-- > 0;) {
+                if (a[pos])
+                    nxt = pos;
+                if (pos <= omax && nxt < pos + p && (a[nxt] & (A_R | A_A | A_U)))
+                    live[pos]++;
+            }
+        }
+        for (size_t o = 1; o <= omax; o++)
+            if (live[o] < live[best])
+                best = o;
+    }
+    free(q.acc);
+    free(live);
+    return best;
+}
+
 static int cand_cmp(const void *a, const void *b)
 {
     const cand_t *x = a, *y = b;
@@ -787,8 +830,9 @@ void exp_write(const exp_state_t *s, FILE *f)
      * layers of one pass) and a less covering one does: the first such one */
     int trained = 0;
     for (size_t k = 0; k < nc && k < 64 && !trained; k++) {
-        size_t reps = (c[k].run + c[k].p) / c[k].p;
-        rd_t q = {.s = s, .f = f, .base = c[k].s + (reps >= 3 ? 1 : 0) * c[k].p, .p = (int)c[k].p};
+        size_t o = step_phase(s, c[k].s, c[k].cov, c[k].p);
+        size_t reps = (c[k].cov - o) / c[k].p;
+        rd_t q = {.s = s, .f = f, .base = c[k].s + o + (reps >= 3 ? 1 : 0) * c[k].p, .p = (int)c[k].p};
         q.acc = calloc((size_t)(s->nbufs ? s->nbufs : 1) * c[k].p, 1);
         q.role = calloc((size_t)(s->nbufs ? s->nbufs : 1), sizeof *q.role);
         unsigned char *u = calloc(c[k].p, 1);
@@ -824,7 +868,9 @@ void exp_write(const exp_state_t *s, FILE *f)
                 (brun + bp) / bp, best, n);
         return;
     }
-    size_t reps = (brun + bp) / bp;
+    size_t o = step_phase(s, bs, best, bp);
+    bs += o;
+    size_t reps = (best - o) / bp;
     size_t shown = reps >= 3 ? 1 : 0;
     rd_t r = {.s = s, .f = f, .base = bs + shown * bp, .p = (int)bp};
     fprintf(f, "step: %zu launches, repeated %zu times from launch %zu (launches %zu..%zu of the first %zu); "

@@ -47,3 +47,7 @@ $(EXPLAIN_SCRIPT): tests/explain/reading_script.c shim/explain/reading.c shim/ex
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -Ishim/explain -Ishim/ptx -o $@ tests/explain/reading_script.c \
 	    shim/explain/reading.c $(EXPLAIN_PTX_SRCS) -lstdc++
+
+# the step read from its forward pass when a run starts repeating at its update (scripted), and
+# `accelerate-run suggest --cpu` on the real llm.c fp32 trainer (skips without the corpus)
+TESTS += tests/explain/test_step_phase.sh tests/explain/test_suggest_llmc.sh
