@@ -55,6 +55,7 @@ static struct {
      * period p the number of consecutive tokens equal to the token p before them */
     long steps, bound;    /* ACCELSHIM_SYNC_WATCH_STEPS, ACCELSHIM_SYNC_WATCH_LAUNCHES */
     long long ntok, nlaunch, last_mark;
+    long long pending; /* a block of this length repeated; a step once the next token continues it */
     int last_tok;
     short ring[UNF_PMAX];
     unsigned run[UNF_PMAX + 1];
@@ -220,14 +221,20 @@ static void unf_warn_gradients(const ash_policy_t *p)
 }
 
 /* One token of the step watch (under the lock): a kernel id or UNF_MARK. Returns the step's
- * length in tokens once a block that holds a host read has occurred U.steps times in a row,
- * -1 once U.bound launches went by, 0 otherwise. */
+ * length in tokens once a block that holds a host read has occurred U.steps times in a row AND
+ * the token after it starts the block once more, -1 once U.bound launches went by, 0 otherwise.
+ * The one token of confirmation tells a step from a prefix of it: a program that evaluates one
+ * batch before its first step (llm.c: the forward pass and its loss read) shows that block twice,
+ * then goes on with the backward pass, not with the block. */
 static long long unf_token(int tok)
 {
     if (tok == UNF_MARK && U.last_tok == UNF_MARK)
         return 0; /* back-to-back reads are one */
     U.last_tok = tok;
     long long i = U.ntok++, found = 0, maxp = i < UNF_PMAX ? i : UNF_PMAX;
+    long long pend = U.pending;
+    int confirmed = pend > 0 && pend <= maxp && U.ring[(i - pend) % UNF_PMAX] == tok;
+    U.pending = 0;
     for (long long q = 1; q <= maxp; q++) {
         int same = U.ring[(i - q) % UNF_PMAX] == tok;
         U.run[q] = same ? U.run[q] + 1 : 0;
@@ -239,9 +246,12 @@ static long long unf_token(int tok)
     U.ring[i % UNF_PMAX] = (short)tok;
     if (tok == UNF_MARK)
         U.last_mark = i;
-    else if (U.bound > 0 && ++U.nlaunch >= U.bound && !found)
+    else if (U.bound > 0 && ++U.nlaunch >= U.bound && !found && !confirmed)
         return -1;
-    return found;
+    if (confirmed)
+        return pend;
+    U.pending = found;
+    return 0;
 }
 
 /* The watch decided: every rank names the unfired rules and stops, exit 7. */

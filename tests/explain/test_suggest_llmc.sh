@@ -20,11 +20,6 @@ t_need "$TP_TINY" "$TP_LLMC/train_gpt2fp32cu" "$T_SHIM" "$T_LAUNCHER"
 tp_need_cpu_cuda
 python3 -c 'import yaml' 2>/dev/null || t_skip "python3 has no yaml module (python3-yaml)"
 tp_llmc_env
-# llm.c evaluates before its first step: that validation pass and the first training forward are
-# the same 28 launches and a loss read, which the shim's watch for unsynchronised jobs (sync
-# required, default ACCELSHIM_SYNC_WATCH_STEPS=2) takes for a step repeated with no gradient rule
-# fired, and stops both ranks (exit 7) before the first update. 3 lets the first update come.
-export ACCELSHIM_SYNC_WATCH_STEPS=3
 t_tmp
 d=$T_TMP/tiny
 tp_tiny "$d"
