@@ -13,7 +13,7 @@ mkfifo "$fifo" || skip "mkfifo failed in $RL_TMP"
 one() { # POLICY [RANK] : one process, both libraries preloaded (rank 1 by default: the io
          # library reads the policy only there), 60 s at most; output in $RL_TMP/one
     timeout -k 5 60 env ACCELSHIM_POLICY="$1" LD_PRELOAD="$RL_SHIM:$RL_IO" \
-        LD_LIBRARY_PATH="$RL_BUILD/tests/hostcuda" HOSTCUDA_KERNEL_LIBS="$RL_KLIBS" ACCELSHIM_RANK="${2:-1}" ACCELSHIM_WORLD_SIZE=2 \
+        LD_LIBRARY_PATH="$RL_BUILD/tests/hostcuda" HOSTCUDA_KERNEL_LIBS="$RL_KLIBS" ACCELSHIM_RANK="${2:-1}" ACCELSHIM_WORLD_SIZE=$((${2:-1} + 1)) \
         "$RL_MLP" --steps 1 --batch 2 >"$RL_TMP/one" 2>&1 </dev/null
 }
 

@@ -15,11 +15,14 @@ tp_need_corpus
 t_need "$TP_TINY" "$TP_LLMC/train_gpt2cu" "$T_SHIM" "$T_LAUNCHER"
 tp_need_cpu_cuda
 tp_llmc_env
-# hostcuda's PTX reader does not yet take an immediate inside a vector operand, which
-# cuda_bf16.hpp's bf16 -> f32 conversion writes ("mov.b32 %f1, {0,%rs41};"): every bf16 kernel
-# then fails to load. A case failing with that message is an expected failure (TODO).
-KNOWN="its PTX cannot be read"
-WHY="hostcuda's PTX reader refuses 'mov.b32 %f, {0,%rs}' (cuda_bf16.hpp's bf16 to f32)"
+# Known failure (TODO): every bf16 kernel now loads, but in the first validation pass one block of
+# fused_classifier_kernel5 never finishes under hostcuda's interpreter (on a GPU it takes
+# microseconds): the launch fails with CUDA_ERROR_LAUNCH_TIMEOUT. A case failing with that line is
+# an expected failure; the kernel timeout is short here so that it costs a minute, not the test's
+# whole budget.
+export HOSTCUDA_KERNEL_TIMEOUT_S=${HOSTCUDA_KERNEL_TIMEOUT_S:-45}
+KNOWN="ran past HOSTCUDA_KERNEL_TIMEOUT_S"
+WHY="a block of fused_classifier_kernel5 never finishes under hostcuda's PTX interpreter (kernel timeout)"
 t_tmp
 d=$T_TMP/tiny
 tp_tiny "$d"
