@@ -9,13 +9,15 @@
 
 # Relative tolerance for one policy (and --mixed-precision): the coarsest gradient dtype or wire.
 # f32: 1e-5; f16 (10 mantissa bits): 2e-3; bf16 (7): 1e-2. Measured on the bundled trainer
-# (docs/record-compare.md): 3e-7, 1e-3 and 1e-2 needed over 25 steps.
+# (docs/record-compare.md): 3e-7, 1e-3 and 1e-2 needed over 25 steps. The kinds are joined by
+# spaces on one line (a rule naming both dtype and wire printed two lines, and the match below
+# missed its dtype).
 policy_rtol() {
   local policy=$1 mp=$2 kinds
   kinds=$mp
   if [ -n "$policy" ] && [ -x "$L_POLICY_TOOL" ]; then
     kinds+=" $("$L_POLICY_TOOL" check "$policy" 2>/dev/null \
-      | awk '/^[a-z]/ { sec = $1 } sec == "gradients:" && ($1 == "dtype:" || $1 == "wire:") { print $2 }')"
+      | awk '/^[a-z]/ { sec = $1 } sec == "gradients:" && ($1 == "dtype:" || $1 == "wire:") { printf " %s ", $2 }')"
   fi
   case " $kinds " in
     *" bf16 "*) echo 1e-2 ;;

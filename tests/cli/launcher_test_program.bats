@@ -64,6 +64,18 @@ Y
   contains "test: OK"
 }
 
+@test "the tolerance follows the policy's dtype when the rule also names a wire (bf16 + wire: same -> 1e-2)" {
+  printf 'version: 1\ngradients:\n  - at: "k"\n    buffer: { arg: 1, count_arg: 2 }\n    dtype: bf16\n    wire: same\n' >bf16.yaml
+  printf 'version: 1\ngradients:\n  - at: "k"\n    buffer: { arg: 1, count_arg: 2 }\n    dtype: f16\n    wire: same\n' >f16.yaml
+  printf 'version: 1\ngradients:\n  - at: "k"\n    buffer: { arg: 1, count_arg: 2 }\n    dtype: f32\n    wire: same\n' >f32.yaml
+  run bash -c 'L_POLICY_TOOL=$1; . "$2"; for p in bf16 f16 f32; do echo "$p $(policy_rtol "$p.yaml" no)"; done' _ \
+      "$BUILD/bin/accelshim-policy" "$TOP/scripts/accelerate-run.d/test-program.bash"
+  status_is 0
+  contains "bf16 1e-2"
+  contains "f16 2e-3"
+  contains "f32 1e-5"   # the control: a policy without a narrow type keeps f32's tolerance
+}
+
 @test "bad input exits 2 naming it" {
   run "$A" test --cpu -n 2 --batch 4 --batch-arg '--batch 8' --policy "$TOP/examples/mlp.yaml" -- "${PROG[@]}"
   status_is 2

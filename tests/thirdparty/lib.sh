@@ -56,10 +56,12 @@ tp_llmc_env() {
     export HOSTCUDA_SMS=${HOSTCUDA_SMS:-4} HOSTCUDA_POISON=0
 }
 
-# tp_tiny DIR: the tiny model, data and 2-way split in DIR
+# tp_tiny DIR [ARG...]: the tiny model, data and 2-way split in DIR (ARGs: more llmc-tiny options)
 tp_tiny() {
-    "$TP_TINY" --train-batches "$TP_STEPS" --val-batches 1 --world 2 "$1" >"$1.log" 2>&1 ||
-        t_fail "llmc-tiny $1: $(tail -n 3 "$1.log")"
+    local dir=$1
+    shift
+    "$TP_TINY" --train-batches "$TP_STEPS" --val-batches 1 --world 2 "$@" "$dir" >"$dir.log" 2>&1 ||
+        t_fail "llmc-tiny $dir: $(tail -n 3 "$dir.log")"
 }
 
 # tp_losses LOG: the per-step training losses a trainer printed, one a line, in step order:
