@@ -10,6 +10,8 @@
 #         m and v are optimizer state; bf16 named from the kernels' signatures
 # A program with every tensor in its own allocation (tests/explain/tensors_step.txt, over the
 # trainer's kernels) gets one rule per kernel and argument, not one per buffer.
+# A first step whose update differs (train_gpt2.cu fills its optimizer state there): the step is still
+# read from the forward pass (the fewest values carried in), with the same reading.
 # With an evaluation loop (forward only, more launches than training) before the steps, the step is
 # still the training step. Negative controls: the evaluation loop alone gives no gradients rule;
 # the bf16 reading against llmc-fp32.yaml fails; without the norm launch the
@@ -65,6 +67,29 @@ check bf16 llmc-bf16.yaml
 has bf16 'sync point: #12 [^(]*global_norm_squared_kernel.*it is not the update' "bf16: the gradients are read first by the norm, not by adamw_kernel3"
 has bf16 '^  optimizer state: buf2 \(16384 bytes = 4096 f32\)' "bf16: the f32 master weights are optimizer state"
 has bf16 '^  gradients: buf1 \(8192 bytes = 4096 bf16\)' "bf16: the gradients are 4096 bf16 (named from the signature)"
+
+# the run as train_gpt2.cu makes it: a validation pass (the forward only) before step 0, whose
+# update zeroes m and v and fills the master weights a tensor at a time (copy_and_cast_kernel
+# before each adamw_kernel3), then two more steps and a last validation pass. The launches start
+# repeating at step 0's last adamw_kernel3; read from there the step straddles two steps (the
+# gradients, read first by adamw_kernel3, were taken for parameters, the parameters for
+# gradients, the sync point "cannot tell", the broadcast put at adamw_kernel3 arg 2: what
+# `explain --cpu` on the real train_gpt2cu said before the step was read from its forward pass).
+src=$top/tests/explain/llmc_bf16_step.txt
+{ sed -n '/^buf /p' "$src"
+  sed -n '/^  launch encoder_forward_kernel3/,/^  opaque logits qkv params/p' "$src"
+  sed -n '/^  launch encoder_forward_kernel3/,/^  launch global_sum_single_block_kernel/p' "$src"
+  echo "  memset m"; echo "  memset v"
+  awk '/^  launch adamw_kernel3/ { print "  launch copy_and_cast_kernel " $4 " " $3 " " $8 " " $8 " " $8; print }' "$src"
+  sed -n '/^repeat /,$p' "$src" | sed 's/^repeat 4/repeat 2/'
+  sed -n '/^  launch encoder_forward_kernel3/,/^  opaque logits qkv params/p' "$src"; } > "$work/first.script"
+reading first "$work/bf16.ptx" "$work/first.script"
+has first '^  #0 encoder_forward_kernel3' "first step differing in its update: the step is read from encoder_forward_kernel3, not from adamw_kernel3"
+check first llmc-bf16.yaml
+has first 'sync point: #12 [^(]*global_norm_squared_kernel.*it is not the update' "first step differing: the sync point is global_norm_squared_kernel"
+has first '^  gradients: buf1 \(8192 bytes = 4096 bf16\)' "first step differing: the gradients are grads (adamw_kernel3's arg 2), not the parameters"
+has first '^rule: parameters at: "encoder_forward_kernel3\*" buffer: \{ arg: 2, region: allocation \} dtype: bf16 broadcast: once' \
+    "first step differing: the parameters are broadcast at encoder_forward_kernel3 arg 2"
 
 # controls
 out=$(python3 "$cmp" "$work/bf16.txt" "$top/examples/llmc-fp32.yaml" 2>&1); rc=$?
