@@ -8,15 +8,21 @@
 # llm.c zeroes its optimizer state inside its first update, so the launch sequence starts
 # repeating at the update; the step must still be read from the forward pass (the suggestion
 # once synchronised the parameters at encoder_forward_kernel3 instead).
-# Controls: the same comparison against examples/llmc-bf16.yaml fails; the policy that reading
+# llm.c bf16 (train_gpt2.cu, V = 8192 tiny model): the suggestion's gradients rule is
+# examples/llmc-bf16.yaml's (before global_norm_squared_kernel, arg 1, count arg 2, bf16: the norm
+# reads the gradients before the update), the parameters are broadcast at encoder_forward_kernel3,
+# and `accelerate-run test --cpu -n 2 --batch 2` with it prints OK (at bf16's rtol 1e-2); the
+# reading once began at step 0's last adamw_kernel3 and took the gradients for the parameters.
+# Controls: the same comparison against examples/llmc-bf16.yaml fails (and the bf16 reading's
+# against examples/llmc-fp32.yaml); the policy the fp32 reading once
 # suggested (the parameters averaged at encoder_forward_kernel3, arg 2) is reported DIFFERS.
 # Skips (one line) without the corpus, the CUDA runtime for hostcuda or PTX execution; under
-# CI=true a missing corpus fails. Run time: 69 s (scripts/run-tests.sh, the development machine:
+# CI=true a missing corpus fails. Run time: 58 s (scripts/run-tests.sh, the development machine:
 # 2 cores shared with other work).
 # shellcheck source=tests/thirdparty/lib.sh
 . "$(dirname "$0")/../thirdparty/lib.sh"
 tp_need_corpus
-t_need "$TP_TINY" "$TP_LLMC/train_gpt2fp32cu" "$T_SHIM" "$T_LAUNCHER"
+t_need "$TP_TINY" "$TP_LLMC/train_gpt2fp32cu" "$TP_LLMC/train_gpt2cu" "$T_SHIM" "$T_LAUNCHER"
 tp_need_cpu_cuda
 python3 -c 'import yaml' 2>/dev/null || t_skip "python3 has no yaml module (python3-yaml)"
 tp_llmc_env
@@ -50,10 +56,46 @@ grep '^test:' "$T_TMP/test.log" | sed 's/^/# /'
 tp_case "$([ $rc -eq 0 ] && grep -q '^test: OK' "$T_TMP/test.log"; echo $?)" \
     "accelerate-run test --cpu -n 2 --batch 2 --rtol 1e-4 with the suggested policy: OK (rc $rc)" "$T_TMP/test.log"
 
+# llm.c bf16 (train_gpt2.cu) on the tiny model with V = Vp = 8192 (its fused classifier needs
+# V >= 8184, docs/llmc.md), the settings of tests/thirdparty/test_llmc_bf16_shim.sh
+db=$T_TMP/tiny16
+tp_tiny "$db" --vocab 8192 --padded-vocab 8192
+prog16=("$TP_LLMC/train_gpt2cu" -e gpt2_124M_bf16.bin -j dev/data/tinyshakespeare/tiny_shakespeare_val.bin "${TP_LLMC_ARGS[@]}")
+(cd "$db" && timeout 600 "$T_LAUNCHER" suggest --cpu -o "$T_TMP/bf16.yaml" -- "${prog16[@]}" -b 4 -i split1/shard0.bin) \
+    >"$T_TMP/suggest16.log" 2>&1; rc=$?
+tp_case "$([ $rc -eq 0 ] && grep -q 'accelshim-policy check: OK' "$T_TMP/suggest16.log"; echo $?)" \
+    "suggest --cpu on llm.c bf16 writes a policy that checks (rc $rc)" "$T_TMP/suggest16.log" "$T_TMP/bf16.yaml"
+(cd "$db" && timeout 600 "$T_LAUNCHER" explain --cpu -- "${prog16[@]}" -b 4 -i split1/shard0.bin) \
+    >"$T_TMP/explain16.txt" 2>&1; rc=$?
+grep '^step:\|^  #0 \|sync point:\|^rule:' "$T_TMP/explain16.txt" | cut -c1-220 | sed 's/^/# /'
+out=$(python3 "$cmp" "$T_TMP/explain16.txt" "$T_TOP/examples/llmc-bf16.yaml" 2>&1); st=$?
+printf '%s\n' "$out" | sed 's/^/# /'
+tp_case "$([ $rc -eq 0 ] && [ $st -eq 0 ]; echo $?)" \
+    "explain --cpu on llm.c bf16: its gradients rule is examples/llmc-bf16.yaml's (global_norm_squared_kernel arg 1 count arg 2 bf16)" \
+    "$T_TMP/explain16.txt"
+grep -q '^  #0 encoder_forward_kernel3' "$T_TMP/explain16.txt"
+tp_case $? "llm.c bf16: the step is read from encoder_forward_kernel3 (the launches start repeating at step 0's update)" \
+    "$T_TMP/explain16.txt"
+grep -q 'sync point: #[0-9]* global_norm_squared_kernel<__nv_bfloat16> (arg1).*it is not the update' "$T_TMP/explain16.txt" &&
+    grep -q '^  - at: "\*global_norm_squared_kernel\*"' "$T_TMP/bf16.yaml" && grep -q 'buffer: { arg: 1, count_arg: 2 }' "$T_TMP/bf16.yaml" &&
+    ! grep -q '^  - at: "\*adamw_kernel3\*"' "$T_TMP/bf16.yaml"
+tp_case $? "the written bf16 policy syncs before global_norm_squared_kernel (arg 1, count arg 2), not at adamw_kernel3" \
+    "$T_TMP/explain16.txt" "$T_TMP/bf16.yaml"
+grep -q '^  - at: "encoder_forward_kernel3\*"' "$T_TMP/bf16.yaml" && grep -q 'buffer: { arg: 2, region: allocation }' "$T_TMP/bf16.yaml"
+tp_case $? "the written bf16 policy broadcasts the parameters at encoder_forward_kernel3 arg 2" "$T_TMP/bf16.yaml"
+(cd "$db" && TMPDIR=$T_TMP/launcher timeout 850 "$T_LAUNCHER" test --cpu -n 2 --batch 2 --batch-arg '-b {batch}' \
+    --policy "$T_TMP/bf16.yaml" -- "${prog16[@]}" -i 'split{world_size}/shard{rank}.bin') >"$T_TMP/test16.log" 2>&1; rc=$?
+grep '^test:' "$T_TMP/test16.log" | sed 's/^/# /'
+tp_case "$([ $rc -eq 0 ] && grep -q '^test: OK' "$T_TMP/test16.log"; echo $?)" \
+    "accelerate-run test --cpu -n 2 --batch 2 with the suggested bf16 policy: OK (rc $rc)" "$T_TMP/test16.log"
+
 # controls
 out=$(python3 "$cmp" "$T_TMP/explain.txt" "$T_TOP/examples/llmc-bf16.yaml" 2>&1); st=$?
 printf '%s\n' "$out" | sed 's/^/# control: /'
 tp_case "$([ $st -ne 0 ]; echo $?)" "control: the same reading does not match examples/llmc-bf16.yaml"
+out=$(python3 "$cmp" "$T_TMP/explain16.txt" "$T_TOP/examples/llmc-fp32.yaml" 2>&1); st=$?
+printf '%s\n' "$out" | sed 's/^/# control: /'
+tp_case "$([ $st -ne 0 ]; echo $?)" "control: the bf16 reading does not match examples/llmc-fp32.yaml"
 cat >"$T_TMP/phase.yaml" <<'YAML'
 version: 1
 gradients:               # what the reading said when it read the step from the update on
