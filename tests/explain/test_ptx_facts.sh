@@ -5,7 +5,7 @@
 #   - llm.c's fp32 trainer, compiled at test time from ACCELSHIM_THIRDPARTY (never copied):
 #     adamw_kernel2 writes params/m/v and reads grads; its size_t count is not a pointer;
 #     encoder_backward accumulates with atomics; and its bf16 trainer (train_gpt2.cu, with
-#     tests/explain/llmc_cuda13.h forced in for CUDA 13's cudaMemAdvise): adamw_kernel3 writes
+#     tests/thirdparty/llmc_cuda13_compat.h forced in for CUDA 13's cudaMemAdvise): adamw_kernel3 writes
 #     params/master/m/v and reads grads, global_norm_squared_kernel reads grads. Skipped (one line)
 #     if the corpus or nvcc is absent; under CI=true that skip is a failure
 #   - tests/explain/facts_cases.ptx: an index is not a pointer, a write through a .func, a spill,
@@ -104,13 +104,13 @@ else
     fi
 fi
 
-# --- llm.c bf16 (train_gpt2.cu; CUDA 13 needs tests/explain/llmc_cuda13.h forced in), compiled now ---
+# --- llm.c bf16 (train_gpt2.cu; CUDA 13 needs tests/thirdparty/llmc_cuda13_compat.h forced in), compiled now ---
 src16="$third/llm.c/train_gpt2.cu"
 if [ ! -f "$src16" ] || ! [ -x "$nvcc" ]; then
     echo "SKIP llm.c bf16 part: no $src16 or no nvcc at $nvcc"
     [ "${CI:-}" = true ] && fail "the llm.c corpus is required under CI=true"
 elif ! "$nvcc" -ptx -arch=compute_80 --use_fast_math -std=c++17 -DENABLE_BF16 -DNO_MULTI_GPU -DNO_USE_MPI \
-        -include "$top/tests/explain/llmc_cuda13.h" -I"$third/llm.c" -o "$work/bf16.ptx" "$src16" > "$work/nvcc16.log" 2>&1; then
+        -include "$top/tests/thirdparty/llmc_cuda13_compat.h" -I"$third/llm.c" -o "$work/bf16.ptx" "$src16" > "$work/nvcc16.log" 2>&1; then
     grep -i error "$work/nvcc16.log" | head -5; fail "nvcc -ptx of $src16"
 else
     "$dump" "$work/bf16.ptx" > "$work/bf16.txt" || fail "dump of llm.c bf16 PTX"

@@ -35,7 +35,7 @@ cmp=$top/tests/explain/compare_rules.py
 "$nvcc" -ptx -arch=compute_75 --use_fast_math -std=c++17 -o "$work/fp32.ptx" "$third/llm.c/train_gpt2_fp32.cu" \
     > "$work/nvcc.log" 2>&1 || { tail -5 "$work/nvcc.log"; t_fail "nvcc -ptx train_gpt2_fp32.cu"; }
 "$nvcc" -ptx -arch=compute_80 --use_fast_math -std=c++17 -DENABLE_BF16 -DNO_MULTI_GPU -DNO_USE_MPI \
-    -include "$top/tests/explain/llmc_cuda13.h" -I"$third/llm.c" -o "$work/bf16.ptx" "$third/llm.c/train_gpt2.cu" \
+    -include "$top/tests/thirdparty/llmc_cuda13_compat.h" -I"$third/llm.c" -o "$work/bf16.ptx" "$third/llm.c/train_gpt2.cu" \
     > "$work/nvcc16.log" 2>&1 || { grep -i error "$work/nvcc16.log" | head -5; t_fail "nvcc -ptx train_gpt2.cu"; }
 
 reading() { # NAME PTX SCRIPT
