@@ -275,16 +275,22 @@ static _Noreturn void unf_stop(long long step, long long launches)
               ash_world()->rank, ash_policy_source(p), when, ash_world()->size, ASH_EXIT_UNSYNCED);
 }
 
-static void unf_watch(int tok)
+/* One token, with U.lock held (unf_stop releases it on its way out). */
+static void unf_watch_locked(int tok)
 {
-    if (!atomic_load_explicit(&ash_unfired_watch_on, memory_order_relaxed))
-        return;
-    pthread_mutex_lock(&U.lock);
     long long step = 0;
     if (!unf_unsynced()) /* a gradient rule fired: nothing more to watch */
         atomic_store_explicit(&ash_unfired_watch_on, 0, memory_order_relaxed);
     else if ((step = unf_token(tok)) != 0)
         unf_stop(step, U.nlaunch);
+}
+
+static void unf_watch(int tok)
+{
+    if (!atomic_load_explicit(&ash_unfired_watch_on, memory_order_relaxed))
+        return;
+    pthread_mutex_lock(&U.lock);
+    unf_watch_locked(tok);
     pthread_mutex_unlock(&U.lock);
 }
 
@@ -292,14 +298,14 @@ void ash_unfired_launch(const void *kernel)
 {
     if (!atomic_load_explicit(&ash_unfired_watch_on, memory_order_relaxed))
         return;
+    pthread_mutex_lock(&U.lock); /* one lock: the kernel's id (its place in the name list), then its token */
     int id = -1;
-    pthread_mutex_lock(&U.lock); /* the kernel's id: its place in the name list (a short scan) */
     for (int i = U.n - 1; i >= 0 && id < 0; i--)
         if (U.key[i] == kernel)
             id = i;
+    if (id >= 0 && atomic_load_explicit(&ash_unfired_watch_on, memory_order_relaxed))
+        unf_watch_locked(id);
     pthread_mutex_unlock(&U.lock);
-    if (id >= 0)
-        unf_watch(id);
 }
 
 /* 1 when ptr lies in a device allocation of the table (not registered host memory) */
