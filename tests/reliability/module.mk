@@ -12,9 +12,8 @@
 #   test_save_rename.sh  ... also through save-to-temporary-then-rename/link; policy read once
 #   test_policy_fifo.sh  a FIFO or device as the policy path is refused (exit 2), never read
 #   test_two_programs.sh a rank command running two CUDA programs: the 2nd runs alone (mpirun)
-#   test_rendezvous_timeout.sh a per-machine peer that never arrives: exit 4 within the timeout
-#   test_rendezvous_root_missing.sh a per-machine machine whose rank 0 never comes: exit 4, not 2;
-#                        machine 0 says it waits for the others
+#   test_rendezvous_timeout.sh a per-machine peer that never arrives, or a rank 0 that never comes:
+#                        exit 4 within the timeout, not 2; machine 0 says it waits for the others
 #   test_env_garbage.sh  one clear line per bad ACCELSHIM_* value, exit 2 (hand-picked cases)
 #   test_options_garbage.sh  every option of the table fed garbage -> exit 2 naming it; valid -> 0
 #   test_unsynced.sh     rules that never fired are named with the nearest kernel; 2 ranks that
@@ -37,7 +36,6 @@ REL_DIR := $(BUILD)/tests/reliability
 TESTS += tests/reliability/test_fingerprint.sh \
          tests/reliability/test_watchdog.sh \
          tests/reliability/test_unsynced_early.sh \
-         tests/reliability/test_rendezvous_root_missing.sh \
          tests/reliability/test_watchdog_late.sh \
          tests/reliability/test_exit_deadline.sh \
          tests/reliability/test_exit_meeting.sh \
