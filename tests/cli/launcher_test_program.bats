@@ -49,6 +49,24 @@ Y
   contains "logs and records kept in"
 }
 
+@test "ranks that end with different parameters are never OK, whatever the tolerance (records that agree within it)" {
+  # --clip: the trainer scales its step by the gradients' norm, which examples/mlp.yaml (synced
+  # at sgd_update) lets each rank compute from its own gradients; --rtol 1e9 makes every record
+  # agree, so only the parameter digest at exit sees that the ranks parted
+  run "$A" test --cpu -n 2 --batch 4 --batch-arg '--batch {batch}' --rtol 1e9 --policy "$TOP/examples/mlp.yaml" \
+      -- "${PROG[@]}" --clip 0.05
+  status_is 1
+  contains "test: DIFFERS: the 2 ranks ended with different parameters"
+  contains "every sync point agrees within rtol 1e9"
+  lacks "test: OK"
+  # the control: the same job with the policy that syncs before the norm is OK
+  run "$A" test --cpu -n 2 --batch 4 --batch-arg '--batch {batch}' --rtol 1e9 --policy "$TOP/examples/mlp-clip.yaml" \
+      -- "${PROG[@]}" --clip 0.05
+  status_is 0
+  contains "test: OK"
+  lacks "different parameters"
+}
+
 @test "a gradient rule that never fires fails the check instead of comparing nothing" {
   printf 'version: 1\ngradients:\n  - at: "sgd_updte"\n    buffer: { arg: 1, count_arg: 2 }\n    dtype: f32\n' >typo.yaml
   run "$A" test --cpu -n 2 --batch 4 --batch-arg '--batch {batch}' --policy typo.yaml -- "${PROG[@]}"

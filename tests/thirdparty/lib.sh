@@ -92,17 +92,3 @@ tp_case() {
     for f in "$@"; do [ -f "$f" ] && { echo "# --- $f"; t_show "$f"; }; done
     return 0
 }
-
-# tp_case_known STATUS DESCRIPTION PATTERN WHY [FILE...]: as tp_case, but a failure whose evidence
-# (the FILEs) shows the known defect PATTERN is an expected failure: "not ok ... # TODO WHY"
-# (scripts/run-tests.sh counts it apart); any other failure, or a pass, is reported as it is.
-tp_case_known() {
-    local st=$1 desc=$2 pat=$3 why=$4
-    shift 4
-    if [ "$st" -ne 0 ] && [ $# -gt 0 ] && grep -qs -- "$pat" "$@"; then
-        T_N=$((T_N + 1))
-        echo "not ok $T_N - $desc # TODO $why"
-        return 0
-    fi
-    tp_case "$st" "$desc" "$@"
-}
