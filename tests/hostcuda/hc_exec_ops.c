@@ -16,6 +16,8 @@
 
 #include <fenv.h>
 #include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -33,6 +35,35 @@ static uint64_t sym_value(const hc_cta *C, const ash_ptx_module *m, const ash_pt
     default: base = hc_exec_var_addr(C)[o->sym]; break;
     }
     return base + (uint64_t)o->imm;
+}
+
+/* One warning per kernel (the first 64 of the process) whose shfl.sync read a lane not executing
+ * it, naming the first such instruction: the reading is undefined in the PTX ISA, so a program
+ * that depends on it is named, not failed. */
+static void shfl_inactive_warn(const hc_cta *C, const ash_ptx_insn *in, int lane, int src)
+{
+    enum { SLOTS = 64 };
+    static _Atomic(const ash_ptx_func *) seen[SLOTS];
+    const ash_ptx_module *m = hc_exec_launch_of(C)->m;
+    const ash_ptx_func *fn = &m->funcs[in->func];
+    int i = 0;
+    for (; i < SLOTS; i++) {
+        const ash_ptx_func *cur = atomic_load(&seen[i]);
+        if (cur == fn)
+            return;
+        if (!cur) {
+            const ash_ptx_func *none = NULL;
+            if (atomic_compare_exchange_strong(&seen[i], &none, fn))
+                break;
+            if (none == fn)
+                return;
+        }
+    }
+    if (i == SLOTS)
+        return;
+    fprintf(stderr, "hostcuda: warning: %s (PTX line %d: %s): lane %d reads lane %d, which does not execute "
+            "this shfl.sync (undefined in the PTX ISA; a GPU returns 0 in practice, and so does hostcuda)\n",
+            fn->name, in->line, ash_ptx_line_text(m, in->line), lane, src);
 }
 
 static uint64_t sreg_value(const hc_cta *C, const hc_warp *W, int sr, int l)
@@ -1045,6 +1076,8 @@ other:
         uint64_t *D = dst(W, in, 0);
         uint64_t *P = pair ? dst(W, in, 1) : NULL;
         uint64_t val[32], pv[32];
+        uint32_t inact = 0;
+        int jl = 0, jj = 0;
         memcpy(val, A, sizeof val);
         LOOP(E, {
             uint32_t bval = (uint32_t)B[l] & 31, cval = (uint32_t)Cc[l] & 31, seg = ((uint32_t)Cc[l] >> 8) & 31;
@@ -1060,9 +1093,15 @@ other:
             }
             if (!ok)
                 j = (int32_t)lane;
-            td[l] = zx(val[j & 31], 32);
+            /* a source lane that does not execute this shfl: undefined in the PTX ISA; a GPU
+             * returns 0 in practice (programs such as cuda-samples' reduction depend on it) */
+            if (!(E >> (j & 31) & 1))
+                inact |= 1u << l, jl = (int)l, jj = j;
+            td[l] = inact >> l & 1 ? 0 : zx(val[j & 31], 32);
             pv[l] = (uint64_t)ok;
         });
+        if (inact)
+            shfl_inactive_warn(C, in, jl, jj);
         LOOP(E, { D[l] = td[l]; if (P) P[l] = pv[l]; });
         return HC_STEP_NEXT;
     }

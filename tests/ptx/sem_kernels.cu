@@ -88,6 +88,20 @@ extern "C" __global__ void s_shfl_pred(const int *in, int *out, int delta)
     o[k++] = r, o[k++] = p;
 }
 
+/* a shfl.sync that reads lanes not executing it (cuda-samples' reduction, reduce7): lanes 0..7 of
+ * each warp reduce with mask 0xff and offsets 16..1, so offsets 16 and 8 (and lanes 4..7 at 4)
+ * read lanes that branched away; a GPU returns 0 for them in practice */
+extern "C" __global__ void s_shfl_inactive(const int *in, int *out)
+{
+    int t = GTID, v = in[t];
+    out[t] = -1;
+    if ((threadIdx.x & 31) < 8) {
+        for (int d = 16; d > 0; d >>= 1)
+            v += __shfl_down_sync(0xff, v, d);
+        out[t] = v;
+    }
+}
+
 /* votes, match, redux; the even lanes of odd warps branch off first (divergent votes) */
 extern "C" __global__ void s_vote(const int *in, unsigned *out)
 {

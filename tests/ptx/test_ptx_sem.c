@@ -18,6 +18,7 @@
 
 #include <limits.h>
 #include <math.h>
+#include <unistd.h>
 
 static char *ptx;
 static int T, FAILED;
@@ -476,6 +477,75 @@ static void test_atomics(void)
     cuMemFree(db), cuMemFree(din);
 }
 
+/* s_shfl_inactive's results for one warp (IN: its 32 inputs): lanes 0..7 reduce with offsets
+ * 16..1; a lane >= 8 gives 0 (STALE: its register, in[l], instead); lanes >= 8 write -1 */
+static void shfl_inactive_model(const int *in, int stale, int *out)
+{
+    int v[32];
+    for (int l = 0; l < 32; l++)
+        v[l] = l < 8 || stale ? in[l] : 0;
+    for (int d = 16; d > 0; d >>= 1) {
+        int nv[8];
+        for (int l = 0; l < 8; l++)
+            nv[l] = v[l] + (l + d <= 31 ? v[l + d] : v[l]);
+        memcpy(v, nv, sizeof nv);
+    }
+    for (int l = 0; l < 32; l++)
+        out[l] = l < 8 ? v[l] : -1;
+}
+
+/* lanes that do not execute a shfl.sync read as 0, with one warning naming the instruction */
+static void test_shfl_inactive(void)
+{
+    CUmodule m;
+    CUfunction f = get("s_shfl_inactive", &m);
+    enum { N = 64 };
+    static int in[N], got[N];
+    for (int i = 0; i < N; i++)
+        in[i] = i * 3 + 1;
+    CUdeviceptr din = dalloc(sizeof in, in), dout = dalloc(sizeof got, NULL);
+    void *args[] = {&din, &dout};
+    const char *what = "shfl.sync from lanes that do not execute it reads 0, with one warning (cuda-samples reduce7)";
+    char errf[] = "/tmp/ptx-sem-shfl.XXXXXX";
+    int efd = mkstemp(errf), saved = dup(2);
+    fflush(stderr);
+    dup2(efd, 2);
+    CUresult r = f ? launch(f, 1, 1, N, 1, 1, 0, args) : CUDA_ERROR_NOT_FOUND;
+    fflush(stderr);
+    dup2(saved, 2), close(saved);
+    char err[4096] = "";
+    ssize_t ne = pread(efd, err, sizeof err - 1, 0);
+    err[ne > 0 ? ne : 0] = 0;
+    close(efd), unlink(errf);
+    if (r != CUDA_SUCCESS) {
+        printf("#   launch: %d; stderr: %s\n", (int)r, err);
+        tcase(0, what);
+        return;
+    }
+    PTXT_CHECK(cuMemcpyDtoH(got, dout, sizeof got));
+    int bad = 0, stale_same = 1;
+    for (int w = 0; w < N; w += 32) {
+        int want[32], stale[32];
+        shfl_inactive_model(in + w, 0, want);
+        shfl_inactive_model(in + w, 1, stale);
+        for (int l = 0; l < 32; l++) {
+            stale_same &= got[w + l] == stale[l];
+            if (got[w + l] != want[l] && bad++ < 6)
+                printf("#   thread %d: got %d, expected %d\n", w + l, got[w + l], want[l]);
+        }
+    }
+    int warned = strstr(err, "hostcuda: warning: s_shfl_inactive") && strstr(err, "does not execute this shfl.sync");
+    int once = warned && !strstr(strstr(err, "hostcuda: warning:") + 1, "hostcuda: warning:");
+    if (!once)
+        printf("#   expected one warning naming s_shfl_inactive, stderr was: %s\n", err);
+    /* negative control: the model in which an inactive lane gives its register (in[t]) differs */
+    if (stale_same)
+        printf("#   negative control: the result equals the stale-register model\n");
+    tcase(bad == 0 && once && !stale_same, what);
+    cuMemFree(din), cuMemFree(dout);
+    cuModuleUnload(m);
+}
+
 /* ---------------------------------------------------------------- divergence */
 static void test_diverge(void)
 {
@@ -896,7 +966,7 @@ static void test_atomics64(void)
     cuModuleUnload(m);
 }
 
-static void (*const tests[])(void) = {test_special, test_shfl, test_vote, test_barrier, test_atomics,
+static void (*const tests[])(void) = {test_special, test_shfl, test_shfl_inactive, test_vote, test_barrier, test_atomics,
                                       test_diverge, test_calls, test_dynshared, test_globals, test_generic,
                                       test_atomics_shared, test_atomics64, test_arrive, test_grid_sync};
 #define NTESTS (int)(sizeof tests / sizeof tests[0])
