@@ -76,8 +76,7 @@ static int insn_supported(const ash_ptx_module *m, const ash_ptx_insn *in, const
             return 0;
         }
         return 1;
-    case ASH_PTX_OP_FNS: case ASH_PTX_OP_SZEXT:
-    case ASH_PTX_OP_BMSK: case ASH_PTX_OP_CREATEPOLICY:
+    case ASH_PTX_OP_FNS: case ASH_PTX_OP_CREATEPOLICY:
     case ASH_PTX_OP_PMEVENT: case ASH_PTX_OP_BRKPT:
         *why = "instruction not supported";
         return 0;

@@ -884,6 +884,29 @@ other:
         });
         return HC_STEP_NEXT;
     }
+    case ASH_PTX_OP_BMSK: case ASH_PTX_OP_SZEXT: {   /* the PTX ISA's pseudo-code */
+        uint64_t *D = dst(W, in, 0);
+        const uint64_t *A = src(C, W, in, 1, ta), *B = src(C, W, in, 2, tb);
+        int clamp = (in->flags & ASH_PTX_F_CLAMP) != 0, bmsk = in->op == ASH_PTX_OP_BMSK;
+        LOOP(E, {
+            uint32_t a = (uint32_t)A[l], b = (uint32_t)B[l], a1 = a & 31, b1 = b & 31, r;
+            if (bmsk) {
+                uint32_t sum = a1 + b1, mask0 = clamp && a >= 32 ? 0 : ~0u << a1, mask1;
+                if (sum >= 32 || (clamp && (a >= 32 || b >= 32)))
+                    mask1 = 0;
+                else
+                    mask1 = b1 == 0 ? ~0u : ~0u << sum;
+                r = mask0 & ~mask1;
+            } else {
+                int too_large = clamp && b >= 32;
+                uint32_t mask = too_large ? 0 : ~0u << b1;
+                int sign = b1 && !too_large && tsigned(t) && (a >> (b1 - 1) & 1);
+                r = (a & ~mask) | (sign ? mask : 0);
+            }
+            D[l] = r;
+        });
+        return HC_STEP_NEXT;
+    }
     case ASH_PTX_OP_BFIND: {   /* the most significant non-sign bit; .shiftamt: the left shift to it */
         uint64_t *D = dst(W, in, 0);
         const uint64_t *A = src(C, W, in, 1, ta);

@@ -962,11 +962,12 @@ CUresult CUDAAPI cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t
 /* what the PTX says of an interpreted kernel (twins: the defaults) */
 typedef struct px_facts {
     int max_threads, shared, local, regs;
+    int ptx_version;              /* the PTX's .target, e.g. 75 for sm_75 (twins: 80) */
 } px_facts;
 
 static px_facts facts_of(const void *h)
 {
-    px_facts pf = {1024, 0, 0, 32};
+    px_facts pf = {1024, 0, 0, 32, 80};
     int px;
     struct CUmod_st *m;
     if (callee_px(h, &px, &m) != CUDA_SUCCESS || px < 0 || !m)
@@ -983,6 +984,8 @@ static px_facts facts_of(const void *h)
     /* NUM_REGS: ptxas decides it, the PTX cannot tell (its virtual registers are far more); 32, as for
      * twins, so occupancy calculations stay what they were */
     pf.regs = 32;
+    if (m->img->px.target_sm > 0)
+        pf.ptx_version = m->img->px.target_sm;
     return pf;
 }
 
@@ -994,8 +997,8 @@ static CUresult func_attr(int *pi, CUfunction_attribute a, int max_dyn, px_facts
     case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES: *pi = 0; break;
     case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: *pi = pf.local; break;
     case CU_FUNC_ATTRIBUTE_NUM_REGS: *pi = pf.regs; break;
-    case CU_FUNC_ATTRIBUTE_PTX_VERSION: *pi = 80; break;
-    case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *pi = 90; break;
+    case CU_FUNC_ATTRIBUTE_PTX_VERSION: *pi = pf.ptx_version; break;
+    case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *pi = 90; break;   /* the device's compute capability 9.0 */
     case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA: *pi = 0; break;
     case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *pi = max_dyn; break;
     case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: *pi = -1; break;

@@ -435,6 +435,33 @@ static uint32_t bfind_u(uint32_t a) { return a ? 31u - (uint32_t)__builtin_clz(a
 R(r_bfind_u32) { *r = bfind_u(U32V(x[0])); return 0; }
 R(r_bfind_s32) { int32_t a = I32(x[0]); *r = bfind_u((uint32_t)(a < 0 ? ~a : a)); return 0; }
 R(r_bfind_shiftamt) { uint32_t p = bfind_u(U32V(x[0])); *r = p == 0xffffffffu ? p : 31u - p; return 0; }
+/* bmsk, szext: the PTX ISA's pseudo-code (positions and widths of 32 or more differ by mode) */
+static uint32_t bmsk(uint32_t a, uint32_t b, int clamp)
+{
+    uint32_t a1 = a & 31, b1 = b & 31, sum = a1 + b1;
+    uint32_t mask0 = ~0u << a1, mask1 = sum >= 32 ? 0 : ~0u << sum;
+    if (clamp && a >= 32)
+        mask0 = 0;
+    if (sum >= 32 || (clamp && (a >= 32 || b >= 32)))
+        mask1 = 0;
+    else if (b1 == 0)
+        mask1 = ~0u;
+    return mask0 & ~mask1;
+}
+static uint32_t szext(uint32_t a, uint32_t b, int clamp, int sgn)
+{
+    uint32_t b1 = b & 31;
+    int too_large = b >= 32 && clamp;
+    uint32_t mask = too_large ? 0 : ~0u << b1;
+    int sign = b1 != 0 && !too_large && sgn && (a >> ((b1 - 1) & 31) & 1);
+    return (a & ~mask) | (sign ? mask : 0);
+}
+R(r_bmsk_c) { *r = bmsk(U32V(x[0]), U32V(x[1]), 1); return 0; }
+R(r_bmsk_w) { *r = bmsk(U32V(x[0]), U32V(x[1]), 0); return 0; }
+R(r_szext_cs) { *r = szext(U32V(x[0]), U32V(x[1]), 1, 1); return 0; }
+R(r_szext_ws) { *r = szext(U32V(x[0]), U32V(x[1]), 0, 1); return 0; }
+R(r_szext_cu) { *r = szext(U32V(x[0]), U32V(x[1]), 1, 0); return 0; }
+R(r_szext_wu) { *r = szext(U32V(x[0]), U32V(x[1]), 0, 0); return 0; }
 static uint32_t dp4a(uint32_t a, uint32_t b, uint32_t c, int sgn)
 {
     uint32_t d = c;
@@ -704,6 +731,12 @@ const isa_case isa_cases[] = {
     E1("k_bfind_u32", "bfind.u32", U32, U32, r_bfind_u32),
     E1("k_bfind_s32", "bfind.s32", U32, U32, r_bfind_s32),
     E1("k_bfind_shiftamt_u32", "bfind.shiftamt.u32", U32, U32, r_bfind_shiftamt),
+    E2("k_bmsk_clamp_b32", "bmsk.clamp.b32", U32, U32, r_bmsk_c),
+    E2("k_bmsk_wrap_b32", "bmsk.wrap.b32", U32, U32, r_bmsk_w),
+    E2("k_szext_clamp_s32", "szext.clamp.s32", U32, U32, r_szext_cs),
+    E2("k_szext_wrap_s32", "szext.wrap.s32", U32, U32, r_szext_ws),
+    E2("k_szext_clamp_u32", "szext.clamp.u32", U32, U32, r_szext_cu),
+    E2("k_szext_wrap_u32", "szext.wrap.u32", U32, U32, r_szext_wu),
     E3("k_dp4a_u32", "dp4a.u32.u32", U32, U32, r_dp4a_u),
     E3("k_dp4a_s32", "dp4a.s32.s32", U32, U32, r_dp4a_s),
     E3("k_dp2a_lo_u32", "dp2a.lo.u32.u32", U32, U32, r_dp2a_lo_u),

@@ -373,6 +373,12 @@ KSIG(k_mov_pack)   /* mov.b64 {lo, hi} -> d, and back: out = swap of the halves 
     o[i] = r;
 }
 K1(k_bfind_u32, U32, U32, "bfind.u32")
+K2(k_bmsk_clamp_b32, U32, U32, "bmsk.clamp.b32")
+K2(k_bmsk_wrap_b32, U32, U32, "bmsk.wrap.b32")
+K2(k_szext_clamp_s32, U32, U32, "szext.clamp.s32")
+K2(k_szext_wrap_s32, U32, U32, "szext.wrap.s32")
+K2(k_szext_clamp_u32, U32, U32, "szext.clamp.u32")
+K2(k_szext_wrap_u32, U32, U32, "szext.wrap.u32")
 K1(k_bfind_s32, U32, U32, "bfind.s32")
 K1(k_bfind_shiftamt_u32, U32, U32, "bfind.shiftamt.u32")
 K3(k_dp4a_u32, U32, U32, "dp4a.u32.u32", "")

@@ -546,6 +546,48 @@ static void test_shfl_inactive(void)
     cuModuleUnload(m);
 }
 
+/* CU_FUNC_ATTRIBUTE_PTX_VERSION is the PTX's .target (CUB picks its tuning policies by it and
+ * refuses a version it was not compiled for); BINARY_VERSION the device's compute capability */
+static void test_func_versions(void)
+{
+    char *m = ptxt_entry_module(ptx, "s_special");
+    const char *what = "cuFuncGetAttribute: PTX_VERSION is the module's .target (75 and 90), BINARY_VERSION the device's";
+    char *tgt = m ? strstr(m, ".target sm_") : NULL;
+    if (!tgt) {
+        printf("#   no .target sm_ line in the PTX\n");
+        tcase(0, what);
+        free(m);
+        return;
+    }
+    int ok = 1, major = 0, minor = 0;
+    CUdevice dev;
+    PTXT_CHECK(cuCtxGetDevice(&dev));
+    PTXT_CHECK(cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev));
+    PTXT_CHECK(cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev));
+    for (int want = 75; want <= 90; want += 15) {
+        char sm[3];
+        snprintf(sm, sizeof sm, "%d", want);
+        memcpy(tgt + strlen(".target sm_"), sm, 2);
+        CUmodule mod;
+        CUfunction f;
+        int pv = -1, bv = -1;
+        if (ptxt_get(m, "s_special", &mod, &f) != CUDA_SUCCESS ||
+            cuFuncGetAttribute(&pv, CU_FUNC_ATTRIBUTE_PTX_VERSION, f) != CUDA_SUCCESS ||
+            cuFuncGetAttribute(&bv, CU_FUNC_ATTRIBUTE_BINARY_VERSION, f) != CUDA_SUCCESS) {
+            ok = 0;
+            continue;
+        }
+        if (pv != want || bv != major * 10 + minor) {
+            printf("#   .target sm_%d: PTX_VERSION %d, BINARY_VERSION %d; expected %d, %d\n", want, pv, bv, want,
+                   major * 10 + minor);
+            ok = 0;
+        }
+        cuModuleUnload(mod);
+    }
+    free(m);
+    tcase(ok, what);
+}
+
 /* ---------------------------------------------------------------- divergence */
 static void test_diverge(void)
 {
@@ -966,7 +1008,7 @@ static void test_atomics64(void)
     cuModuleUnload(m);
 }
 
-static void (*const tests[])(void) = {test_special, test_shfl, test_shfl_inactive, test_vote, test_barrier, test_atomics,
+static void (*const tests[])(void) = {test_special, test_shfl, test_shfl_inactive, test_func_versions, test_vote, test_barrier, test_atomics,
                                       test_diverge, test_calls, test_dynshared, test_globals, test_generic,
                                       test_atomics_shared, test_atomics64, test_arrive, test_grid_sync};
 #define NTESTS (int)(sizeof tests / sizeof tests[0])
