@@ -50,8 +50,14 @@ $(HOSTCUDART_DIR)/fault_inject.so: $(HOSTCUDART_SRC_DIR)/fault_inject.c | $(DEPS
 $(HOSTCUDART_DIR)/rt_badfat: $(HOSTCUDART_SRC_DIR)/rt_badfat.c $(HOSTCUDART_LIB) | $(DEPS_STAMP)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ $< -L$(HOSTCUDART_DIR) -lcudart -Wl,-rpath-link,$(HOSTCUDA_DIR)
 
+# an ordinary Thrust program, built as a user builds one (nvcc's default code, -cudart shared)
+$(HOSTCUDART_DIR)/rt_thrust: $(HOSTCUDART_SRC_DIR)/rt_thrust.cu | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(NVCC) -O2 -std=c++17 -cudart shared -Wno-deprecated-gpu-targets -o $@ $<
+
 HOSTCUDART_PROGS := $(addprefix $(HOSTCUDART_DIR)/,rt_api rt_api_ptsz rt_api_rdc librt_kernels_host.so fault_inject.so \
-                      rt_badfat)
+                      rt_badfat rt_thrust)
 ALL += $(HOSTCUDART_PROGS)
 TESTS += $(HOSTCUDART_SRC_DIR)/test_hcrt_exports.sh $(HOSTCUDART_SRC_DIR)/test_hcrt_api.sh \
-         $(HOSTCUDART_SRC_DIR)/test_hcrt_shim.sh $(HOSTCUDART_SRC_DIR)/test_hcrt_valgrind.sh
+         $(HOSTCUDART_SRC_DIR)/test_hcrt_shim.sh $(HOSTCUDART_SRC_DIR)/test_hcrt_valgrind.sh \
+         $(HOSTCUDART_SRC_DIR)/test_hcrt_thrust.sh
