@@ -38,7 +38,7 @@ $(HOSTCUBLAS_TEST): tests/hostcublas/test_hcb.c $(HOSTCUBLAS_LIB) $(HOSTCUBLASLT
 # every export of NVIDIA's libraries at its version node
 HOSTCUBLAS_BLAS_TEST := $(HOSTCUBLAS_DIR)/test_hcb_blas
 ALL += $(HOSTCUBLAS_BLAS_TEST)
-TESTS += $(HOSTCUBLAS_BLAS_TEST) tests/hostcublas/test_hcb_exports.sh
+TESTS += $(HOSTCUBLAS_BLAS_TEST) tests/hostcublas/test_hcb_exports.sh tests/hostcublas/test_hcb_valgrind.sh
 $(HOSTCUBLAS_BLAS_TEST): tests/hostcublas/test_hcb_blas.c $(HOSTCUBLAS_LIB) | $(DEPS_STAMP)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ $< -Wl,-rpath,$(abspath $(HOSTCUBLAS_DIR)):$(abspath $(HOSTCUDA_DIR)) \
 	  $(HOSTCUBLAS_LIB) $(HOSTCUDA_DIR)/libcuda.so.1 -lcmocka -lm
