@@ -3,7 +3,7 @@
  * Implements the handle calls (Create/Destroy, Set/GetStream, Set/GetMathMode, Set/GetPointerMode,
  * Set/GetAtomicsMode, SetWorkspace, GetVersion, GetProperty, GetCudartVersion, GetStatusName /
  * String, LoggerConfigure and the logger callback); Set/GetVector, Set/GetMatrix and their Async
- * forms; level 1 S/D axpy, scal, dot, nrm2, asum, copy, swap, iamax, iamin (_v2 and _v2_64);
+ * forms (and _64); level 1 S/D axpy, scal, dot, nrm2, asum, copy, swap, iamax, iamin (_v2, _v2_64);
  * S/D gemv, S/D geam; Sgemm/Dgemm with their Batched and StridedBatched forms; GemmEx,
  * GemmStridedBatchedEx, GemmBatchedEx for f32/f16/bf16 A/B (C f32 or A's type) with compute 32F
  * (FAST_* compute types: f32 only). Every other export of NVIDIA's library is a weak body in
@@ -526,6 +526,7 @@ typedef struct {
     hcb_scalar_t alpha;
     void *result; /* host memory, or device memory (pointer mode device: result_dev) */
     int result_dev;
+    int idx64; /* iamax / iamin of the _64 API: an int64_t index */
 } hcb_l1_t;
 
 static void hcb_l1_run(void *arg)
@@ -575,8 +576,10 @@ static void hcb_l1_run(void *arg)
         r = scale * sqrt(ssq);
     if (o->result) {
         void *res = o->result_dev ? hcb_view(o->result) : o->result;
-        if (o->op == HCB_IAMAX || o->op == HCB_IAMIN)
-            *(int *)res = (int)at; /* 1-based, 0 for an empty vector */
+        if ((o->op == HCB_IAMAX || o->op == HCB_IAMIN) && o->idx64)
+            *(int64_t *)res = at; /* 1-based, 0 for an empty vector */
+        else if (o->op == HCB_IAMAX || o->op == HCB_IAMIN)
+            *(int *)res = (int)at;
         else
             hcb_st(d, res, 0, r);
     }
@@ -584,8 +587,8 @@ static void hcb_l1_run(void *arg)
 }
 
 /* X is the vector scal, nrm2, asum, iamax and iamin read (and scal writes) */
-static cublasStatus_t hcb_l1(cublasHandle_t h, hcb_l1op_t op, int dbl, int64_t n, const void *alpha, const void *x,
-                             int64_t incx, void *y, int64_t incy, void *result)
+static cublasStatus_t hcb_l1w(cublasHandle_t h, hcb_l1op_t op, int dbl, int64_t n, const void *alpha,
+                              const void *x, int64_t incx, void *y, int64_t incy, void *result, int idx64)
 {
     if (!h)
         return CUBLAS_STATUS_NOT_INITIALIZED;
@@ -602,10 +605,16 @@ static cublasStatus_t hcb_l1(cublasHandle_t h, hcb_l1op_t op, int dbl, int64_t n
     if (!o)
         return CUBLAS_STATUS_ALLOC_FAILED;
     *o = (hcb_l1_t){.op = op, .dbl = dbl, .n = n, .incx = incx, .incy = incy, .x = (void *)(uintptr_t)x, .y = y,
-                    .result = result, .result_dev = h->pm == CUBLAS_POINTER_MODE_DEVICE};
+                    .result = result, .result_dev = h->pm == CUBLAS_POINTER_MODE_DEVICE, .idx64 = idx64};
     if (alpha)
         o->alpha = hcb_scalar(h, dbl, alpha);
     return hcb_submit(h->stream, hcb_l1_run, o, reduce && h->pm == CUBLAS_POINTER_MODE_HOST);
+}
+
+static cublasStatus_t hcb_l1(cublasHandle_t h, hcb_l1op_t op, int dbl, int64_t n, const void *alpha, const void *x,
+                             int64_t incx, void *y, int64_t incy, void *result)
+{
+    return hcb_l1w(h, op, dbl, n, alpha, x, incx, y, incy, result, 0);
 }
 
 #define HCB_L1_API(suffix, I)                                                                                       \
@@ -681,26 +690,20 @@ static cublasStatus_t hcb_l1(cublasHandle_t h, hcb_l1op_t op, int dbl, int64_t n
 HCB_L1_API(, int)
 HCB_L1_API(_64, int64_t)
 
-/* iamax / iamin: the int forms (the _64 forms, with an int64_t index, answer NOT_SUPPORTED) */
-HOSTCUBLAS_API cublasStatus_t cublasIsamax_v2(cublasHandle_t h, int n, const float *x, int incx, int *result)
-{
-    return hcb_l1(h, HCB_IAMAX, 0, n, NULL, x, incx, NULL, 0, result);
-}
-
-HOSTCUBLAS_API cublasStatus_t cublasIdamax_v2(cublasHandle_t h, int n, const double *x, int incx, int *result)
-{
-    return hcb_l1(h, HCB_IAMAX, 1, n, NULL, x, incx, NULL, 0, result);
-}
-
-HOSTCUBLAS_API cublasStatus_t cublasIsamin_v2(cublasHandle_t h, int n, const float *x, int incx, int *result)
-{
-    return hcb_l1(h, HCB_IAMIN, 0, n, NULL, x, incx, NULL, 0, result);
-}
-
-HOSTCUBLAS_API cublasStatus_t cublasIdamin_v2(cublasHandle_t h, int n, const double *x, int incx, int *result)
-{
-    return hcb_l1(h, HCB_IAMIN, 1, n, NULL, x, incx, NULL, 0, result);
-}
+/* iamax / iamin: an int index, an int64_t one in the _64 forms */
+#define HCB_IAM_API(name, op, dbl, T, suffix, I, R)                                                     \
+    HOSTCUBLAS_API cublasStatus_t name##_v2##suffix(cublasHandle_t h, I n, const T *x, I incx, R *result) \
+    {                                                                                                   \
+        return hcb_l1w(h, op, dbl, n, NULL, x, incx, NULL, 0, result, sizeof(R) == 8);                  \
+    }
+HCB_IAM_API(cublasIsamax, HCB_IAMAX, 0, float, , int, int)
+HCB_IAM_API(cublasIdamax, HCB_IAMAX, 1, double, , int, int)
+HCB_IAM_API(cublasIsamin, HCB_IAMIN, 0, float, , int, int)
+HCB_IAM_API(cublasIdamin, HCB_IAMIN, 1, double, , int, int)
+HCB_IAM_API(cublasIsamax, HCB_IAMAX, 0, float, _64, int64_t, int64_t)
+HCB_IAM_API(cublasIdamax, HCB_IAMAX, 1, double, _64, int64_t, int64_t)
+HCB_IAM_API(cublasIsamin, HCB_IAMIN, 0, float, _64, int64_t, int64_t)
+HCB_IAM_API(cublasIdamin, HCB_IAMIN, 1, double, _64, int64_t, int64_t)
 
 /* ---- level 2: gemv ----------------------------------------------------------------------------- */
 

@@ -4,7 +4,7 @@
  *
  * Cases: Set/GetVector and Set/GetMatrix (strided, Async on a stream; bad sizes INVALID_VALUE,
  * memory outside hostcuda's device arena MAPPING_ERROR); S/D axpy, scal, copy, swap, dot, nrm2,
- * asum, iamax, iamin with positive and negative increments (a negative increment walks the vector
+ * asum, iamax, iamin (and _64 forms) with positive and negative increments (a negative increment walks the vector
  * from its end, as the reference BLAS); S/D gemv both ways with beta 0 over a y of NaNs (y not
  * read); Dgemm, DgemmStridedBatched, DgemmBatched; Sgeam and its in-place rule; GemmEx with f16 /
  * bf16 inputs and f32 or bf16 output; pointer mode device (alpha and results in device memory,
@@ -295,6 +295,14 @@ static void test_level1(void **state)
     assert_int_equal(ir, 0);
     ST_OK(cublasIsamax(h, 4, dx, 1, &ir));
     assert_int_equal(ir, 2);
+    int64_t ir64 = -1; /* the _64 API: int64_t sizes and index */
+    ST_OK(cublasIsamin_64(h, 4, dx, 1, &ir64));
+    assert_int_equal(ir64, 1);
+    ST_OK(cublasIsamax_64(h, 2, dx, 2, &ir64)); /* x[0], x[2]: |3| wins */
+    assert_int_equal(ir64, 2);
+    fr = 0;
+    ST_OK(cublasSasum_64(h, 4, dx, 1, &fr));
+    assert_true(fr == 11.0f);
     fr = 7;
     ST_OK(cublasSdot(h, 0, dx, 1, dx, 1, &fr));
     assert_true(fr == 0.0f);

@@ -89,7 +89,7 @@ for f in SetVector GetVector SetMatrix GetMatrix SetVectorAsync GetVectorAsync S
 done
 for t in S D; do
     for f in axpy scal dot nrm2 asum copy swap; do impl="$impl cublas$t${f}_v2 cublas$t${f}_v2_64"; done
-    impl="$impl cublasI${t,}amax_v2 cublasI${t,}amin_v2 cublas${t}gemv_v2 cublas${t}geam cublas${t}gemm_v2"
+    impl="$impl cublasI${t,}amax_v2 cublasI${t,}amin_v2 cublasI${t,}amax_v2_64 cublasI${t,}amin_v2_64 cublas${t}gemv_v2 cublas${t}geam cublas${t}gemm_v2"
     impl="$impl cublas${t}gemmBatched cublas${t}gemmStridedBatched"
 done
 impl="$impl cublasGemmEx cublasGemmStridedBatchedEx cublasGemmBatchedEx cublasLtCreate cublasLtMatmul"
