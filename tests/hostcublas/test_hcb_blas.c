@@ -334,9 +334,25 @@ static void test_pointer_mode_device(void **state)
         assert_true(got[i] == 2 * x[i] + 1);
     if (dot != 125.0f)
         fail_msg("Sdot to device memory: got %g, expected 125", dot);
+    /* the GEMMs too: C = 2 A B + 0.5 C, alpha and beta in device memory */
+    float A[4] = {1, 2, 3, 4}, B[4] = {5, 6, 7, 8}, C[4] = {1, 1, 1, 1}, half = 0.5f, Cg[4];
+    double Ad[4] = {1, 2, 3, 4}, Bd[4] = {5, 6, 7, 8}, Cd[4] = {1, 1, 1, 1}, two_d = 2, half_d = 0.5, Cdg[4];
+    void *dA = t_dev(A, sizeof A), *dB = t_dev(B, sizeof B), *dC = t_dev(C, sizeof C), *dbeta = t_dev(&half, 4);
+    void *dAd = t_dev(Ad, sizeof Ad), *dBd = t_dev(Bd, sizeof Bd), *dCd = t_dev(Cd, sizeof Cd);
+    void *d2 = t_dev(&two_d, 8), *dh = t_dev(&half_d, 8);
+    ST_OK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, dalpha, dA, 2, dB, 2, dbeta, dC, 2));
+    ST_OK(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, d2, dAd, 2, dBd, 2, dh, dCd, 2));
+    t_get(Cg, dC, sizeof Cg);
+    t_get(Cdg, dCd, sizeof Cdg);
+    /* A B (column-major) = [23 31; 34 46] */
+    const float want[4] = {2 * 23 + 0.5f, 2 * 34 + 0.5f, 2 * 31 + 0.5f, 2 * 46 + 0.5f};
+    for (int i = 0; i < 4; i++)
+        if (Cg[i] != want[i] || Cdg[i] != want[i])
+            fail_msg("GEMM in pointer mode device: C[%d] Sgemm %g, Dgemm %g, expected %g", i, Cg[i], Cdg[i], want[i]);
     ST_EXPECT(cublasSetPointerMode(h, (cublasPointerMode_t)7), CUBLAS_STATUS_INVALID_VALUE);
     ST_OK(cublasDestroy(h));
     t_free(dx), t_free(dy), t_free(dalpha), t_free(dres);
+    t_free(dA), t_free(dB), t_free(dC), t_free(dbeta), t_free(dAd), t_free(dBd), t_free(dCd), t_free(d2), t_free(dh);
 }
 
 /* work queued behind a held stream has not run; once the stream moves it has */
