@@ -1,7 +1,7 @@
 # tests/hostcublas/module.mk — cuBLAS and cuBLASLt test doubles on hostcuda memory, with the
 # real libraries' sonames and symbol versions (tests put build/tests/hostcublas first on
 # LD_LIBRARY_PATH; a binary linked against the real -lcublas then runs on them):
-#   build/tests/hostcublas/libcublas.so.13     hostcublas.c
+#   build/tests/hostcublas/libcublas.so.13     hostcublas.c hcb_blas.c (hcb_internal.h)
 #   build/tests/hostcublas/libcublasLt.so.13   hostcublaslt.c
 HOSTCUBLAS_DIR  := $(BUILD)/tests/hostcublas
 HOSTCUBLAS_LIB  := $(HOSTCUBLAS_DIR)/libcublas.so.13
@@ -13,12 +13,12 @@ HOSTCUBLAS_DEPS := tests/hostcublas/hostcublas.h tests/hostcublas/hcb_unimpl.c c
 
 ALL += $(HOSTCUBLAS_LIB) $(HOSTCUBLASLT_LIB) $(HOSTCUBLAS_DIR)/test_hcb
 
-$(HOSTCUBLAS_LIB): tests/hostcublas/hostcublas.c tests/hostcublas/hostcublas.map tests/hostcublas/hcb_api.def \
-                   $(HOSTCUBLAS_DEPS) | $(DEPS_STAMP)
+$(HOSTCUBLAS_LIB): tests/hostcublas/hostcublas.c tests/hostcublas/hcb_blas.c tests/hostcublas/hcb_internal.h \
+                   tests/hostcublas/hostcublas.map tests/hostcublas/hcb_api.def $(HOSTCUBLAS_DEPS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -Itests/hostcuda -shared -Wl,-soname,libcublas.so.13 \
-	  -Wl,--version-script=tests/hostcublas/hostcublas.map -Wl,-Bsymbolic -o $@ $< tests/hostcublas/hcb_unimpl.c \
-	  $(HOSTCUDA_DIR)/libcuda.so.1 -lm
+	  -Wl,--version-script=tests/hostcublas/hostcublas.map -Wl,-Bsymbolic -o $@ $< tests/hostcublas/hcb_blas.c \
+	  tests/hostcublas/hcb_unimpl.c $(HOSTCUDA_DIR)/libcuda.so.1 -lm
 
 $(HOSTCUBLASLT_LIB): tests/hostcublas/hostcublaslt.c tests/hostcublas/hostcublaslt.map tests/hostcublas/hcblt_api.def \
                      $(HOSTCUBLAS_DEPS) | $(DEPS_STAMP)

@@ -6,7 +6,7 @@
  * memory outside hostcuda's device arena MAPPING_ERROR); S/D axpy, scal, copy, swap, dot, nrm2,
  * asum, iamax, iamin (and _64 forms) with positive and negative increments (a negative increment walks the vector
  * from its end, as the reference BLAS); S/D gemv both ways with beta 0 over a y of NaNs (y not
- * read); Dgemm, DgemmStridedBatched, DgemmBatched; Sgeam and its in-place rule; GemmEx with f16 /
+ * read); Dgemm, DgemmStridedBatched, DgemmBatched, Dgemm_64; Sgeam and its in-place rule; GemmEx with f16 /
  * bf16 inputs and f32 or bf16 output; pointer mode device (alpha and results in device memory,
  * the call does not wait); stream order (work queued behind a held stream has not run); the handle
  * and status calls; a function hostcublas does not model answers NOT_SUPPORTED and names itself
@@ -515,11 +515,13 @@ static void test_dgemm(void **state)
     ST_OK(cublasCreate(&h));
     double alpha = -1.25, beta = 0, mag;
     int bad = 0, ctl = 0;
-    for (int form = 0; form < 3; form++) {
-        int ta = form != 1, tb = form == 1;
+    for (int form = 0; form < 4; form++) {
+        int ta = form != 1, tb = form == 1 || form == 3;
         cublasOperation_t oa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, ob = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
         if (form == 0)
             ST_OK(cublasDgemm(h, oa, ob, M, N, K, &alpha, dA, LD, dB, LD, &beta, dC, LD));
+        else if (form == 3) /* the _64 API */
+            ST_OK(cublasDgemm_64(h, oa, ob, M, N, K, &alpha, dA, LD, dB, LD, &beta, dC, LD));
         else if (form == 1)
             ST_OK(cublasDgemmStridedBatched(h, oa, ob, M, N, K, &alpha, dA, LD, S, dB, LD, S, &beta, dC, LD, S, BATCH));
         else {
@@ -533,12 +535,12 @@ static void test_dgemm(void **state)
             t_free(dpa), t_free(dpb), t_free(dpc);
         }
         t_get(C, dC, sizeof(double) * S * BATCH);
-        for (int b = 0; b < (form ? BATCH : 1); b++)
+        for (int b = 0; b < (form == 1 || form == 2 ? BATCH : 1); b++)
             for (long j = 0; j < N; j++)
                 for (long i = 0; i < M; i++) {
                     double r = alpha * t_dref(A + b * S, B + b * S, ta, tb, i, j, K, LD, LD, &mag);
                     double rc = alpha * t_dref(A + b * S, B + b * S, !ta, tb, i, j, K, LD, LD, &mag);
-                    bad += t_close(form == 0 ? "Dgemm" : form == 1 ? "DgemmStridedBatched" : "DgemmBatched",
+                    bad += t_close(form == 0 ? "Dgemm" : form == 1 ? "DgemmStridedBatched" : form == 2 ? "DgemmBatched" : "Dgemm_64",
                                    b * S + i + j * LD, C[b * S + i + j * LD], r, fabs(alpha) * mag, 1, bad > 0);
                     ctl += t_close("control", 0, C[b * S + i + j * LD], rc, fabs(alpha) * mag, 1, 1);
                 }
@@ -577,8 +579,12 @@ static void t_gemmex(cudaDataType ab, cudaDataType ct)
     cublasHandle_t h;
     ST_OK(cublasCreate(&h));
     float alpha = 1.0f, beta = 0.0f;
-    ST_OK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, M, N, K, &alpha, dA, ab, M, dB, ab, K, &beta, dC, ct, M,
-                       CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    if (ct == CUDA_R_32F) /* the _64 API for these two */
+        ST_OK(cublasGemmEx_64(h, CUBLAS_OP_N, CUBLAS_OP_N, M, N, K, &alpha, dA, ab, M, dB, ab, K, &beta, dC, ct, M,
+                              CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    else
+        ST_OK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, M, N, K, &alpha, dA, ab, M, dB, ab, K, &beta, dC, ct, M,
+                           CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
     int bad = 0, ctl = 0;
     if (ct == CUDA_R_32F)
         t_get(C, dC, sizeof C);

@@ -90,9 +90,11 @@ done
 for t in S D; do
     for f in axpy scal dot nrm2 asum copy swap; do impl="$impl cublas$t${f}_v2 cublas$t${f}_v2_64"; done
     impl="$impl cublasI${t,}amax_v2 cublasI${t,}amin_v2 cublasI${t,}amax_v2_64 cublasI${t,}amin_v2_64 cublas${t}gemv_v2 cublas${t}geam cublas${t}gemm_v2"
-    impl="$impl cublas${t}gemmBatched cublas${t}gemmStridedBatched"
+    impl="$impl cublas${t}gemmBatched cublas${t}gemmStridedBatched cublas${t}gemv_v2_64 cublas${t}geam_64"
+    impl="$impl cublas${t}gemm_v2_64 cublas${t}gemmBatched_64 cublas${t}gemmStridedBatched_64"
 done
 impl="$impl cublasGemmEx cublasGemmStridedBatchedEx cublasGemmBatchedEx cublasLtCreate cublasLtMatmul"
+impl="$impl cublasGemmEx_64 cublasGemmStridedBatchedEx_64 cublasGemmBatchedEx_64"
 n=0
 begin
 # shellcheck disable=SC2086  # $impl is a list of words on purpose
