@@ -12,8 +12,8 @@
  * them; Sgemm in CUBLAS_TF32_TENSOR_OP_MATH runs as FAST_TF32; beta == 0 never reads C. Each call
  * is queued on the handle's stream (cuLaunchHostFunc) and runs in stream order; alpha/beta in
  * pointer mode device are read when the work runs. The blocking copies wait for all earlier work
- * (cuCtxSynchronize) and are done on return; a copy to or from memory outside hostcuda's device
- * arena answers CUBLAS_STATUS_MAPPING_ERROR. Symbols carry the version node libcublas.so.13.
+ * (cuCtxSynchronize) and are done on return; a copy whose device side is not inside one device or
+ * managed allocation answers CUBLAS_STATUS_MAPPING_ERROR. Symbols carry the version node libcublas.so.13.
  * Test-only extra: hostcublas_gemm_calls(compute type) counts the GEMM calls that ran with it.
  * Must not: use a GPU, the real cuBLAS or anything of accelshim; compute what it does not model
  * (that answers CUBLAS_STATUS_NOT_SUPPORTED); run work outside its stream's order.
@@ -349,11 +349,16 @@ static void hcb_copy_run(void *arg)
     free(c);
 }
 
-/* device memory spanning [p, p + bytes): hostcuda's arena holds both ends, contiguously */
+/* device memory spanning [p, p + bytes): inside one device or managed allocation, or (memory
+ * the driver maps otherwise, as cuMemMap's) held contiguously by hostcuda's arena */
 static int hcb_mapped(const void *p, long long bytes)
 {
-    char *v = hostcuda_host_view((CUdeviceptr)(uintptr_t)p);
-    return v && (bytes <= 1 || hostcuda_host_view((CUdeviceptr)(uintptr_t)p + bytes - 1) == v + bytes - 1);
+    CUdeviceptr d = (CUdeviceptr)(uintptr_t)p, base;
+    size_t size;
+    if (cuMemGetAddressRange(&base, &size, d) == CUDA_SUCCESS)
+        return d + (unsigned long long)bytes <= base + size;
+    char *v = hostcuda_host_view(d);
+    return v && (bytes <= 1 || hostcuda_host_view(d + bytes - 1) == v + bytes - 1);
 }
 
 /* TO_DEV: host -> device. STREAM NULL with SYNC: as cuBLAS's blocking copies, all earlier work

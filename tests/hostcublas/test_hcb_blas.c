@@ -2,13 +2,14 @@
  * against a naive double-precision reference written here, and refuses bad arguments with the
  * documented status.
  *
- * Cases: Set/GetVector and Set/GetMatrix (strided, Async on a stream; bad sizes INVALID_VALUE,
- * memory outside hostcuda's device arena MAPPING_ERROR); S/D axpy, scal, copy, swap, dot, nrm2,
- * asum, iamax, iamin (and _64 forms) with positive and negative increments (a negative increment walks the vector
- * from its end, as the reference BLAS); S/D gemv both ways with beta 0 over a y of NaNs (y not
- * read); Dgemm, DgemmStridedBatched, DgemmBatched, Dgemm_64; Sgeam and its in-place rule; GemmEx with f16 /
- * bf16 inputs and f32 or bf16 output; pointer mode device (alpha and results in device memory,
- * the call does not wait); stream order (work queued behind a held stream has not run); the handle
+ * Cases: Set/GetVector and Set/GetMatrix (strided, Async on a stream, managed memory; bad sizes
+ * INVALID_VALUE, host memory as device memory or a copy past an allocation's end MAPPING_ERROR);
+ * S/D axpy, scal, copy, swap, dot, nrm2, asum, iamax, iamin (and _64 forms) with positive and
+ * negative increments (a negative increment walks the vector from its end, as the reference BLAS);
+ * S/D gemv both ways with beta 0 over a y of NaNs (y not read); Dgemm, DgemmStridedBatched,
+ * DgemmBatched, Dgemm_64; Sgeam and its in-place rule; GemmEx with f16 / bf16 inputs and f32 or
+ * bf16 output; pointer mode device (alpha and results in device memory, the call does not wait);
+ * stream order (work queued behind a held stream has not run); the handle
  * and status calls; a function hostcublas does not model answers NOT_SUPPORTED and names itself
  * on stderr once. Every family's comparison has a control: the same checker fed a wrong reference
  * (increment walked the wrong way, a transpose swapped, a term left out) must fail.
@@ -168,6 +169,26 @@ static void test_copies(void **state)
     ST_EXPECT(cublasSetVector(N, 4, x, 1, back, 1), CUBLAS_STATUS_MAPPING_ERROR); /* host memory as device */
     ST_EXPECT(cublasGetMatrix(R, C, 4, A, LDA, B, LDA), CUBLAS_STATUS_MAPPING_ERROR);
     ST_OK(cublasSetVector(0, 4, x, 1, dy, 1));
+    void *small = t_dev(NULL, 48);
+    CUdeviceptr sb;
+    size_t ss; /* the allocation as the driver sized it */
+    CU_OK(cuMemGetAddressRange(&sb, &ss, (CUdeviceptr)(uintptr_t)small));
+    float *big = calloc(ss / 4 + 1, 4);
+    assert_non_null(big);
+    ST_EXPECT(cublasSetVector((int)(ss / 4) + 1, 4, big, 1, small, 1), CUBLAS_STATUS_MAPPING_ERROR); /* past its end */
+    ST_OK(cublasSetVector((int)(ss / 4), 4, big, 1, small, 1));
+    free(big);
+    t_free(small);
+    /* managed memory is device memory too */
+    CUdeviceptr m;
+    CU_OK(cuMemAllocManaged(&m, sizeof(float) * N, CU_MEM_ATTACH_GLOBAL));
+    ST_OK(cublasSetVector(N, 4, x, 1, (void *)(uintptr_t)m, 1));
+    memset(back, 0, sizeof back);
+    ST_OK(cublasGetVector(N, 4, (void *)(uintptr_t)m, 1, back, 1));
+    for (int i = 0; i < N; i++)
+        bad += t_close("SetVector/GetVector on managed memory", i, back[i], x[i], 0, 0, bad > 0);
+    assert_int_equal(bad, 0);
+    CU_OK(cuMemFree(m));
     CU_OK(cuStreamDestroy(s));
     t_free(dy), t_free(dB);
 }
