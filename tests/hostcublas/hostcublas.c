@@ -336,17 +336,27 @@ typedef struct {
     long long ses, scs; /* bytes between a column's elements, between columns */
     char *dst;
     long long des, dcs;
+    void *staging; /* a pageable source copied at call time (freed when run) */
 } hcb_copy_t;
 
 static void hcb_copy_run(void *arg)
 {
     hcb_copy_t *c = arg;
-    const char *src = hcb_view(c->src);
+    const char *src = c->staging ? c->staging : hcb_view(c->src);
     char *dst = hcb_view(c->dst);
     for (long long j = 0; j < c->cols; j++)
         for (long long i = 0; i < c->rows; i++)
             memcpy(dst + i * c->des + j * c->dcs, src + i * c->ses + j * c->scs, (size_t)c->elem);
+    free(c->staging);
     free(c);
+}
+
+/* page-locked host memory (cuMemHostAlloc, cuMemHostRegister): the driver knows it */
+static int hcb_pinned(const void *p)
+{
+    unsigned int t;
+    return cuPointerGetAttribute(&t, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)(uintptr_t)p) == CUDA_SUCCESS &&
+           t == CU_MEMORYTYPE_HOST;
 }
 
 /* device memory spanning [p, p + bytes): inside one device or managed allocation, or (memory
@@ -361,8 +371,9 @@ static int hcb_mapped(const void *p, long long bytes)
     return v && (bytes <= 1 || hostcuda_host_view(d + bytes - 1) == v + bytes - 1);
 }
 
-/* TO_DEV: host -> device. STREAM NULL with SYNC: as cuBLAS's blocking copies, all earlier work
- * first, the copy done on return. */
+/* TO_DEV: host -> device. SYNC (the blocking copies): all earlier work first, the copy done on
+ * return. Async, as the driver's async copies: a pageable source is staged at call time and a
+ * pageable destination waits for the copy; page-locked memory is read / written when it runs. */
 static cublasStatus_t hcb_copy(long long rows, long long cols, long long elem, const void *src, long long ses,
                                long long scs, void *dst, long long des, long long dcs, int to_dev, CUstream stream,
                                int sync)
@@ -372,10 +383,10 @@ static cublasStatus_t hcb_copy(long long rows, long long cols, long long elem, c
     long long span_s = (rows - 1) * ses + (cols - 1) * scs + elem, span_d = (rows - 1) * des + (cols - 1) * dcs + elem;
     if (!src || !dst || !hcb_mapped(to_dev ? dst : src, to_dev ? span_d : span_s))
         return CUBLAS_STATUS_MAPPING_ERROR;
-    hcb_copy_t *c = malloc(sizeof *c);
+    hcb_copy_t *c = calloc(1, sizeof *c);
     if (!c)
         return CUBLAS_STATUS_ALLOC_FAILED;
-    *c = (hcb_copy_t){rows, cols, elem, src, ses, scs, dst, des, dcs};
+    *c = (hcb_copy_t){rows, cols, elem, src, ses, scs, dst, des, dcs, NULL};
     if (sync) {
         if (cuCtxSynchronize() != CUDA_SUCCESS) {
             free(c);
@@ -384,8 +395,20 @@ static cublasStatus_t hcb_copy(long long rows, long long cols, long long elem, c
         hcb_copy_run(c);
         return CUBLAS_STATUS_SUCCESS;
     }
-    return hcb_submit(stream, hcb_copy_run, c, 0) == CUBLAS_STATUS_SUCCESS ? CUBLAS_STATUS_SUCCESS
-                                                                          : CUBLAS_STATUS_MAPPING_ERROR;
+    int wait = !to_dev && !hcb_pinned(dst);
+    if (to_dev && !hcb_pinned(src)) {
+        if (!(c->staging = malloc((size_t)span_s))) {
+            free(c);
+            return CUBLAS_STATUS_ALLOC_FAILED;
+        }
+        memcpy(c->staging, src, (size_t)span_s);
+    }
+    if (cuLaunchHostFunc(stream, hcb_copy_run, c) != CUDA_SUCCESS) {
+        free(c->staging);
+        free(c);
+        return CUBLAS_STATUS_MAPPING_ERROR;
+    }
+    return wait && cuStreamSynchronize(stream) != CUDA_SUCCESS ? CUBLAS_STATUS_MAPPING_ERROR : CUBLAS_STATUS_SUCCESS;
 }
 
 static cublasStatus_t hcb_vector(int64_t n, int64_t elem, const void *x, int64_t incx, void *y, int64_t incy,

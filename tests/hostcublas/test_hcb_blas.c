@@ -2,7 +2,8 @@
  * against a naive double-precision reference written here, and refuses bad arguments with the
  * documented status.
  *
- * Cases: Set/GetVector and Set/GetMatrix (strided, Async on a stream, managed memory; bad sizes
+ * Cases: Set/GetVector and Set/GetMatrix (strided, Async on a stream from pageable and page-locked
+ * memory as the driver's async copies, managed memory; bad sizes
  * INVALID_VALUE, host memory as device memory or a copy past an allocation's end MAPPING_ERROR);
  * S/D axpy, scal, copy, swap, dot, nrm2, asum, iamax, iamin (and _64 forms) with positive and
  * negative increments (a negative increment walks the vector from its end, as the reference BLAS);
@@ -117,6 +118,17 @@ static long t_at(long n, long inc, long i, int wrong_way)
     return inc >= 0 || wrong_way ? i * labs(inc) : (n - 1 - i) * -inc;
 }
 
+/* a host function that holds its stream until g_release is set (at most 10 s) */
+static atomic_int g_release;
+static void t_hold(void *arg)
+{
+    (void)arg;
+    struct timespec ts = {0, 1000000};
+    for (int i = 0; i < 10000 && !atomic_load(&g_release); i++)
+        nanosleep(&ts, NULL);
+}
+
+
 /* ---- Set/GetVector, Set/GetMatrix ---------------------------------------------------------------- */
 
 static void test_copies(void **state)
@@ -151,6 +163,35 @@ static void test_copies(void **state)
                                    0, bad > 0)
                          : (B[i + j * LDA] != -99.0f); /* rows past `rows` are not written */
     assert_int_equal(bad, 0);
+    /* async, as the driver's async copies: a pageable source is taken at the call (overwriting it
+     * then changes nothing), a pageable destination is filled on return (no synchronise) */
+    atomic_store(&g_release, 0);
+    CU_OK(cuLaunchHostFunc(s, t_hold, NULL)); /* the stream waits until released */
+    float keep = x[0];
+    ST_OK(cublasSetVectorAsync(N, 4, x, 1, dy, 1, (cudaStream_t)s));
+    x[0] = -1.0f;
+    atomic_store(&g_release, 1);
+    memset(back, 0, sizeof back);
+    ST_OK(cublasGetVectorAsync(N, 4, dy, 1, back, 1, (cudaStream_t)s));
+    x[0] = keep;
+    for (int i = 0; i < N; i++)
+        bad += t_close("SetVectorAsync/GetVectorAsync (pageable)", i, back[i], x[i], 0, 0, bad > 0);
+    assert_int_equal(bad, 0);
+    /* page-locked: read when the copy runs (a program must not touch it before it has) */
+    float *pin;
+    CU_OK(cuMemHostAlloc((void **)&pin, sizeof(float) * N, 0));
+    for (int i = 0; i < N; i++)
+        pin[i] = 1.0f;
+    atomic_store(&g_release, 0);
+    CU_OK(cuLaunchHostFunc(s, t_hold, NULL));
+    ST_OK(cublasSetVectorAsync(N, 4, pin, 1, dy, 1, (cudaStream_t)s));
+    pin[0] = 2.0f; /* before the copy runs: what it copies */
+    atomic_store(&g_release, 1);
+    ST_OK(cublasGetVectorAsync(N, 4, dy, 1, back, 1, (cudaStream_t)s));
+    CU_OK(cuStreamSynchronize(s));
+    if (back[0] != 2.0f)
+        fail_msg("SetVectorAsync from page-locked memory copied %g, expected 2 (the value when it ran)", back[0]);
+    CU_OK(cuMemFreeHost(pin));
     ST_OK(cublasSetMatrix(R, C, 4, A, LDA, dB, LDB));
     memset(B, 0, sizeof B);
     ST_OK(cublasGetMatrix(R, C, 4, dB, LDB, B, R));
@@ -377,15 +418,6 @@ static void test_pointer_mode_device(void **state)
 }
 
 /* work queued behind a held stream has not run; once the stream moves it has */
-static atomic_int g_release;
-static void t_hold(void *arg)
-{
-    (void)arg;
-    struct timespec ts = {0, 1000000};
-    for (int i = 0; i < 10000 && !atomic_load(&g_release); i++)
-        nanosleep(&ts, NULL);
-}
-
 static void test_stream_order(void **state)
 {
     (void)state;
