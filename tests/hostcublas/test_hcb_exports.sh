@@ -12,8 +12,8 @@ set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 D=$ROOT/build/tests/hostcublas
 CUDA=${CUDA_HOME:-/usr/local/cuda}
-command -v readelf >/dev/null && command -v nm >/dev/null || { echo "SKIP: binutils missing"; exit 77; }
-[ -f "$D/libcublas.so.13" ] && [ -f "$D/libcublasLt.so.13" ] || { echo "SKIP: hostcublas is not built"; exit 77; }
+if ! command -v readelf >/dev/null || ! command -v nm >/dev/null; then echo "SKIP: binutils missing"; exit 77; fi
+if [ ! -f "$D/libcublas.so.13" ] || [ ! -f "$D/libcublasLt.so.13" ]; then echo "SKIP: hostcublas is not built"; exit 77; fi
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
