@@ -84,6 +84,7 @@ typedef struct {
     long long m, n, k, lda, ldb, ldc, sa, sb, sc;
     int batch, ptr_arrays;
     float alpha, beta;
+    const void *alpha_dev, *beta_dev; /* cuBLAS pointer mode device: alpha / beta read when it runs */
     hcb_round_t round;
     const void *A, *B;
     const void *Cin; /* read for beta != 0 (Lt: C; BLAS: == Cout) */
@@ -228,6 +229,10 @@ static inline void hcb_gemm_one(const hcb_gemm_t *g, const void *A, const void *
 static void hostcublas_gemm_run(void *arg)
 {
     hcb_gemm_t *g = arg;
+    if (g->alpha_dev)
+        g->alpha = *(const float *)hcb_view(g->alpha_dev);
+    if (g->beta_dev)
+        g->beta = *(const float *)hcb_view(g->beta_dev);
     float *Ap = malloc((size_t)(g->m * g->k + 1) * sizeof(float));
     float *Bp = malloc((size_t)(g->n * g->k + 1) * sizeof(float));
     if (!Ap || !Bp) {
