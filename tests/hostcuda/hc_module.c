@@ -35,6 +35,7 @@ typedef struct hc_image {
     int *px_func;                  /* per entry: its function in px */
     int *px_var;                   /* per px variable: its index in ptx.vars, or -1 */
     int *use_px;                   /* per entry: launched through the interpreter */
+    char **refused;                /* per entry: why it cannot run (the hostcuda: line), or NULL */
 } hc_image;
 
 struct CUfunc_st {
@@ -252,15 +253,25 @@ void hc_ctx_flush_printf(struct CUctx_st *c)
     }
 }
 
-/* Decode the PTX for the interpreter and choose, per entry, twin or interpreter; refuse the image
- * when a kernel that must be interpreted uses what the interpreter does not implement. */
+/* the CUresult a refused kernel's lookup answers: unreadable PTX or no such entry is invalid PTX;
+ * what the interpreter does not implement, not supported */
+static int refused_code(int px_ok, int found)
+{
+    return px_ok && found ? CUDA_ERROR_NOT_SUPPORTED : CUDA_ERROR_INVALID_PTX;
+}
+
+/* Decode the PTX for the interpreter and choose, per entry, twin or interpreter. A kernel that
+ * must be interpreted but uses what the interpreter does not implement (or whose PTX cannot be
+ * read) is refused on its own: the image loads, as on a GPU, and asking for that kernel answers
+ * CUDA_ERROR_NOT_SUPPORTED / CUDA_ERROR_INVALID_PTX with the reason (module_function). */
 static CUresult image_decode(hc_image *img, const char *text)
 {
     int mode = hc_opt.exec_mode;
     int n = img->ptx.nentries;
     img->px_func = calloc((size_t)n + 1, sizeof *img->px_func);
     img->use_px = calloc((size_t)n + 1, sizeof *img->use_px);
-    if (!img->px_func || !img->use_px)
+    img->refused = calloc((size_t)n + 1, sizeof *img->refused);
+    if (!img->px_func || !img->use_px || !img->refused)
         return CUDA_ERROR_OUT_OF_MEMORY;
     if (mode == HC_EXEC_TWIN)
         return CUDA_SUCCESS;
@@ -282,31 +293,32 @@ static CUresult image_decode(hc_image *img, const char *text)
         const char *name = img->ptx.entries[i].name;
         if (mode == HC_EXEC_AUTO && host_kernel(name, 1))
             continue;
-        if (!img->px_ok) {
-            fprintf(stderr, "hostcuda: kernel %s has no host twin and its PTX cannot be read: %s\n", name,
-                    img->px_err);
-            return CUDA_ERROR_INVALID_PTX;
-        }
-        int f = ash_ptx_find_func(&img->px, name);
-        if (f < 0 || !img->px.funcs[f].is_entry) {
-            fprintf(stderr, "hostcuda: kernel %s: no .entry of that name in the decoded PTX\n", name);
-            return CUDA_ERROR_INVALID_PTX;
-        }
-        char msg[768];
-        if (hc_exec_check(&img->px, f, msg, sizeof msg)) {
-            fprintf(stderr, "hostcuda: %s\n", msg);
-            return CUDA_ERROR_NOT_SUPPORTED;
-        }
-        for (int v = 0; v < img->px.nvars; v++) {
-            const ash_ptx_var *pv = &img->px.vars[v];
-            if (pv->func < 0 && (pv->space == ASH_PTX_S_GLOBAL || pv->space == ASH_PTX_S_CONST) &&
-                !pv->is_extern && img->px_var[v] < 0) {
-                fprintf(stderr, "hostcuda: kernel %s: module variable %s was not allocated\n", name, pv->name);
-                return CUDA_ERROR_INVALID_PTX;
+        char msg[1024];
+        int f = img->px_ok ? ash_ptx_find_func(&img->px, name) : -1;
+        if (!img->px_ok)
+            snprintf(msg, sizeof msg, "kernel %s has no host twin and its PTX cannot be read: %s", name, img->px_err);
+        else if (f < 0 || !img->px.funcs[f].is_entry)
+            snprintf(msg, sizeof msg, "kernel %s: no .entry of that name in the decoded PTX", name);
+        else if (hc_exec_check(&img->px, f, msg, sizeof msg) == 0) {
+            msg[0] = 0;
+            for (int v = 0; v < img->px.nvars && !msg[0]; v++) {
+                const ash_ptx_var *pv = &img->px.vars[v];
+                if (pv->func < 0 && (pv->space == ASH_PTX_S_GLOBAL || pv->space == ASH_PTX_S_CONST) &&
+                    !pv->is_extern && img->px_var[v] < 0)
+                    snprintf(msg, sizeof msg, "kernel %s: module variable %s was not allocated", name, pv->name);
+            }
+            if (!msg[0]) {
+                img->px_func[i] = f;
+                img->use_px[i] = 1;
+                continue;
             }
         }
-        img->px_func[i] = f;
-        img->use_px[i] = 1;
+        /* "N:" + the line: N is the CUresult the kernel's lookup answers */
+        int code = refused_code(img->px_ok, f >= 0);
+        size_t len = strlen(msg) + 16;
+        if (!(img->refused[i] = malloc(len)))
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        snprintf(img->refused[i], len, "%d:%s", code, msg);
     }
     return CUDA_SUCCESS;
 }
@@ -319,6 +331,9 @@ static void image_release(hc_image *img)
     free(img->px_func);
     free(img->px_var);
     free(img->use_px);
+    for (int i = 0; img->refused && i < img->ptx.nentries; i++)
+        free(img->refused[i]);
+    free(img->refused);
     free(img);
 }
 
@@ -589,12 +604,21 @@ CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
     return rc;
 }
 
+/* entry I of IMG was refused at load: say why (one hostcuda: line) and answer its CUresult */
+static CUresult refusal(const hc_image *img, int i)
+{
+    fprintf(stderr, "hostcuda: %s\n", strchr(img->refused[i], ':') + 1);
+    return (CUresult)atoi(img->refused[i]);
+}
+
 /* hc_mu held */
 static CUresult module_function(struct CUmod_st *m, const char *name, struct CUfunc_st **out)
 {
     int i = entry_index(m->img, name);
     if (i < 0)
         return CUDA_ERROR_NOT_FOUND;
+    if (!m->funcs[i] && m->img->refused[i])
+        return refusal(m->img, i);
     if (!m->funcs[i]) {
         int px = m->img->use_px[i] ? m->img->px_func[i] : -1;
         hc_kfn fn = px >= 0 ? NULL : host_kernel(m->img->ptx.entries[i].name, 0);
@@ -774,7 +798,9 @@ CUresult CUDAAPI cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const 
         rc = CUDA_ERROR_INVALID_HANDLE;
     else if ((i = entry_index(library->img, name)) < 0)
         rc = CUDA_ERROR_NOT_FOUND;
-    if (rc == CUDA_SUCCESS && !library->kerns[i]) {
+    if (rc == CUDA_SUCCESS && !library->kerns[i] && library->img->refused[i])
+        rc = refusal(library->img, i);
+    else if (rc == CUDA_SUCCESS && !library->kerns[i]) {
         int px = library->img->use_px[i] ? library->img->px_func[i] : -1;
         hc_kfn fn = px >= 0 ? NULL : host_kernel(library->img->ptx.entries[i].name, 0);
         struct CUkern_st *k = fn || px >= 0 ? calloc(1, sizeof *k) : NULL;

@@ -5,8 +5,9 @@
  * (cuLaunchKernel, cuCtxSynchronize, a second cuCtxSynchronize and a cuMemAlloc after it: the
  * stickiness; addr: the address thread 5 touched (freed: thread 0, the first of all to fault),
  * base: its buffer). Modes: read write freed
- * misaligned null shared hang barrier assert printf ok; `load PTX NAME` (prints load=RESULT for
- * entry NAME cut out alone); and `llmc PTX C OC` (BT = 128 rows; prints
+ * misaligned null shared hang barrier assert printf ok; `load PTX NAME` (prints load=RESULT
+ * get=RESULT for entry NAME cut out alone); `whole PTX GOOD BAD` (the whole file as one module:
+ * load=, bad=, good= (cuModuleGetFunction), launch= and wrong= for GOOD, out = in * 3 + 1); and `llmc PTX C OC` (BT = 128 rows; prints
  * maxrel=X for a successful launch, its result against a C matmul).
  * Usage: ptx_fault_run MODE [PTX_FILE] | load PTX NAME | llmc PTX C OC. Exit 0 when it ran to
  * the end, 77 without an interpreter.
@@ -96,7 +97,47 @@ int main(int argc, char **argv)
             return 2;
         }
         CUmodule m;
-        printf("load=%s\n", ptxt_err(cuModuleLoadData(&m, one)));
+        CUfunction f;
+        CUresult r = cuModuleLoadData(&m, one);
+        printf("load=%s", ptxt_err(r));
+        if (r == CUDA_SUCCESS)
+            printf(" get=%s", ptxt_err(cuModuleGetFunction(&f, m, argv[3])));
+        printf("\n");
+        return 0;
+    }
+    if (!strcmp(mode, "whole")) {   /* whole PTX GOOD BAD: one module; GOOD runs (out = in * 3 + 1), BAD is refused */
+        if (argc < 5) {
+            fprintf(stderr, "usage: ptx_fault_run whole PTX GOOD BAD\n");
+            return 2;
+        }
+        char *all = ptxt_slurp(argv[2]);
+        CUmodule m;
+        CUfunction good, bad;
+        CUresult r = all ? cuModuleLoadData(&m, all) : CUDA_ERROR_FILE_NOT_FOUND;
+        printf("load=%s", ptxt_err(r));
+        if (r == CUDA_SUCCESS) {
+            printf(" bad=%s", ptxt_err(cuModuleGetFunction(&bad, m, argv[4])));
+            CUresult g = cuModuleGetFunction(&good, m, argv[3]);
+            printf(" good=%s", ptxt_err(g));
+            if (g == CUDA_SUCCESS) {
+                enum { N = 64 };
+                int in[N], out[N], wrong = 0;
+                for (int i = 0; i < N; i++)
+                    in[i] = i - 7;
+                CUdeviceptr din, dout;
+                PTXT_CHECK(cuMemAlloc(&din, sizeof in));
+                PTXT_CHECK(cuMemAlloc(&dout, sizeof out));
+                PTXT_CHECK(cuMemcpyHtoD(din, in, sizeof in));
+                void *args[] = {&din, &dout};
+                CUresult l = cuLaunchKernel(good, 1, 1, 1, N, 1, 1, 0, NULL, args, NULL);
+                if (l == CUDA_SUCCESS)
+                    l = cuMemcpyDtoH(out, dout, sizeof out);
+                for (int i = 0; l == CUDA_SUCCESS && i < N; i++)
+                    wrong += out[i] != in[i] * 3 + 1;
+                printf(" launch=%s wrong=%d", ptxt_err(l), wrong);
+            }
+        }
+        printf("\n");
         return 0;
     }
     if (!strcmp(mode, "llmc")) {

@@ -1,9 +1,15 @@
-/* refuse_kernels.cu — kernels with instructions hostcuda's interpreter refuses when the module
- * loads (tests/ptx/test_ptx_refuse.sh): tensor cores (wmma -> wmma.load/mma/store, ldmatrix),
- * cp.async, a texture fetch. PTX only (nvcc -ptx -arch=compute_80).
+/* refuse_kernels.cu — kernels with instructions hostcuda's interpreter refuses (tests/ptx/
+ * test_ptx_refuse.sh): tensor cores (wmma -> wmma.load/mma/store, ldmatrix), cp.async, a texture
+ * fetch; and r_ok, a kernel it runs, which must stay usable in the same module. PTX only
+ * (nvcc -ptx -arch=compute_80).
  */
 #include <mma.h>
 using namespace nvcuda;
+
+extern "C" __global__ void r_ok(const int *in, int *out)
+{
+    out[threadIdx.x] = in[threadIdx.x] * 3 + 1;
+}
 
 extern "C" __global__ void r_wmma(const half *a, const half *b, float *c)
 {
