@@ -378,10 +378,16 @@ int main(int argc, char **argv)
     CK(cuDevicePrimaryCtxRetain(&ctx, dev));
     CK(cuCtxSetCurrent(ctx));
     ptx_path = argv[1];
-    if (argc > 2 && !strcmp(argv[2], "load")) {   /* only the load's result, for refusals */
+    if (argc > 2 && !strcmp(argv[2], "load")) {   /* the load's result [and KERNEL's lookup], for refusals */
         const char *en = "?";
-        cuGetErrorName(cuModuleLoad(&mod, argv[1]), &en);
+        CUresult r = cuModuleLoad(&mod, argv[1]);
+        cuGetErrorName(r, &en);
         printf("load: %s\n", en);
+        if (r == CUDA_SUCCESS && argc > 3) {
+            CUfunction f;
+            cuGetErrorName(cuModuleGetFunction(&f, mod, argv[3]), &en);
+            printf("get: %s\n", en);
+        }
         return 0;
     }
     CK(cuModuleLoad(&mod, argv[1]));

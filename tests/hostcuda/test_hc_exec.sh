@@ -85,15 +85,15 @@ cat >"$T_TMP/mma.ptx" <<'PTX'
 	ret;
 }
 PTX
-timeout 60 "$RUN" "$T_TMP/mma.ptx" load >"$T_TMP/mma" 2>&1
-has mma "^load: CUDA_ERROR_NOT_SUPPORTED$" &&
+timeout 60 "$RUN" "$T_TMP/mma.ptx" load k_mma >"$T_TMP/mma" 2>&1
+has mma "^load: CUDA_SUCCESS$" && has mma "^get: CUDA_ERROR_NOT_SUPPORTED$" &&
     has mma "^hostcuda: kernel k_mma: PTX line 8: instruction not supported: mma\.sync\.aligned\.m16n8k8"
-t_case $? "mma in a kernel without a twin: refused at load, one line with kernel, PTX line, instruction"
+t_case $? "mma in a kernel without a twin: the module loads, the kernel is refused, one line with kernel, PTX line, instruction"
 # a syntax error: CUDA_ERROR_INVALID_PTX naming line, column and token
 printf '.version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k_bad()\n{\n\tadd.s32 %%r1, %%r2, 1;\n\tret;\n}\n' >"$T_TMP/bad.ptx"
-timeout 60 "$RUN" "$T_TMP/bad.ptx" load >"$T_TMP/bad" 2>&1
-has bad "^load: CUDA_ERROR_INVALID_PTX$" && has bad "ptx:6:10: undeclared register '%r1'"
-t_case $? "PTX that does not parse: INVALID_PTX with line:col and the token"
+timeout 60 "$RUN" "$T_TMP/bad.ptx" load k_bad >"$T_TMP/bad" 2>&1
+has bad "^load: CUDA_SUCCESS$" && has bad "^get: CUDA_ERROR_INVALID_PTX$" && has bad "ptx:6:10: undeclared register '%r1'"
+t_case $? "PTX that does not parse: its kernels answer INVALID_PTX with line:col and the token"
 
 # a 32-bit register used as a shared-memory address wraps at 2^32 (0xffffffff + 1 is address 0)
 cat >"$T_TMP/wrap.ptx" <<'PTX'
