@@ -10,7 +10,7 @@
 #   control:  the same with a typo'd rule (sgd_updte): still exit 7, at the 2nd TRAINING step
 #             (both ranks print their 3 eval lines and at most 2 step lines).
 #   no facts: the same kernels loaded from a PTX file the shim's PTX reader cannot read (one
-#             unknown instruction added; hostcuda runs the kernels' host twins): no evidence
+#             unknown directive added; hostcuda runs the kernels' host twins): no evidence
 #             either way, today's rule: exit 7 in the evaluation batches, before step 0.
 . "$(dirname "$0")/lib.sh"
 need "$RL_MLP" "$RL_SHIM" "$RL_BUILD/tests/hostcuda/libcuda.so.1" "$RL_LAUNCHER"
@@ -46,13 +46,13 @@ grep -q "^\[rank 0\] .*nearest kernel seen: sgd_update (edit distance 1)" "$RL_T
     { rl_show; fail "control (typo'd rule): the nearest kernel sgd_update is not named"; }
 echo "ok: control: a typo'd rule still stops at the 2nd training step (exit 7), after the 3 eval batches"
 
-# the kernels' PTX with one instruction the shim's reader does not know (in a kernel the
+# the kernels' PTX with one directive the shim's reader does not know (in a kernel the
 # evaluation does not run, so hostcuda's twins run the same program)
 ptx=$RL_BUILD/tests/trainers/mlp_kernels.ptx
 need "$ptx"
-awk '/^\.visible \.entry clip_scale\(/ { inclip = 1 } inclip && /^\{/ && !done { print; print "\tfrobnicate.u32 %r1;"; done = 1; next } { print }' \
+awk '/^\.visible \.entry clip_scale\(/ { inclip = 1 } inclip && /^\{/ && !done { print; print "\t.frobnicate 1;"; done = 1; next } { print }' \
     "$ptx" > "$RL_TMP/nofacts.ptx"
-grep -q frobnicate "$RL_TMP/nofacts.ptx" || fail "could not plant the unknown instruction in a copy of $ptx"
+grep -q "[.]frobnicate" "$RL_TMP/nofacts.ptx" || fail "could not plant the unknown directive in a copy of $ptx"
 HOSTCUDA_KERNEL_LIBS=$RL_KLIBS rl_launch 120 -n 2 --backend mpi --policy "$RL_TOP/examples/mlp.yaml" -- \
     "${mlp[@]}" --steps 4 --ptx-file "$RL_TMP/nofacts.ptx"
 [ "$RL_RC" -eq 7 ] && [ "$(count 0 step)" -eq 0 ] && grep -q "launch sequence repeated" "$RL_TMP/out" ||
