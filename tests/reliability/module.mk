@@ -20,8 +20,9 @@
 #                        synchronised nothing exit 7 unless sync is optional
 #   test_unsynced_early.sh  ... and with sync required stops at the repeated step (exit 7 on
 #                        every rank, the rules and nearest kernels named), not at exit
-#   test_unsynced_eval.sh  ... but not at evaluation batches before training (they change no
-#                        persistent state); a typo'd rule still stops at the 2nd training step
+#   test_unsynced_eval.sh  ... but not at evaluation batches before training or accumulation
+#                        micro-steps (they change no persistent state); a typo'd rule still
+#                        stops at the 2nd training step; kernels without facts: the old rule
 #   test_param_digest.sh ranks that end with different parameters: rank 1 named, exit 8
 #   test_exit_exchange.sh  ... also for ranks without MPI (over the TCP exit meeting), and rank 0's
 #                        job summary line; ranks in different exchanges at exit are let go at once

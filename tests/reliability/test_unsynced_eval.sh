@@ -9,6 +9,10 @@
 #             printed by both ranks (before the fix: exit 7 in the 3rd evaluation batch).
 #   control:  the same with a typo'd rule (sgd_updte): still exit 7, at the 2nd TRAINING step
 #             (both ranks print their 3 eval lines and at most 2 step lines).
+#   accumulation: mlp --accum-steps 3 (3 micro-batches a step, each reading its loss; the
+#             gradients are added up, the parameters not written until the update): exit 0 with
+#             the right policy (before: exit 7 in step 0's 3rd micro-batch); with the typo'd rule
+#             exit 7 at the 2nd step.
 #   no facts: the same kernels loaded from a PTX file the shim's PTX reader cannot read (one
 #             unknown directive added; hostcuda runs the kernels' host twins): no evidence
 #             either way, today's rule: exit 7 in the evaluation batches, before step 0.
@@ -45,6 +49,16 @@ done
 grep -q "^\[rank 0\] .*nearest kernel seen: sgd_update (edit distance 1)" "$RL_TMP/out" ||
     { rl_show; fail "control (typo'd rule): the nearest kernel sgd_update is not named"; }
 echo "ok: control: a typo'd rule still stops at the 2nd training step (exit 7), after the 3 eval batches"
+
+acc=("$RL_MLP" --batch 4 --shard-rank '{rank}' --shard-count '{world_size}' --accum-steps 3)
+rl_launch 120 -n 2 --backend mpi --policy "$RL_TOP/examples/mlp.yaml" -- "${acc[@]}" --steps 4
+[ "$RL_RC" -eq 0 ] && [ "$(count 0 step)" -eq 4 ] && [ "$(count 1 step)" -eq 4 ] ||
+    { rl_show; fail "3 accumulation micro-steps, right policy: exit $RL_RC with $(count 0 step) step lines, expected 0 and 4"; }
+rl_launch 120 -n 2 --backend mpi --policy "$RL_TMP/typo.yaml" -- "${acc[@]}" --steps 100000
+s=$(count 0 step)
+[ "$RL_RC" -eq 7 ] && [ "$s" -ge 1 ] && [ "$s" -le 2 ] && grep -q "launch sequence repeated" "$RL_TMP/out" ||
+    { rl_show; fail "3 accumulation micro-steps, typo'd rule: exit $RL_RC with $s step lines, expected 7 at the 2nd step"; }
+echo "ok: 3 accumulation micro-steps a step: right policy trains (exit 0); typo'd rule stops at the 2nd step (exit 7)"
 
 # the kernels' PTX with one directive the shim's reader does not know (in a kernel the
 # evaluation does not run, so hostcuda's twins run the same program)
