@@ -6,7 +6,8 @@
  * without a policy) ends with ASH_EXIT_UNSYNCED unless sync is optional (policy `sync:
  * optional` or ACCELSHIM_SYNC=optional). The verdict also applies the parameter digest's
  * (shim/digest.c). Threading: seen/fire from any thread (a mutex; atomics); init and the exit
- * handler run once. Callers: lifecycle.c (init), sync.c (matcher, prepare, fatal path).
+ * handler run once. Callers: lifecycle.c (init), sync.c (matcher, prepare, fatal path),
+ * intercept's launch, copy, memset and image load hooks (the step watch).
  */
 #ifndef ASH_UNFIRED_H
 #define ASH_UNFIRED_H

@@ -14,7 +14,8 @@
  * is not a step; where facts are missing and no persistent write shows, a repeated block is one.
  * Threading: seen/fire/launch/copy may run on any thread (a mutex for the name list and the
  * watch, atomics for the bits and the watch's flag). Callers: lifecycle.c (init), sync.c
- * (matcher: seen; prepare: fire; fatal: fatal), intercept's launch and copy hooks (launch, copy).
+ * (matcher: seen; prepare: fire; fatal: fatal), intercept's launch, copy, memset and image load
+ * hooks (launch, copy, memset, image).
  * See ash_unfired.h.
  * Must not: change the status of a fatal exit (ash_unfired_fatal keeps it); fail a process that is
  * not ending normally; skip flushing stdio before its _exit; fail a single-rank job, or an
