@@ -9,6 +9,8 @@
 #             printed by both ranks (before the fix: exit 7 in the 3rd evaluation batch).
 #   control:  the same with a typo'd rule (sgd_updte): still exit 7, at the 2nd TRAINING step
 #             (both ranks print their 3 eval lines and at most 2 step lines).
+#   bound:    evaluation batches are watched on: ACCELSHIM_SYNC_WATCH_LAUNCHES=50 with 100 eval
+#             batches (300 launches) before training still stops, exit 7, after 50 launches.
 #   accumulation: mlp --accum-steps 3 (3 micro-batches a step, each reading its loss; the
 #             gradients are added up, the parameters not written until the update): exit 0 with
 #             the right policy (before: exit 7 in step 0's 3rd micro-batch); with the typo'd rule
@@ -31,6 +33,12 @@ for r in 0 1; do
 done
 grep -q 'never fired' "$RL_TMP/out" && { rl_show; fail "3 eval batches, right policy: a never-fired warning"; }
 echo "ok: 3 eval batches before training, right policy: 2 ranks train, exit 0"
+
+rl_launch 120 -n 2 --backend mpi --env ACCELSHIM_SYNC_WATCH_LAUNCHES=50 --policy "$RL_TOP/examples/mlp.yaml" -- \
+    "$RL_MLP" --batch 4 --shard-rank '{rank}' --shard-count '{world_size}' --eval-batches 100 --steps 2
+[ "$RL_RC" -eq 7 ] && grep -q 'fired in the first 50 kernel launches' "$RL_TMP/out" && [ "$(count 0 step)" -eq 0 ] ||
+    { rl_show; fail "100 eval batches, ACCELSHIM_SYNC_WATCH_LAUNCHES=50: exit $RL_RC, expected 7 after 50 launches"; }
+echo "ok: the launch bound still applies to evaluation batches (exit 7 after 50 launches)"
 
 cat > "$RL_TMP/typo.yaml" <<'YAML'
 version: 1
