@@ -3,8 +3,9 @@
  * (shim/ptx/: ash_ptx_parse, ash_ptx_facts_compute); a kernel's record (its parameter layout and,
  * per parameter, read / written) is made at its first lookup and kept.
  * Invariant: a record says READ or WRITE only where the facts do (atomic counts as a write, as
- * the facts count it); a kernel of no readable image has no record (the watch then has no
- * evidence). Threading: one mutex for the image list and the records. Callers: unfired.c.
+ * the facts count it); a kernel of no readable image, or one that writes through an address its
+ * facts do not follow (untracked_write: a table of pointers), has no record (the watch then has
+ * no evidence). Threading: one mutex for the image list and the records. Callers: unfired.c.
  * Must not: issue CUDA work; fail the program (an unreadable image is a debug line); change an
  * image; be called when the step watch is off (the hooks test ash_unfired_watch_on).
  */
@@ -89,7 +90,8 @@ void ash_stepfacts_image(const char *api, const void *image, const char *path)
     }
 }
 
-/* A record for function f of image im (lock held); NULL without memory. */
+/* A record for function f of image im (lock held); NULL without memory, or when the function
+ * writes where its facts cannot say (untracked_write). */
 static const ash_stepfacts_kernel_t *sf_make(const sf_image_t *im, int f)
 {
     if (SF.nkern >= SF_MAX_KERNELS)
@@ -99,6 +101,8 @@ static const ash_stepfacts_kernel_t *sf_make(const sf_image_t *im, int f)
     size_t n = fn->nparams > 0 ? (size_t)fn->nparams : 1;
     uint32_t *offs = calloc(n, sizeof *offs), *sizes = calloc(n, sizeof *sizes);
     unsigned char *acc = calloc(n, 1);
+    if (ff->untracked_write) /* it writes where its facts cannot say: no evidence */
+        return NULL;
     if (!offs || !sizes || !acc || ff->nparams != fn->nparams) {
         free(offs);
         free(sizes);

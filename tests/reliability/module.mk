@@ -35,6 +35,8 @@
 #   test_peer_killed.sh  a peer killed mid-training: the survivor exits 4 (transport), not 2 (config)
 #   test_full_disk.sh    record, report and trace merge on a full disk: complete or absent, one line
 #   build/tests/reliability/test_file_create  ash_file_create (O_NOFOLLOW|O_EXCL) and secure_getenv
+#   build/tests/reliability/test_untracked_write  the kernel facts flag writes through a pointer
+#                        loaded from memory (the step watch then has no evidence for that kernel)
 REL_DIR := $(BUILD)/tests/reliability
 TESTS += tests/reliability/test_fingerprint.sh \
          tests/reliability/test_watchdog.sh \
@@ -63,8 +65,8 @@ TESTS += tests/reliability/test_fingerprint.sh \
          tests/reliability/test_world_agree.sh \
          tests/reliability/test_peer_killed.sh \
          tests/reliability/test_full_disk.sh
-TESTS += $(REL_DIR)/test_file_create tests/reliability/test_secure_env.sh
-ALL += $(REL_DIR)/test_file_create $(REL_DIR)/fortify_open $(REL_DIR)/overflow_app \
+TESTS += $(REL_DIR)/test_file_create tests/reliability/test_secure_env.sh $(REL_DIR)/test_untracked_write
+ALL += $(REL_DIR)/test_file_create $(REL_DIR)/test_untracked_write $(REL_DIR)/fortify_open $(REL_DIR)/overflow_app \
        $(REL_DIR)/options_table $(REL_DIR)/save_app $(REL_DIR)/recover_app
 
 # the options table, printed for test_options_garbage.sh (links the table itself)
@@ -100,6 +102,11 @@ $(REL_DIR)/test_file_create: tests/reliability/test_file_create.c shim/core/file
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Ishim/core $(CFLAGS) $(PTHREAD) -o $@ tests/reliability/test_file_create.c \
 	    shim/core/file.c shim/core/options.c shim/core/log.c shim/core/fatal.c -lcmocka
+
+# the PTX reader and its facts alone (pure C11): untracked writes
+$(REL_DIR)/test_untracked_write: tests/reliability/test_untracked_write.c $(wildcard shim/ptx/*.c shim/ptx/*.h) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Ishim/ptx $(CFLAGS) -o $@ tests/reliability/test_untracked_write.c $(sort $(wildcard shim/ptx/*.c))
 
 # ASan/UBSan: never instrument the dlsym door (a sanitizer runtime resolves through it first)
 ifneq ($(SAN),)
