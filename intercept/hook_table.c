@@ -102,13 +102,16 @@ static int ash_route_by_name = 1;
         }                                                                                  \
         ASH_CALL_REAL(name, args);                                                         \
     }
-/* kind MSET: the same, behind one predictable branch that tells explain mode what it writes. */
+/* kind MSET: the same, behind predictable branches that tell explain mode and the step watch
+ * what it writes. */
 #define ASH__GEN_MSET(name, params, args)                                                  \
     ASH_EXPORT CUresult CUDAAPI name params                                                \
     {                                                                                      \
         ash_hook_init();                                                                   \
         if (ASH_UNLIKELY(ash_explain_on))                                                  \
             ash_explain_memset(#name, (uint64_t)dst, (size_t)n * sizeof v);                \
+        if (ASH_UNLIKELY(ash_unfired_watch_on)) /* the step watch: a write */              \
+            ash_unfired_memset((uint64_t)dst);                                             \
         ASH_CALL_REAL(name, args);                                                         \
     }
 #define ASH__GEN_OWN(name, params, args)

@@ -34,7 +34,7 @@ static __attribute__((noinline, cold)) ash_kentry_t *ash_launch_slow(const void 
             ASH_WARN_CAPPED("launch", "sync before %s failed: %s; launching anyway", k->info.name, ash_status_name(st));
     }
     if (ASH_UNLIKELY(ash_unfired_watch_on) && k != NULL) /* the step watch: until a gradient rule fires */
-        ash_unfired_launch(&k->info);
+        ash_unfired_launch(&k->info, params, extra);
     return k;
 }
 

@@ -1,13 +1,15 @@
 /* hooks_module.c — the image load hooks (cuModuleLoad, cuModuleLoadData, cuModuleLoadDataEx,
  * cuModuleLoadFatBinary, cuLibraryLoadData, cuLibraryLoadFromFile): each calls its real twin
  * and, only in explain mode (ash_explain_on) and only after a successful load, hands what it was
- * given (the image, or the file's path) to shim/explain/. Fatbins a runtime registers come
+ * given (the image, or the file's path) to shim/explain/; likewise to the step watch while it is
+ * on (ash_unfired_watch_on: its kernels' facts). Fatbins a runtime registers come
  * through these too (cudart 12+ loads them with cuLibraryLoadData).
  * Must not: change the arguments or the CUresult the driver gave; read an image outside explain
- *   mode; hand explain mode a failed load.
+ *   mode or the step watch; hand either a failed load.
  */
 #include "ash_explain.h"
 #include "ash_hook.h"
+#include "ash_unfired.h"
 
 #define ASH_IMAGE_HOOK(name, PARAMS, ARGS, IMAGE, PATH)                                    \
     ASH_EXPORT CUresult CUDAAPI name PARAMS                                                \
@@ -18,6 +20,8 @@
         CUresult r = ash_real.name ARGS;                                                   \
         if (ASH_UNLIKELY(ash_explain_on) && r == CUDA_SUCCESS)                             \
             ash_explain_image(#name, (IMAGE), (PATH));                                     \
+        if (ASH_UNLIKELY(ash_unfired_watch_on) && r == CUDA_SUCCESS) /* the step watch */  \
+            ash_unfired_image(#name, (IMAGE), (PATH));                                     \
         return r;                                                                          \
     }
 

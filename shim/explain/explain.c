@@ -11,6 +11,7 @@
 
 #include "ash_alloc.h"
 #include "ash_file.h"
+#include "ash_image.h"
 #include "ash_log.h"
 #include "ash_options.h"
 #include "ash_shim.h"
@@ -61,34 +62,6 @@ void ash_explain_init(void)
     ash_info("explain", "explain mode: the program's kernels and launches go to %s at exit", exp_path);
 }
 
-static char *exp_read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *b = NULL;
-    size_t n = 0, cap = 0;
-    for (;;) {
-        if (n + 65536 + 1 > cap) {
-            char *nb = realloc(b, cap = (cap ? cap * 2 : 1 << 20) + 65536 + 1);
-            if (!nb) {
-                free(b);
-                fclose(f);
-                return NULL;
-            }
-            b = nb;
-        }
-        size_t got = fread(b + n, 1, 65536, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    fclose(f);
-    b[n] = 0;
-    *len = n;
-    return b;
-}
-
 void ash_explain_image(const char *api, const void *image, const char *path)
 {
     if (!ash_explain_on)
@@ -97,14 +70,14 @@ void ash_explain_image(const char *api, const void *image, const char *path)
     size_t len = 0;
     char what[256];
     if (image == NULL && path != NULL) {
-        owned = exp_read_file(path, &len);
+        owned = ash_image_read_file(path, &len);
         image = owned;
         if (!owned)
             snprintf(what, sizeof what, "file %s could not be read: %s", path, strerror(errno));
     }
     char *ptx = NULL;
     if (image)
-        exp_image_ptx(image, len, &ptx, what, sizeof what);
+        ash_image_ptx(image, len, &ptx, what, sizeof what);
     exp_image_t im = {.api = strdup(api), .what = NULL};
     char name[64];
     pthread_mutex_lock(&exp_lock);

@@ -57,8 +57,6 @@ typedef struct {
     size_t nargs;
 } exp_state_t;
 
-/* fatbin.c: the PTX of an image (malloc'd NUL-terminated text into *ptx, or NULL) and what it is */
-void exp_image_ptx(const void *image, size_t len_or_0, char **ptx, char *what, size_t whatlen);
 
 /* reading.c: the whole explanation of what was recorded, written to f */
 void exp_write(const exp_state_t *s, FILE *f);

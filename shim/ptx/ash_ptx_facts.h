@@ -15,7 +15,8 @@
  * parameters behind each argument (callee facts are iterated to a fixpoint, recursion included).
  * Atomics (atom, red) count as writes, not reads: an accumulation into a buffer is not a use of
  * its old value by the program. A pointer value loaded from memory (a table of pointers) is not
- * followed, nor are values returned by a `.func`.
+ * followed, nor are values returned by a `.func`; a store through such an address (to global or
+ * generic memory) sets the function's untracked_write.
  * Pure C11 and libc, like the reader. Threading: a computed result is immutable.
  */
 #ifndef ASH_PTX_FACTS_H
@@ -37,6 +38,9 @@ typedef struct ash_ptx_ffacts {
     int func;               /* index into ash_ptx_module.funcs */
     int nparams;
     ash_ptx_pfact *params;
+    int untracked_write;    /* it (or a callee) stores or atomically updates global or generic
+                             * memory through an address that derives from no parameter (a
+                             * pointer loaded from memory, a variable's address): where is unknown */
 } ash_ptx_ffacts;
 
 typedef struct ash_ptx_facts {

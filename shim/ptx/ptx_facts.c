@@ -87,6 +87,21 @@ static void access(ctx *C, int f, const ash_ptx_opnd *o, int type, int rd, int w
     }
 }
 
+/* a store or atomic through the address o: one to global or generic memory whose base derives
+ * from no parameter writes where the facts cannot say (ash_ptx_ffacts.untracked_write) */
+static void untracked(ctx *C, int f, const ash_ptx_insn *in, const ash_ptx_opnd *o)
+{
+    int sp = in->space;
+    if (sp != ASH_PTX_S_NONE && sp != ASH_PTX_S_GENERIC && sp != ASH_PTX_S_GLOBAL)
+        return;
+    if (o->reg < 0 || o->reg >= C->m->funcs[f].nregs || C->reg[f][o->reg] != 0)
+        return;
+    if (!C->out->funcs[f].untracked_write) {
+        C->out->funcs[f].untracked_write = 1;
+        C->changed = 1;
+    }
+}
+
 /* a value loaded from or stored to a variable (not through a register) */
 static mask_t var_load(ctx *C, int f, const ash_ptx_opnd *o)
 {
@@ -107,6 +122,10 @@ static void call(ctx *C, int f, const ash_ptx_insn *in)
         return;
     const ash_ptx_ffacts *gf = &C->out->funcs[g];
     ash_ptx_ffacts *ff = &C->out->funcs[f];
+    if (gf->untracked_write && !ff->untracked_write) {
+        ff->untracked_write = 1;
+        C->changed = 1;
+    }
     for (int i = 0; i < in->call_nargs && i < gf->nparams; i++) {
         int av = C->m->callvars[in->call_args + in->call_nret + i];
         if (av < 0 || av >= C->m->nvars)
@@ -146,16 +165,20 @@ static void step(ctx *C, int f, const ash_ptx_insn *in)
     case ASH_PTX_OP_ST:
         if (o[0].kind != ASH_PTX_K_MEM)
             break;
-        if (o[0].reg >= 0)
+        if (o[0].reg >= 0) {
             access(C, f, &o[0], in->type, 0, 1, 0);
+            untracked(C, f, in, &o[0]);
+        }
         else if (o[0].sym >= 0 && o[0].sym < C->m->nvars)
             C->changed |= orm(&C->var[o[0].sym], val(C, f, &o[1]));
         break;
     case ASH_PTX_OP_ATOM:
     case ASH_PTX_OP_RED:
         for (int k = 0; k < in->nops; k++)
-            if (o[k].kind == ASH_PTX_K_MEM)
+            if (o[k].kind == ASH_PTX_K_MEM) {
                 access(C, f, &o[k], in->type, 0, 1, 1);
+                untracked(C, f, in, &o[k]);
+            }
         break;
     case ASH_PTX_OP_MOV:
     case ASH_PTX_OP_CVTA:

@@ -7,10 +7,15 @@
  * it runs after the record, the communicator's close and the report; on a failure it flushes
  * stdio and _exits.
  * The step watch (ash_unfired.h) stops such a job early, at its second step: the tokens are the
- * launches and host reads, a step is a block of them that holds a host read and repeats.
+ * launches and host reads, a step is a block of them that holds a host read, repeats, and changes
+ * persistent state (some allocation read in the block before it is written in it, then written:
+ * the parameters), as far as the kernels' facts (stepfacts.c) tell; a block whose every launch has
+ * facts and that changes no persistent state (an evaluation batch, an accumulation micro-step)
+ * is not a step; where facts are missing and no persistent write shows, a repeated block is one.
  * Threading: seen/fire/launch/copy may run on any thread (a mutex for the name list and the
  * watch, atomics for the bits and the watch's flag). Callers: lifecycle.c (init), sync.c
- * (matcher: seen; prepare: fire; fatal: fatal), intercept's launch and copy hooks (launch, copy).
+ * (matcher: seen; prepare: fire; fatal: fatal), intercept's launch, copy, memset and image load
+ * hooks (launch, copy, memset, image).
  * See ash_unfired.h.
  * Must not: change the status of a fatal exit (ash_unfired_fatal keeps it); fail a process that is
  * not ending normally; skip flushing stdio before its _exit; fail a single-rank job, or an
@@ -25,6 +30,7 @@
 #include "ash_digest.h"
 #include "ash_log.h"
 #include "ash_options.h"
+#include "ash_stepfacts.h"
 #include "ash_sync.h"
 #include "ash_world.h"
 
@@ -41,6 +47,19 @@
 #define UNF_SUGGEST 3        /* nearest names printed per rule */
 #define UNF_PMAX 8192        /* longest step (launches + host reads) the step watch recognises */
 #define UNF_MARK UNF_MAX_NAMES /* the watch's token for a host read of device memory */
+#define UNF_ACC 16           /* allocations one token's record holds (more: no evidence for it) */
+#define UNF_SEEN 4096        /* distinct allocations one block's verdict follows (a power of 2) */
+
+/* What one token did to device memory: the allocations (bases) it read (ASH_SF_READ) and wrote
+ * (ASH_SF_WRITE); the memsets and copies into device memory since the token before come first.
+ * unknown: a launch without facts, or more allocations than kept (no evidence). */
+typedef struct {
+    uint64_t base[UNF_ACC];
+    unsigned char flag[UNF_ACC];
+    unsigned char n, unknown;
+} unf_acc_t;
+
+#define UNF_NOFACTS ((const ash_stepfacts_kernel_t *)1) /* looked up: the kernel has none */
 
 static struct {
     pthread_mutex_t lock;
@@ -56,9 +75,16 @@ static struct {
     long steps, bound;    /* ACCELSHIM_SYNC_WATCH_STEPS, ACCELSHIM_SYNC_WATCH_LAUNCHES */
     long long ntok, nlaunch, last_mark;
     long long pending; /* a block of this length repeated; a step once the next token continues it */
+    long long pending_s; /* where the repetition of that block began (its first token) */
+    long long ns_q, ns_s; /* the last block judged not a step: its length and where it began */
     int last_tok;
     short ring[UNF_PMAX];
     unsigned run[UNF_PMAX + 1];
+    /* the watch's evidence (allocated when the watch turns on): each ring token's record, the
+     * writes waiting for the next token, each kernel's facts (by name-list index) */
+    unf_acc_t *acc, pend;
+    const ash_stepfacts_kernel_t *facts[UNF_MAX_NAMES];
+    struct { uint64_t base; unsigned char first, state; } *seen; /* the verdict's table */
 } U = {.lock = PTHREAD_MUTEX_INITIALIZER, .last_mark = -1, .last_tok = -1};
 
 _Atomic int ash_unfired_watch_on; /* ash_unfired.h: set at init, read by the launch and copy hooks */
@@ -220,28 +246,100 @@ static void unf_warn_gradients(const ash_policy_t *p)
     }
 }
 
-/* One token of the step watch (under the lock): a kernel id or UNF_MARK. Returns the step's
- * length in tokens once a block that holds a host read has occurred U.steps times in a row AND
- * the token after it starts the block once more, -1 once U.bound launches went by, 0 otherwise.
+/* Record access FLAG of the allocation holding PTR in rec (device allocations only). */
+static void unf_acc_add(unf_acc_t *rec, uint64_t ptr, unsigned flag)
+{
+    ash_alloc_entry_t e;
+    if (ptr == 0 || ash_alloc_find(ptr, &e) != ASH_ALLOC_OK || e.kind == ASH_ALLOC_KIND_HOST_REGISTERED)
+        return;
+    for (int j = 0; j < rec->n; j++)
+        if (rec->base[j] == e.base) {
+            rec->flag[j] |= (unsigned char)flag;
+            return;
+        }
+    if (rec->n == UNF_ACC) {
+        rec->unknown = 1;
+        return;
+    }
+    rec->base[rec->n] = e.base;
+    rec->flag[rec->n++] = (unsigned char)flag;
+}
+
+/* Does the block of length q whose repetition began at token s, as of token last, change
+ * persistent state? Looks at its latest whole period in the ring, aligned on s (the program's
+ * loop starts where the repetition did). 1: some allocation is read (by a launch or a device copy,
+ * not written by that token) before any write to it in the block, and written later in it; or no
+ * evidence either way (a launch without facts, a record that overflowed, a period out of the ring,
+ * too many allocations): a step, as before facts. 0: every token has its facts and none of that. */
+static int unf_is_step(long long q, long long s, long long last)
+{
+    if (!U.acc || !U.seen)
+        return 1;
+    long long w = s + ((last + 1 - s) / q - 1) * q;
+    if (w < s || last - w + 1 >= UNF_PMAX || U.ntok - w > UNF_PMAX)
+        return 1;
+    memset(U.seen, 0, UNF_SEEN * sizeof *U.seen);
+    int unknown = 0, n = 0;
+    for (long long t = w; t < w + q; t++) {
+        const unf_acc_t *r = &U.acc[t % UNF_PMAX];
+        unknown |= r->unknown;
+        for (int j = 0; j < r->n; j++) {
+            size_t h = (size_t)((r->base[j] * 0x9E3779B97F4A7C15ull) >> 52) & (UNF_SEEN - 1);
+            while (U.seen[h].state && U.seen[h].base != r->base[j])
+                h = (h + 1) & (UNF_SEEN - 1);
+            if (!U.seen[h].state) {
+                if (++n > UNF_SEEN / 2)
+                    return 1;
+                U.seen[h].base = r->base[j];
+                U.seen[h].state = 1;
+                U.seen[h].first = r->flag[j]; /* READ alone: the block reads what came before it */
+            } else if ((r->flag[j] & ASH_SF_WRITE) && U.seen[h].first == ASH_SF_READ) {
+                return 1; /* read before it is written, then written: persistent state changes */
+            }
+        }
+    }
+    return unknown;
+}
+
+/* One token of the step watch (under the lock): a kernel id or UNF_MARK, with its record (NULL:
+ * none). Returns the step's length in tokens once a block that holds a host read has occurred
+ * U.steps times in a row AND the token after it starts the block once more AND it changes
+ * persistent state (unf_is_step), -1 once U.bound launches went by, 0 otherwise.
  * The one token of confirmation tells a step from a prefix of it: a program that evaluates one
  * batch before its first step (llm.c: the forward pass and its loss read) shows that block twice,
- * then goes on with the backward pass, not with the block. */
-static long long unf_token(int tok)
+ * then goes on with the backward pass, not with the block. A block judged not a step (and its
+ * multiples in the same repetition) is not judged again until the repetition breaks. */
+static long long unf_token(int tok, const unf_acc_t *rec)
 {
     if (tok == UNF_MARK && U.last_tok == UNF_MARK)
         return 0; /* back-to-back reads are one */
     U.last_tok = tok;
-    long long i = U.ntok++, found = 0, maxp = i < UNF_PMAX ? i : UNF_PMAX;
+    long long i = U.ntok++, found = 0, fs = 0, maxp = i < UNF_PMAX ? i : UNF_PMAX;
     long long pend = U.pending;
     int confirmed = pend > 0 && pend <= maxp && U.ring[(i - pend) % UNF_PMAX] == tok;
     U.pending = 0;
+    if (confirmed && !unf_is_step(pend, U.pending_s, i - 1)) {
+        ash_debug("sync", "step watch: a block of %lld launches and host reads repeated without changing "
+                  "persistent state (not a training step); watching on", pend);
+        U.ns_q = pend;
+        U.ns_s = U.pending_s;
+        confirmed = 0;
+    }
+    if (U.acc) {
+        unf_acc_t *slot = &U.acc[i % UNF_PMAX];
+        *slot = rec ? *rec : (unf_acc_t){0};
+    }
     for (long long q = 1; q <= maxp; q++) {
         int same = U.ring[(i - q) % UNF_PMAX] == tok;
         U.run[q] = same ? U.run[q] + 1 : 0;
         unsigned long long need = (unsigned long long)(U.steps - 1) * (unsigned long long)q;
         if (same && !found && U.steps > 0 && U.run[q] >= need &&
-            (tok == UNF_MARK || U.last_mark > i - q))
-            found = q; /* the last q tokens occurred U.steps times in a row, a host read among them */
+            (tok == UNF_MARK || U.last_mark > i - q)) {
+            /* the last q tokens occurred U.steps times in a row, a host read among them */
+            long long s = i - (long long)U.run[q] - q + 1;
+            if (!(U.ns_q > 0 && q % U.ns_q == 0 && s == U.ns_s))
+                found = q, fs = s;
+        }
     }
     U.ring[i % UNF_PMAX] = (short)tok;
     if (tok == UNF_MARK)
@@ -251,6 +349,7 @@ static long long unf_token(int tok)
     if (confirmed)
         return pend;
     U.pending = found;
+    U.pending_s = fs;
     return 0;
 }
 
@@ -276,35 +375,81 @@ static _Noreturn void unf_stop(long long step, long long launches)
 }
 
 /* One token, with U.lock held (unf_stop releases it on its way out). */
-static void unf_watch_locked(int tok)
+static void unf_watch_locked(int tok, const unf_acc_t *rec)
 {
     long long step = 0;
     if (!unf_unsynced()) /* a gradient rule fired: nothing more to watch */
         atomic_store_explicit(&ash_unfired_watch_on, 0, memory_order_relaxed);
-    else if ((step = unf_token(tok)) != 0)
+    else if ((step = unf_token(tok, rec)) != 0)
         unf_stop(step, U.nlaunch);
 }
 
-static void unf_watch(int tok)
+/* The record of a launch of kernel id with these arguments (lock held): the pending writes,
+ * then each pointer argument's allocation with what the kernel's facts say it does there. */
+static void unf_launch_record(int id, const ash_kernel_info_t *k, void **params, void **extra, unf_acc_t *rec)
 {
-    if (!atomic_load_explicit(&ash_unfired_watch_on, memory_order_relaxed))
+    *rec = U.pend;
+    U.pend = (unf_acc_t){0};
+    if (!U.facts[id]) {
+        const ash_stepfacts_kernel_t *f = ash_stepfacts_find(k->name);
+        U.facts[id] = f ? f : UNF_NOFACTS;
+    }
+    const ash_stepfacts_kernel_t *f = U.facts[id];
+    if (f == UNF_NOFACTS || k->nparams != f->nparams) { /* no facts, or not the kernel they are of */
+        rec->unknown = 1;
         return;
-    pthread_mutex_lock(&U.lock);
-    unf_watch_locked(tok);
-    pthread_mutex_unlock(&U.lock);
+    }
+    for (int i = 0; i < f->nparams; i++) {
+        uint64_t v = 0;
+        if (f->sizes[i] != 8)
+            continue;
+        const void *a = ash_sync_arg(k, params, extra, (unsigned)i, 8);
+        if (!a) {
+            rec->unknown = 1;
+            return;
+        }
+        memcpy(&v, a, sizeof v);
+        if (f->acc[i]) {
+            unf_acc_add(rec, v, f->acc[i]);
+        } else {
+            /* a pointer into an allocation the facts see no access through (stored, or passed
+             * where the facts do not follow it): no evidence for this launch */
+            ash_alloc_entry_t e;
+            if (v && ash_alloc_find(v, &e) == ASH_ALLOC_OK)
+                rec->unknown = 1;
+        }
+    }
 }
 
-void ash_unfired_launch(const void *kernel)
+void ash_unfired_launch(const ash_kernel_info_t *k, void **params, void **extra)
 {
     if (!atomic_load_explicit(&ash_unfired_watch_on, memory_order_relaxed))
         return;
     pthread_mutex_lock(&U.lock); /* one lock: the kernel's id (its place in the name list), then its token */
     int id = -1;
     for (int i = U.n - 1; i >= 0 && id < 0; i--)
-        if (U.key[i] == kernel)
+        if (U.key[i] == (const void *)k)
             id = i;
-    if (id >= 0 && atomic_load_explicit(&ash_unfired_watch_on, memory_order_relaxed))
-        unf_watch_locked(id);
+    if (id >= 0 && atomic_load_explicit(&ash_unfired_watch_on, memory_order_relaxed)) {
+        unf_acc_t rec;
+        unf_launch_record(id, k, params, extra, &rec);
+        unf_watch_locked(id, &rec);
+    }
+    pthread_mutex_unlock(&U.lock);
+}
+
+void ash_unfired_image(const char *api, const void *image, const char *path)
+{
+    if (atomic_load_explicit(&ash_unfired_watch_on, memory_order_relaxed))
+        ash_stepfacts_image(api, image, path);
+}
+
+void ash_unfired_memset(uint64_t dst)
+{
+    if (!atomic_load_explicit(&ash_unfired_watch_on, memory_order_relaxed))
+        return;
+    pthread_mutex_lock(&U.lock);
+    unf_acc_add(&U.pend, dst, ASH_SF_WRITE);
     pthread_mutex_unlock(&U.lock);
 }
 
@@ -317,13 +462,23 @@ static int unf_on_device(uint64_t ptr)
 
 void ash_unfired_copy(const char *api, uint64_t dst, uint64_t src)
 {
-    if (strstr(api, "HtoD") || strstr(api, "DtoD") || strstr(api, "Peer"))
+    if (!atomic_load_explicit(&ash_unfired_watch_on, memory_order_relaxed))
         return;
-    /* cuMemcpy[Async]: a runtime's cudaMemcpy of any direction; only device -> host is a read
-     * (counting its H2D input copies made an evaluation pass look like a repeated step) */
-    if (!strstr(api, "DtoH") && (!unf_on_device(src) || unf_on_device(dst)))
-        return;
-    unf_watch(UNF_MARK);
+    int htod = strstr(api, "HtoD") != NULL, dtod = strstr(api, "DtoD") != NULL, peer = strstr(api, "Peer") != NULL;
+    int generic = !htod && !dtod && !peer && !strstr(api, "DtoH");
+    int src_dev = !htod && !peer && (!generic || unf_on_device(src)); /* Peer: arg 1 is a context */
+    int dst_dev = !strstr(api, "DtoH") && (!generic || unf_on_device(dst));
+    pthread_mutex_lock(&U.lock);
+    if (dst_dev) { /* a write into device memory: evidence for the next token */
+        if (src_dev)
+            unf_acc_add(&U.pend, src, ASH_SF_READ);
+        unf_acc_add(&U.pend, dst, ASH_SF_WRITE);
+    } else if (src_dev && atomic_load_explicit(&ash_unfired_watch_on, memory_order_relaxed)) {
+        /* device -> host: the host read, a token (counting a runtime's H2D input copies made an
+         * evaluation pass look like a repeated step) */
+        unf_watch_locked(UNF_MARK, NULL);
+    }
+    pthread_mutex_unlock(&U.lock);
 }
 
 static void unf_exit(void)
@@ -396,8 +551,12 @@ void ash_unfired_init(void)
     U.steps = ash_opt_int(ASH_OPT_SYNC_WATCH_STEPS, &v) == ASH_OK ? v : 2;
     U.bound = ash_opt_int(ASH_OPT_SYNC_WATCH_LAUNCHES, &v) == ASH_OK ? v : 100000;
     if (p && w->size > 1 && !U.optional && (U.steps > 0 || U.bound > 0) &&
-        ash_policy_rule_count(p, ASH_POLICY_RULE_GRADIENT) > 0)
+        ash_policy_rule_count(p, ASH_POLICY_RULE_GRADIENT) > 0) {
+        /* the evidence (without memory: none, and a repeated block is a step as before) */
+        U.acc = calloc(UNF_PMAX, sizeof *U.acc);
+        U.seen = calloc(UNF_SEEN, sizeof *U.seen);
         atomic_store(&ash_unfired_watch_on, 1);
+    }
     if (ash_shim_at_exit(ASH_EXIT_STEP_VERDICT, unf_exit) != ASH_OK)
         ash_warn("sync", "no exit step left: rules that never fired will not be reported");
 }

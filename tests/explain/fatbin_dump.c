@@ -1,8 +1,10 @@
-/* fatbin_dump.c — prints what explain mode's image reader (shim/explain/fatbin.c) makes of a
+/* fatbin_dump.c — prints what explain mode's image reader (shim/core/image.c) makes of a
  * file: one line "WHAT", then, when it found PTX, "ptx BYTES entries N" (N: `.entry` lines).
  * Owns: the test's view of the reader. Must not: judge it (test_explain_images.sh does).
  */
-#include "explain_int.h"
+#include "ash_image.h"
+
+#include <stdio.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +30,7 @@ int main(int argc, char **argv)
     }
     fclose(f);
     char *ptx = NULL, what[256];
-    exp_image_ptx(b, (size_t)n, &ptx, what, sizeof what);
+    ash_image_ptx(b, (size_t)n, &ptx, what, sizeof what);
     printf("%s\n", what);
     if (ptx) {
         int entries = 0;

@@ -27,9 +27,9 @@ $(EXPLAIN_DUMP): tests/explain/ptx_facts_dump.c $(EXPLAIN_PTX_SRCS) $(EXPLAIN_PT
 EXPLAIN_FATBIN_DUMP := $(EXPLAIN_DIR)/fatbin_dump
 ALL += $(EXPLAIN_FATBIN_DUMP)
 TESTS += tests/explain/test_explain_images.sh tests/explain/test_explain.sh tests/explain/test_suggest.sh tests/explain/test_policy_auto.sh
-$(EXPLAIN_FATBIN_DUMP): tests/explain/fatbin_dump.c shim/explain/fatbin.c shim/explain/explain_int.h | $(DEPS_STAMP)
+$(EXPLAIN_FATBIN_DUMP): tests/explain/fatbin_dump.c shim/core/image.c shim/core/ash_image.h | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(CPPFLAGS) -Ishim/explain -Ishim/ptx -o $@ tests/explain/fatbin_dump.c shim/explain/fatbin.c -ldl
+	$(CC) $(CFLAGS) $(CPPFLAGS) -Ishim/core -o $@ tests/explain/fatbin_dump.c shim/core/image.c -ldl
 
 # an ELF cubin (SASS only) of the trainer's kernels, for the "no PTX" case
 EXPLAIN_CUBIN := $(EXPLAIN_DIR)/mlp_kernels_sm80.cubin

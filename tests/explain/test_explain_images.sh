@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_explain_images.sh — explain mode's image reader (shim/explain/fatbin.c) through fatbin_dump:
+# test_explain_images.sh — explain mode's image reader (shim/core/image.c) through fatbin_dump:
 #   nvcc's fatbins as hostcuda's tests build them (zstd by default, --no-compress, a multi-entry
 #   one: compute_80 + compute_90 PTX + an sm_80 cubin) give their PTX (the highest arch: 90 of the
 #   multi-entry one) with all 7 kernels; a cubin-only fatbin and an ELF cubin are named "SASS only"

@@ -20,6 +20,9 @@
 #                        synchronised nothing exit 7 unless sync is optional
 #   test_unsynced_early.sh  ... and with sync required stops at the repeated step (exit 7 on
 #                        every rank, the rules and nearest kernels named), not at exit
+#   test_unsynced_eval.sh  ... but not at evaluation batches before training or accumulation
+#                        micro-steps (they change no persistent state); a typo'd rule still
+#                        stops at the 2nd training step; kernels without facts: the old rule
 #   test_param_digest.sh ranks that end with different parameters: rank 1 named, exit 8
 #   test_exit_exchange.sh  ... also for ranks without MPI (over the TCP exit meeting), and rank 0's
 #                        job summary line; ranks in different exchanges at exit are let go at once
@@ -32,10 +35,13 @@
 #   test_peer_killed.sh  a peer killed mid-training: the survivor exits 4 (transport), not 2 (config)
 #   test_full_disk.sh    record, report and trace merge on a full disk: complete or absent, one line
 #   build/tests/reliability/test_file_create  ash_file_create (O_NOFOLLOW|O_EXCL) and secure_getenv
+#   build/tests/reliability/test_untracked_write  the kernel facts flag writes through a pointer
+#                        loaded from memory (the step watch then has no evidence for that kernel)
 REL_DIR := $(BUILD)/tests/reliability
 TESTS += tests/reliability/test_fingerprint.sh \
          tests/reliability/test_watchdog.sh \
          tests/reliability/test_unsynced_early.sh \
+         tests/reliability/test_unsynced_eval.sh \
          tests/reliability/test_watchdog_late.sh \
          tests/reliability/test_exit_deadline.sh \
          tests/reliability/test_exit_meeting.sh \
@@ -59,8 +65,8 @@ TESTS += tests/reliability/test_fingerprint.sh \
          tests/reliability/test_world_agree.sh \
          tests/reliability/test_peer_killed.sh \
          tests/reliability/test_full_disk.sh
-TESTS += $(REL_DIR)/test_file_create tests/reliability/test_secure_env.sh
-ALL += $(REL_DIR)/test_file_create $(REL_DIR)/fortify_open $(REL_DIR)/overflow_app \
+TESTS += $(REL_DIR)/test_file_create tests/reliability/test_secure_env.sh $(REL_DIR)/test_untracked_write
+ALL += $(REL_DIR)/test_file_create $(REL_DIR)/test_untracked_write $(REL_DIR)/fortify_open $(REL_DIR)/overflow_app \
        $(REL_DIR)/options_table $(REL_DIR)/save_app $(REL_DIR)/recover_app
 
 # the options table, printed for test_options_garbage.sh (links the table itself)
@@ -96,6 +102,11 @@ $(REL_DIR)/test_file_create: tests/reliability/test_file_create.c shim/core/file
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Ishim/core $(CFLAGS) $(PTHREAD) -o $@ tests/reliability/test_file_create.c \
 	    shim/core/file.c shim/core/options.c shim/core/log.c shim/core/fatal.c -lcmocka
+
+# the PTX reader and its facts alone (pure C11): untracked writes
+$(REL_DIR)/test_untracked_write: tests/reliability/test_untracked_write.c $(wildcard shim/ptx/*.c shim/ptx/*.h) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Ishim/ptx $(CFLAGS) -o $@ tests/reliability/test_untracked_write.c $(sort $(wildcard shim/ptx/*.c))
 
 # ASan/UBSan: never instrument the dlsym door (a sanitizer runtime resolves through it first)
 ifneq ($(SAN),)

@@ -40,6 +40,9 @@ typedef struct mlp_opts {
     long long nan_rank, nan_at_step; /* --nan-rank: a NaN in gradient 0 after backward; -1 = off */
     long long recover_segv_at;   /* --recover-segv-at-step: -1 = off */
     long long rss_at;            /* --rss-at-step: -1 = off */
+    long long eval_batches;      /* --eval-batches: evaluation batches before step 0 (0) */
+    long long accum;             /* --accum-steps: micro-batches per step, gradients summed (1) */
+    const char *ptx_file;        /* --ptx-file: the kernels' PTX from this file (NULL: embedded) */
 } mlp_opts_t;
 
 static const char mlp_usage[] =
@@ -70,6 +73,13 @@ static const char mlp_usage[] =
     "                         a slice may be empty: n = 0); bit-identical to K = 1\n"
     "  --rss-at-step S        print `rss step S KB` after step S and `rss end KB` after the last\n"
     "                         step to stderr: this process's VmRSS (accelshim's leak tests)\n"
+    "  --eval-batches K       (K >= 0, default 0) before step 0, evaluate K batches of held-out\n"
+    "                         samples (forward pass and loss read, no update): `eval k loss L`\n"
+    "  --accum-steps K        (K >= 1, default 1) gradient accumulation: each step runs K\n"
+    "                         micro-batches of B samples (forward, loss read, backward adding to the\n"
+    "                         gradients), then one update; the loss printed is their mean\n"
+    "  --ptx-file FILE        load the kernels from this PTX file (cuModuleLoad) instead of the\n"
+    "                         embedded copy\n"
     "  --help                 this text\n"
     "Output (stdout): one line per step t = 0..N-1, `step t loss L` (%.9g; mean squared error on\n"
     "this process's batch, before the update), then `checksum SUM HASH`: SUM = sum of all final\n"
@@ -80,7 +90,7 @@ static void mlp_parse_opts(int argc, char **argv, mlp_opts_t *o)
 {
     enum { O_STALL_RANK = MLP_O_OWN, O_STALL_AT, O_BAD_COUNT, O_SEGV_RANK, O_SEGV_AT, O_CKPT,
            O_CKPT_EVERY, O_SKIP_TENSOR, O_NAN_RANK, O_NAN_AT, O_UPDATE_CHUNKS, O_GEMM,
-           O_RECOVER_SEGV, O_RSS_AT };
+           O_RECOVER_SEGV, O_RSS_AT, O_EVAL, O_PTX_FILE, O_ACCUM };
     static const struct option longopts[] = {
         MLP_COMMON_LONGOPTS,
         {"gemm", required_argument, NULL, O_GEMM},
@@ -97,10 +107,13 @@ static void mlp_parse_opts(int argc, char **argv, mlp_opts_t *o)
         {"update-chunks", required_argument, NULL, O_UPDATE_CHUNKS},
         {"recover-segv-at-step", required_argument, NULL, O_RECOVER_SEGV},
         {"rss-at-step", required_argument, NULL, O_RSS_AT},
+        {"eval-batches", required_argument, NULL, O_EVAL},
+        {"ptx-file", required_argument, NULL, O_PTX_FILE},
+        {"accum-steps", required_argument, NULL, O_ACCUM},
         {NULL, 0, NULL, 0},
     };
     *o = (mlp_opts_t){.stall_rank = -1, .bad_count_rank = -1, .segv_rank = -1, .nan_rank = -1,
-                      .update_chunks = 1, .recover_segv_at = -1, .rss_at = -1};
+                      .update_chunks = 1, .recover_segv_at = -1, .rss_at = -1, .accum = 1};
     mlp_common_defaults(&o->c);
     opterr = 0;
     int c;
@@ -120,6 +133,9 @@ static void mlp_parse_opts(int argc, char **argv, mlp_opts_t *o)
         case O_NAN_AT: o->nan_at_step = mlp_parse_int("--nan-at-step", optarg, 0, 1000000000); break;
         case O_RECOVER_SEGV: o->recover_segv_at = mlp_parse_int("--recover-segv-at-step", optarg, 0, 1000000000); break;
         case O_RSS_AT: o->rss_at = mlp_parse_int("--rss-at-step", optarg, 0, 1000000000); break;
+        case O_EVAL: o->eval_batches = mlp_parse_int("--eval-batches", optarg, 0, 1000000); break;
+        case O_PTX_FILE: o->ptx_file = optarg; break;
+        case O_ACCUM: o->accum = mlp_parse_int("--accum-steps", optarg, 1, 1000000); break;
         case O_UPDATE_CHUNKS: o->update_chunks = mlp_parse_int("--update-chunks", optarg, 1, 1 << 20); break;
         case O_GEMM:
             if (!strcmp(optarg, "kernels")) o->gemm_cublas = 0;
@@ -438,7 +454,10 @@ int main(int argc, char **argv)
     MLP_CK(cuDevicePrimaryCtxRetain(&ctx, dev));
     MLP_CK(cuCtxSetCurrent(ctx));
     MLP_CK(cuStreamCreate(&mlp_stream, CU_STREAM_DEFAULT));
-    MLP_CK(cuModuleLoadData(&mod, mlp_kernels_ptx));
+    if (o.ptx_file)
+        MLP_CK(cuModuleLoad(&mod, o.ptx_file));
+    else
+        MLP_CK(cuModuleLoadData(&mod, mlp_kernels_ptx));
     MLP_CK(cuModuleGetFunction(&k.forward, mod, "_Z14linear_forwardPfPKfS1_S1_iiii"));
     MLP_CK(cuModuleGetFunction(&k.mse_loss, mod, "mse_loss"));
     MLP_CK(cuModuleGetFunction(&k.mse_grad, mod, "mse_grad"));
@@ -484,7 +503,7 @@ int main(int argc, char **argv)
     if (o.bad_count_rank == o.c.shard_rank)
         n_params -= 64; /* --bad-count-rank: the norm kernel too (smaller: memory-safe) */
     int n_yhat = B * MLP_OUT;
-    float dy_scale = 2.0f / (float)(B * MLP_OUT);
+    float dy_scale = 2.0f / (float)((long long)B * MLP_OUT * o.accum);
     float b1 = 0.9f, b2 = 0.999f, eps = 1e-8f;
     CUdeviceptr W1 = d_params + (CUdeviceptr)mlp_tensors[0].offset * sizeof(float);
     CUdeviceptr bias1 = d_params + (CUdeviceptr)mlp_tensors[1].offset * sizeof(float);
@@ -495,9 +514,37 @@ int main(int argc, char **argv)
     CUdeviceptr dW2 = d_grads + (CUdeviceptr)mlp_tensors[2].offset * sizeof(float);
     CUdeviceptr db2 = d_grads + (CUdeviceptr)mlp_tensors[3].offset * sizeof(float);
 
+    /* --eval-batches: held-out samples (indices from 2^40 on, disjoint from the training stream),
+     * forward pass and loss only: the parameters are read, never written */
+    for (long long e = 0; e < o.eval_batches; e++) {
+        uint64_t first = ((uint64_t)1 << 40) + (uint64_t)e * (uint64_t)o.c.shard_count * (uint64_t)B +
+                         (uint64_t)o.c.shard_rank * (uint64_t)B;
+        for (int r = 0; r < B; r++)
+            mlp_sample(&teacher, o.c.seed, first + (uint64_t)r, hx + r * MLP_IN, hy + r * MLP_OUT);
+        MLP_CK(cuMemcpyHtoDAsync(d_x, hx, sizeof(float) * (size_t)B * MLP_IN, mlp_stream));
+        MLP_CK(cuMemcpyHtoDAsync(d_y, hy, sizeof(float) * (size_t)B * MLP_OUT, mlp_stream));
+        if (o.gemm_cublas) {
+            mlp_gemm_forward(&gm, &k, d_h, W1, bias1, d_x, B, MLP_IN, MLP_HID, MLP_ACT_TANH);
+            mlp_gemm_forward(&gm, &k, d_yhat, W2, bias2, d_h, B, MLP_HID, MLP_OUT, MLP_ACT_NONE);
+        } else {
+            void *f1[] = {&d_h, &W1, &bias1, &d_x, &rows, &n_in, &n_hid, &act_tanh};
+            mlp_launch(k.forward, (long long)B * MLP_HID, f1);
+            void *f2[] = {&d_yhat, &W2, &bias2, &d_h, &rows, &n_hid, &n_out, &act_none};
+            mlp_launch(k.forward, (long long)B * MLP_OUT, f2);
+        }
+        void *l[] = {&d_loss, &d_yhat, &d_y, &rows, &n_out};
+        mlp_launch_serial(k.mse_loss, l);
+        float loss;
+        MLP_CK(cuMemcpyDtoHAsync(&loss, d_loss, sizeof loss, mlp_stream));
+        MLP_CK(cuStreamSynchronize(mlp_stream));
+        printf("eval %lld loss %.9g\n", e, (double)loss);
+    }
+
     for (long long step = 0; step < o.c.steps; step++) {
-        /* this rank's slice of the global batch, generated independently per sample index */
-        uint64_t first = (uint64_t)step * (uint64_t)o.c.shard_count * (uint64_t)B +
+        double micro_loss = 0.0; /* --accum-steps K > 1: the sum of the micro-batches' losses */
+        for (long long mb = 0; mb < o.accum; mb++) {
+        /* this rank's slice of the global batch (micro-batch mb of it), one sample index each */
+        uint64_t first = (uint64_t)(step * o.accum + mb) * (uint64_t)o.c.shard_count * (uint64_t)B +
                          (uint64_t)o.c.shard_rank * (uint64_t)B;
         for (int r = 0; r < B; r++) {
             mlp_sample(&teacher, o.c.seed, first + (uint64_t)r, hx + r * MLP_IN, hy + r * MLP_OUT);
@@ -506,7 +553,8 @@ int main(int argc, char **argv)
         }
         MLP_CK(cuMemcpyHtoDAsync(d_x, hx, sizeof(float) * (size_t)B * MLP_IN, mlp_stream));
         MLP_CK(cuMemcpyHtoDAsync(d_y, hy, sizeof(float) * (size_t)B * MLP_OUT, mlp_stream));
-        MLP_CK(cuMemsetD32Async(d_grads, 0, MLP_NPARAMS, mlp_stream));
+        if (mb == 0)
+            MLP_CK(cuMemsetD32Async(d_grads, 0, MLP_NPARAMS, mlp_stream));
 
         /* forward: h = tanh(x W1^T + b1); yhat = h W2^T + b2 */
         if (o.gemm_cublas) {
@@ -520,8 +568,14 @@ int main(int argc, char **argv)
         }
         void *l[] = {&d_loss, &d_yhat, &d_y, &rows, &n_out};
         mlp_launch_serial(k.mse_loss, l);
+        if (o.accum > 1) { /* each micro-batch reads its loss */
+            float ml;
+            MLP_CK(cuMemcpyDtoHAsync(&ml, d_loss, sizeof ml, mlp_stream));
+            MLP_CK(cuStreamSynchronize(mlp_stream));
+            micro_loss += ml;
+        }
 
-        /* backward: mean gradients over the local batch */
+        /* backward: mean gradients over the local batch (over all micro-batches: added up) */
         void *g[] = {&d_dy, &d_yhat, &d_y, &n_yhat, &dy_scale};
         mlp_launch(k.mse_grad, n_yhat, g);
         if (o.gemm_cublas) {
@@ -536,6 +590,7 @@ int main(int argc, char **argv)
             void *w1g[] = {&dW1, &db1, &d_dh, &d_x, &rows, &n_in, &n_hid};
             mlp_launch(k.bwd_weight, MLP_HID * MLP_IN + MLP_HID, w1g);
         }
+        } /* micro-batches */
         if (o.nan_rank == o.c.shard_rank && step == o.nan_at_step) {
             fprintf(stderr, "mlp: --nan-rank: rank %lld sets gradient 0 to NaN at step %lld\n",
                     o.c.shard_rank, step);
@@ -591,8 +646,12 @@ int main(int argc, char **argv)
         }
 
         float loss;
-        MLP_CK(cuMemcpyDtoHAsync(&loss, d_loss, sizeof loss, mlp_stream));
-        MLP_CK(cuStreamSynchronize(mlp_stream));
+        if (o.accum > 1) {
+            loss = (float)(micro_loss / (double)o.accum);
+        } else {
+            MLP_CK(cuMemcpyDtoHAsync(&loss, d_loss, sizeof loss, mlp_stream));
+            MLP_CK(cuStreamSynchronize(mlp_stream));
+        }
         printf("step %lld loss %.9g\n", step, (double)loss);
         if (step == o.rss_at) {
             char label[48];

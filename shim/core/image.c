@@ -1,4 +1,5 @@
-/* fatbin.c — explain mode's reader of the images a program loads: PTX text as it is; a fatbin
+/* image.c — the reader of the images a program loads (explain mode and the step watch ask it for
+ * their PTX): PTX text as it is; a fatbin
  * (magic 0xBA55ED50: a 16-byte header {u32 magic, u16 version 1, u16 header size 16, u64 size of
  * the entries}, then entries {u16 kind (1 PTX, 2 ELF), u16, u32 header size, u64 payload size,
  * u32 compressed size, u32, u16 minor, u16 major, u32 arch, u32 name offset, u32 name size,
@@ -7,12 +8,16 @@
  * cubin (SASS only). Of a fatbin's PTX entries it takes the highest arch. zstd and LZ4 are
  * opened at run time (libzstd.so.1, liblz4.so.1).
  * Must not: read past a bound a header gives; link libzstd or liblz4; depend on hostcuda (its
- * reader of the same format is its own); fail the program (an unreadable image is named as such).
+ * reader of the same format is its own) or on anything of the shim above shim/core/; fail the
+ * program (an unreadable image is named as such).
  */
-#include "explain_int.h"
+#include "ash_image.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,7 +39,7 @@ static int (*lz4_decompress)(const char *, char *, int, int);
 static pthread_once_t libs_once = PTHREAD_ONCE_INIT;
 
 /* libc's dlsym, never the public name: inside libaccelshim.so `dlsym` is the shim's own hook */
-static void *exp_dlsym(void *handle, const char *name)
+static void *img_dlsym(void *handle, const char *name)
 {
     static void *(*real)(void *, const char *);
     if (!real)
@@ -48,15 +53,15 @@ static void libs_open(void)
 {
     void *z = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL);
     if (z) {
-        zstd_decompress = (size_t (*)(void *, size_t, const void *, size_t))exp_dlsym(z, "ZSTD_decompress");
-        zstd_is_error = (unsigned (*)(size_t))exp_dlsym(z, "ZSTD_isError");
-        zstd_frame_size = (size_t (*)(const void *, size_t))exp_dlsym(z, "ZSTD_findFrameCompressedSize");
+        zstd_decompress = (size_t (*)(void *, size_t, const void *, size_t))img_dlsym(z, "ZSTD_decompress");
+        zstd_is_error = (unsigned (*)(size_t))img_dlsym(z, "ZSTD_isError");
+        zstd_frame_size = (size_t (*)(const void *, size_t))img_dlsym(z, "ZSTD_findFrameCompressedSize");
         if (!zstd_is_error || !zstd_frame_size)
             zstd_decompress = NULL;
     }
     void *l = dlopen("liblz4.so.1", RTLD_NOW | RTLD_LOCAL);
     if (l)
-        lz4_decompress = (int (*)(const char *, char *, int, int))exp_dlsym(l, "LZ4_decompress_safe");
+        lz4_decompress = (int (*)(const char *, char *, int, int))img_dlsym(l, "LZ4_decompress_safe");
 }
 
 /* the payload of one PTX entry as text, or NULL with why in what */
@@ -111,7 +116,7 @@ static int is_ptx_text(const unsigned char *u)
     return (u[i] == '/' && (u[i + 1] == '/' || u[i + 1] == '*')) || u[i] == '.';
 }
 
-void exp_image_ptx(const void *image, size_t len, char **ptx, char *what, size_t wl)
+void ash_image_ptx(const void *image, size_t len, char **ptx, char *what, size_t wl)
 {
     const unsigned char *u = image;
     *ptx = NULL;
@@ -183,4 +188,33 @@ void exp_image_ptx(const void *image, size_t len, char **ptx, char *what, size_t
     if (*ptx)
         snprintf(what, wl, "fatbin: PTX compute_%u%s of %d PTX and %d cubin entries", best_arch,
                  flags & FB_ZSTD ? " (zstd)" : flags & FB_LZ4 ? " (LZ4)" : "", nptx, nelf);
+}
+
+char *ash_image_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *b = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (n + 65536 + 1 > cap) {
+            char *nb = realloc(b, cap = (cap ? cap * 2 : 1 << 20) + 65536 + 1);
+            if (!nb) {
+                free(b);
+                fclose(f);
+                errno = ENOMEM;
+                return NULL;
+            }
+            b = nb;
+        }
+        size_t got = fread(b + n, 1, 65536, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    fclose(f);
+    b[n] = 0;
+    *len = n;
+    return b;
 }
