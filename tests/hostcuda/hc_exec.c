@@ -4,7 +4,14 @@
  * its runnable lanes and executes that instruction for every lane there (the active mask), so
  * divergent paths reconverge where they meet. Warps of a CTA run round-robin on one host thread
  * (a quantum each, so spin-waits on shared memory progress); CTAs are taken by a pool of host
- * threads. Registers are [slot][lane] 64-bit cells; a reader truncates to its type's width.
+ * threads and run to their end. A cooperative launch (L->coop) needs every CTA resident at once
+ * (cooperative groups' grid.sync spins on a counter in the grid workspace, %envreg1:%envreg2):
+ * worker k of nt holds CTAs k, k + nt, ... together and gives each a round (a quantum per warp,
+ * then its barriers) in turn, so every CTA reaches the grid barrier whatever the thread count;
+ * the driver refuses a grid larger than the device holds, which bounds that memory. A grid sync
+ * in an ordinary launch traps on the null workspace, reported as such (never a hang).
+ * Device malloc/free use the context's heap through L->heap_alloc/heap_free (thread-safe).
+ * Registers are [slot][lane] 64-bit cells; a reader truncates to its type's width.
  * Memory: global addresses are the program's device addresses, each access checked against the
  * launch's allocation table; shared, local and param spaces are per-CTA / per-thread buffers that
  * generic addresses reach through windows above the canonical host range (cvta adds the base).
@@ -39,7 +46,8 @@ static uint64_t now_ns(void)
 /* ---------------------------------------------------------------- load-time check */
 static int is_builtin(const ash_ptx_func *f)
 {
-    return !strcmp(f->name, "vprintf") || !strcmp(f->name, "__assertfail");
+    return !strcmp(f->name, "vprintf") || !strcmp(f->name, "__assertfail") ||
+           (f->is_extern && (!strcmp(f->name, "malloc") || !strcmp(f->name, "free")));
 }
 static int insn_supported(const ash_ptx_module *m, const ash_ptx_insn *in, const char **why)
 {
@@ -179,6 +187,49 @@ int hc_exec_check(const ash_ptx_module *m, int fi, char *msg, size_t n)
     return 0;
 }
 
+unsigned hc_exec_uses(const ash_ptx_module *m, int fi)
+{
+    char *mark = calloc((size_t)m->nfuncs + 1, 1);
+    int *order = calloc((size_t)m->nfuncs + 1, sizeof *order);
+    unsigned uses = 0;
+    if (!mark || !order) {
+        free(mark);
+        free(order);
+        return HC_EXEC_USES_HEAP | HC_EXEC_USES_PRINTF;   /* cannot tell: prepare for both */
+    }
+    int nr = reachable(m, fi, mark, order);
+    for (int k = 0; k < nr; k++) {
+        const ash_ptx_func *f = &m->funcs[order[k]];
+        for (int i = f->first; i < f->first + f->count; i++) {
+            const ash_ptx_insn *in = &m->insns[i];
+            if (in->op != ASH_PTX_OP_CALL || in->o[0].kind != ASH_PTX_K_FUNC || !m->funcs[in->o[0].sym].is_extern)
+                continue;
+            const char *n = m->funcs[in->o[0].sym].name;
+            if (!strcmp(n, "malloc") || !strcmp(n, "free"))
+                uses |= HC_EXEC_USES_HEAP;
+            else if (!strcmp(n, "vprintf"))
+                uses |= HC_EXEC_USES_PRINTF;
+        }
+    }
+    free(mark);
+    free(order);
+    return uses;
+}
+
+/* 1 if what fi reaches reads %envreg1 or %envreg2: cooperative groups' grid workspace */
+static int reads_grid_workspace(const ash_ptx_module *m, const int *order, int nr)
+{
+    for (int k = 0; k < nr; k++) {
+        const ash_ptx_func *f = &m->funcs[order[k]];
+        for (int i = f->first; i < f->first + f->count; i++)
+            for (int o = 0; o < m->insns[i].nops; o++)
+                if (m->insns[i].o[o].kind == ASH_PTX_K_SREG &&
+                    (m->insns[i].o[o].sreg == ASH_PTX_SR_ENVREG + 1 || m->insns[i].o[o].sreg == ASH_PTX_SR_ENVREG + 2))
+                    return 1;
+    }
+    return 0;
+}
+
 size_t hc_exec_static_shared(const ash_ptx_module *m, int fi)
 {
     return m->funcs[fi].shared_size;
@@ -204,6 +255,10 @@ typedef struct xlaunch {
     char *pbuf;                  /* device printf output, written at the end of the launch */
     size_t plen, pcap;
     atomic_ullong warp_instr, lane_instr;
+    int grid_ws;                 /* the kernel reads the grid workspace (%envreg1:2) */
+    atomic_uint next_worker;     /* cooperative launch: worker k runs CTAs k, k + nt, ... */
+    unsigned nworkers;
+    size_t printf_dropped;       /* device printf bytes past CU_LIMIT_PRINTF_FIFO_SIZE */
 } xlaunch;
 
 /* a fault: first one wins; the others stop */
@@ -387,6 +442,10 @@ static int read_cstr(hc_cta *C, hc_warp *W, int lane, const ash_ptx_insn *in, ui
 static void out_append(xlaunch *X, const char *s, size_t n)
 {
     pthread_mutex_lock(&X->mu);
+    if (X->L->printf_fifo && X->plen + n > X->L->printf_fifo) {   /* the FIFO is full: this record is lost */
+        X->printf_dropped += n;
+        n = 0;
+    }
     if (X->plen + n + 1 > X->pcap) {
         size_t nc = X->pcap ? X->pcap * 2 : 4096;
         while (nc < X->plen + n + 1)
@@ -492,6 +551,39 @@ static void dev_assert(hc_cta *C, hc_warp *W, int lane, const ash_ptx_insn *in, 
           C->X->f->name, in->line, C->ctaid[0], C->ctaid[1], C->ctaid[2], t[0], t[1], t[2]);
 }
 
+static unsigned char *lane_local(hc_cta *C, hc_warp *W, int l)
+{
+    return (unsigned char *)C->local + (size_t)(W->id * 32 + l) * C->X->local_size;
+}
+
+/* device malloc(size) / free(p) for lane l: the launch's heap (CU_LIMIT_MALLOC_HEAP_SIZE); malloc
+ * answers NULL when the heap is exhausted, as on a GPU; free of what malloc did not return (or
+ * returned and was freed) is a fault */
+static int device_heap(hc_cta *C, hc_warp *W, int l, const ash_ptx_insn *in, int is_malloc, uint64_t a)
+{
+    xlaunch *X = C->X;
+    const hc_exec_launch *L = X->L;
+    if (is_malloc) {
+        uint64_t p = L->heap ? L->heap_alloc(L->heap, a) : 0;
+        if (in->call_nret) {
+            const ash_ptx_var *rv = &X->m->vars[X->m->callvars[in->call_args]];
+            unsigned char *dst = lane_local(C, W, l) + W->lbase[l] + rv->offset;
+            memcpy(dst, &p, rv->size < 8 ? rv->size : 8);
+        }
+        return 0;
+    }
+    if (!a || (L->heap && L->heap_free(L->heap, a) == 0))
+        return 0;
+    unsigned t[3];
+    thread_xyz(X, (unsigned)(W->id * 32 + l), t);
+    xfail(X, CUDA_ERROR_LAUNCH_FAILED,
+          "free of 0x%llx in %s (PTX line %d: %s) block (%u,%u,%u) thread (%u,%u,%u): not a block device malloc "
+          "returned, or one already freed",
+          (unsigned long long)a, X->f->name, in->line, ash_ptx_line_text(X->m, in->line), C->ctaid[0], C->ctaid[1],
+          C->ctaid[2], t[0], t[1], t[2]);
+    return -1;
+}
+
 /* call of a builtin: arguments are the caller's .param variables (in its local frame) */
 static int call_builtin(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t E)
 {
@@ -499,6 +591,7 @@ static int call_builtin(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t 
     const ash_ptx_module *m = X->m;
     const ash_ptx_func *callee = &m->funcs[in->o[0].sym];
     int is_printf = !strcmp(callee->name, "vprintf");
+    int is_malloc = !strcmp(callee->name, "malloc"), is_free = !strcmp(callee->name, "free");
     for (int l = 0; l < 32; l++) {
         if (!(E >> l & 1))
             continue;
@@ -509,7 +602,10 @@ static int call_builtin(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t 
                 (const unsigned char *)C->local + (size_t)(W->id * 32 + l) * X->local_size + W->lbase[l] + v->offset;
             memcpy(&args[k], p, v->size > 8 ? 8 : v->size);
         }
-        if (is_printf) {
+        if (is_malloc || is_free) {
+            if (device_heap(C, W, l, in, is_malloc, args[0]))
+                return -1;
+        } else if (is_printf) {
             if (dev_printf(C, W, l, in, args[0], args[1]))
                 return -1;
             if (in->call_nret) {
@@ -537,11 +633,6 @@ typedef struct frame_hdr {
 static size_t al16(size_t v)
 {
     return (v + 15) & ~(size_t)15;
-}
-
-static unsigned char *lane_local(hc_cta *C, hc_warp *W, int l)
-{
-    return (unsigned char *)C->local + (size_t)(W->id * 32 + l) * C->X->local_size;
 }
 
 int hc_exec_call(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t pc, uint32_t M, uint32_t E)
@@ -663,6 +754,16 @@ void hc_exec_trap(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, int lane)
 {
     unsigned t[3];
     thread_xyz(C->X, (unsigned)(W->id * 32 + lane), t);
+    if (C->X->grid_ws && !C->X->L->coop) {   /* cooperative groups traps on a null grid workspace */
+        xfail(C->X, CUDA_ERROR_ILLEGAL_INSTRUCTION,
+              "trap in %s (PTX line %d: %s) block (%u,%u,%u) thread (%u,%u,%u): the kernel reads the grid "
+              "workspace (%%envreg1:%%envreg2), which only a cooperative launch has: a grid-wide sync "
+              "(cooperative_groups::this_grid().sync()) needs cuLaunchCooperativeKernel / "
+              "cudaLaunchCooperativeKernel",
+              C->X->f->name, in->line, ash_ptx_line_text(C->X->m, in->line), C->ctaid[0], C->ctaid[1], C->ctaid[2],
+              t[0], t[1], t[2]);
+        return;
+    }
     xfail(C->X, CUDA_ERROR_ILLEGAL_INSTRUCTION, "trap in %s (PTX line %d: %s) block (%u,%u,%u) thread (%u,%u,%u)",
           C->X->f->name, in->line, ash_ptx_line_text(C->X->m, in->line), C->ctaid[0], C->ctaid[1], C->ctaid[2], t[0],
           t[1], t[2]);
@@ -853,7 +954,8 @@ static void deadlock(hc_cta *C)
           waiting[0] ? waiting : "none", missing[0] ? missing : "none (they wait at another barrier)");
 }
 
-static int cta_run(hc_cta *C)
+/* a CTA's warps at the kernel's first instruction, its barriers empty */
+static void cta_start(hc_cta *C)
 {
     xlaunch *X = C->X;
     const ash_ptx_func *f = X->f;
@@ -864,6 +966,7 @@ static int cta_run(hc_cta *C)
     for (int i = 0; i < HC_NBAR; i++)
         C->bar_red_and[i] = 1;
     C->live_threads = X->nthreads;
+    C->rounds = 0;
     for (unsigned w = 0; w < X->nwarps; w++) {
         hc_warp *W = &C->w[w];
         unsigned left = X->nthreads - w * 32;
@@ -878,80 +981,160 @@ static int cta_run(hc_cta *C)
         memset(W->depth, 0, sizeof W->depth);
         memset(W->cc, 0, sizeof W->cc);
     }
-    unsigned rounds = 0;
-    for (;;) {
-        int progress = 0, alive = 0;
-        for (unsigned w = 0; w < X->nwarps; w++) {
-            hc_warp *W = &C->w[w];
-            if (!W->live)
-                continue;
-            alive = 1;
-            int s = warp_run(C, W, QUANTUM);
-            if (s < 0)
-                return -1;
-            if (s > 0)
-                progress = 1;
-        }
-        if (atomic_load_explicit(&X->abort, memory_order_relaxed))
-            return -1;
-        if (barriers_release(C))
-            progress = 1;
-        if (!alive)
-            return 0;
-        if (!progress) {
-            deadlock(C);
-            return -1;
-        }
-        if (X->deadline && (++rounds & 63) == 0 && now_ns() > X->deadline) {
-            xfail(X, CUDA_ERROR_LAUNCH_TIMEOUT, "kernel %s ran past HOSTCUDA_KERNEL_TIMEOUT_S (%g s) in block (%u,%u,%u)",
-                  f->name, X->L->timeout_s, C->ctaid[0], C->ctaid[1], C->ctaid[2]);
-            return -1;
-        }
-    }
 }
 
+/* one round of a CTA: a quantum for each live warp, then its barriers; 1: the CTA has exited,
+ * 0: it has more to run, -1: the launch stops (a fault, a deadlock, the timeout) */
+static int cta_round(hc_cta *C)
+{
+    xlaunch *X = C->X;
+    int progress = 0, alive = 0;
+    for (unsigned w = 0; w < X->nwarps; w++) {
+        hc_warp *W = &C->w[w];
+        if (!W->live)
+            continue;
+        alive = 1;
+        int s = warp_run(C, W, QUANTUM);
+        if (s < 0)
+            return -1;
+        if (s > 0)
+            progress = 1;
+    }
+    if (atomic_load_explicit(&X->abort, memory_order_relaxed))
+        return -1;
+    if (barriers_release(C))
+        progress = 1;
+    if (!alive)
+        return 1;
+    if (!progress) {
+        deadlock(C);
+        return -1;
+    }
+    if (X->deadline && (++C->rounds & 63) == 0 && now_ns() > X->deadline) {
+        xfail(X, CUDA_ERROR_LAUNCH_TIMEOUT, "kernel %s ran past HOSTCUDA_KERNEL_TIMEOUT_S (%g s) in block (%u,%u,%u)",
+              X->f->name, X->L->timeout_s, C->ctaid[0], C->ctaid[1], C->ctaid[2]);
+        return -1;
+    }
+    return 0;
+}
+
+static int cta_run(hc_cta *C)
+{
+    cta_start(C);
+    int r;
+    while ((r = cta_round(C)) == 0)
+        ;
+    return r < 0 ? -1 : 0;
+}
+
+/* a CTA's buffers (warps, shared, local, registers); 0, or -1 out of host memory */
+static int cta_alloc(xlaunch *X, hc_cta *C)
+{
+    memset(C, 0, sizeof *C);
+    C->X = X;
+    C->nwarps = X->nwarps;
+    C->shared_bytes = X->shared_bytes;
+    C->ranges = X->L->ranges;
+    size_t nregs = X->nregs ? X->nregs : 1;
+    C->w = calloc(X->nwarps, sizeof *C->w);
+    C->shared = calloc(1, X->shared_bytes + 16);
+    C->local = calloc(1, X->local_size * X->nwarps * 32 + 16);
+    C->regs = calloc(nregs * 32 * X->nwarps + 32, sizeof(uint64_t));
+    if (!C->w || !C->shared || !C->local || !C->regs)
+        return -1;
+    for (unsigned w = 0; w < X->nwarps; w++)
+        C->w[w].R = C->w[w].Rall = C->regs + nregs * 32 * w;
+    return 0;
+}
+
+static void cta_free(xlaunch *X, hc_cta *C)
+{
+    atomic_fetch_add(&X->warp_instr, C->warp_instr);
+    atomic_fetch_add(&X->lane_instr, C->lane_instr);
+    free(C->w);
+    free(C->shared);
+    free(C->local);
+    free(C->regs);
+}
+
+static void cta_place(const xlaunch *X, hc_cta *C, unsigned b)
+{
+    unsigned gx = X->L->grid[0], gy = X->L->grid[1];
+    C->ctaid[0] = b % gx;
+    C->ctaid[1] = (b / gx) % gy;
+    C->ctaid[2] = b / (gx * gy);
+}
+
+/* an ordinary launch: each worker takes the next CTA and runs it to its end */
 static void *worker(void *arg)
 {
     xlaunch *X = arg;
     hc_cta C;
-    memset(&C, 0, sizeof C);
-    C.X = X;
-    C.nwarps = X->nwarps;
-    C.shared_bytes = X->shared_bytes;
-    C.ranges = X->L->ranges;
-    size_t nregs = X->nregs ? X->nregs : 1;
-    C.w = calloc(X->nwarps, sizeof *C.w);
-    C.shared = calloc(1, X->shared_bytes + 16);
-    C.local = calloc(1, X->local_size * X->nwarps * 32 + 16);
-    C.regs = calloc(nregs * 32 * X->nwarps + 32, sizeof(uint64_t));
-    if (!C.w || !C.shared || !C.local || !C.regs) {
+    if (cta_alloc(X, &C) < 0) {
         xfail(X, CUDA_ERROR_OUT_OF_MEMORY, "out of host memory for a CTA of %s", X->f->name);
         goto out;
     }
-    for (unsigned w = 0; w < X->nwarps; w++)
-        C.w[w].R = C.w[w].Rall = C.regs + nregs * 32 * w;
-    unsigned gx = X->L->grid[0], gy = X->L->grid[1];
     for (;;) {
         if (atomic_load_explicit(&X->abort, memory_order_relaxed))
             break;
         unsigned b = atomic_fetch_add(&X->next_cta, 1);
         if (b >= X->ncta)
             break;
-        C.ctaid[0] = b % gx;
-        C.ctaid[1] = (b / gx) % gy;
-        C.ctaid[2] = b / (gx * gy);
+        cta_place(X, &C, b);
         if (b)   /* shared memory starts undefined on a GPU; static initialisers do not exist */
             memset(C.shared, 0, X->shared_bytes);
         if (cta_run(&C) < 0)
             break;
     }
 out:
-    atomic_fetch_add(&X->warp_instr, C.warp_instr);
-    atomic_fetch_add(&X->lane_instr, C.lane_instr);
-    free(C.w);
-    free(C.shared);
-    free(C.local);
-    free(C.regs);
+    cta_free(X, &C);
+    return NULL;
+}
+
+/* a cooperative launch: worker k holds CTAs k, k + nt, k + 2 nt, ... all at once and gives each a
+ * round in turn, so every CTA of the grid is resident and a grid-wide barrier (CTAs spinning on a
+ * global counter) is reached by all of them; the workers run side by side */
+static void *coop_worker(void *arg)
+{
+    xlaunch *X = arg;
+    unsigned k = atomic_fetch_add(&X->next_worker, 1), nt = X->nworkers;
+    unsigned n = k < X->ncta ? (X->ncta - k + nt - 1) / nt : 0, left = n;
+    hc_cta *C = calloc(n ? n : 1, sizeof *C);
+    char *done = calloc(n ? n : 1, 1);
+    if (!C || !done) {
+        xfail(X, CUDA_ERROR_OUT_OF_MEMORY, "out of host memory for the CTAs of cooperative %s", X->f->name);
+        free(C);
+        free(done);
+        return NULL;
+    }
+    unsigned made = 0;
+    for (; made < n; made++) {
+        if (cta_alloc(X, &C[made]) < 0) {
+            xfail(X, CUDA_ERROR_OUT_OF_MEMORY, "out of host memory for %u resident CTAs of cooperative %s", X->ncta,
+                  X->f->name);
+            made++;
+            goto out;
+        }
+        cta_place(X, &C[made], k + made * nt);
+        cta_start(&C[made]);
+    }
+    while (left && !atomic_load_explicit(&X->abort, memory_order_relaxed))
+        for (unsigned i = 0; i < n && left; i++) {
+            if (done[i])
+                continue;
+            int r = cta_round(&C[i]);
+            if (r < 0)
+                goto out;
+            if (r > 0) {
+                done[i] = 1;
+                left--;
+            }
+        }
+out:
+    for (unsigned i = 0; i < made; i++)
+        cta_free(X, &C[i]);
+    free(C);
+    free(done);
     return NULL;
 }
 
@@ -988,7 +1171,10 @@ CUresult hc_exec_run(const hc_exec_launch *L)
         X.regbase[order[k]] = (int)X.nregs;
         X.nregs += (size_t)m->funcs[order[k]].nregs;
     }
-    X.local_size = X.frame + (nr > 1 ? HC_CALL_STACK : 0);
+    /* a call frame here also holds the callee's saved registers: 4x the stack limit, >= 16 KiB */
+    size_t call_stack = L->stack_size * 4 > HC_CALL_STACK ? L->stack_size * 4 : HC_CALL_STACK;
+    X.local_size = X.frame + (nr > 1 ? call_stack : 0);
+    X.grid_ws = reads_grid_workspace(m, order, nr);
     free(mark);
     free(order);
     pthread_mutex_init(&X.mu, NULL);
@@ -998,18 +1184,30 @@ CUresult hc_exec_run(const hc_exec_launch *L)
     unsigned nt = L->threads > 0 ? (unsigned)L->threads : 1;
     if (nt > X.ncta)
         nt = X.ncta;
+    void *(*run)(void *) = L->coop ? coop_worker : worker;
+    X.nworkers = nt;
     if (nt <= 1) {
-        worker(&X);
+        X.nworkers = 1;
+        run(&X);
     } else {
         pthread_t *th = calloc(nt, sizeof *th);
         unsigned started = 0;
         for (unsigned i = 0; th && i < nt; i++)
-            if (pthread_create(&th[i], NULL, worker, &X) == 0)
+            if (pthread_create(&th[i], NULL, run, &X) == 0)
                 started++;
             else
                 break;
-        if (!started)
-            worker(&X);
+        if (L->coop && started < nt) {   /* each worker's share of the CTAs was fixed by nt */
+            atomic_store(&X.abort, 1);
+            if (X.err == CUDA_SUCCESS) {
+                X.err = CUDA_ERROR_OUT_OF_MEMORY;
+                snprintf(X.msg, sizeof X.msg, "cooperative %s: could start only %u of %u host threads", X.f->name,
+                         started, nt);
+            }
+        } else if (!started) {
+            X.nworkers = 1;
+            run(&X);
+        }
         for (unsigned i = 0; i < started; i++)
             pthread_join(th[i], NULL);
         free(th);
@@ -1031,6 +1229,9 @@ CUresult hc_exec_run(const hc_exec_launch *L)
         atomic_fetch_add(&L->stats->lane_instr, atomic_load(&X.lane_instr));
         atomic_fetch_add(&L->stats->nanos, t1 - t0);
     }
+    if (X.printf_dropped)
+        fprintf(stderr, "hostcuda: %s: %zu bytes of device printf output past the printf FIFO (CU_LIMIT_PRINTF_FIFO_SIZE "
+                        "%zu bytes) were dropped, as a GPU drops them\n", X.f->name, X.printf_dropped, L->printf_fifo);
     if (X.err != CUDA_SUCCESS)
         fprintf(stderr, "hostcuda: %s\n", X.msg);
     pthread_mutex_destroy(&X.mu);

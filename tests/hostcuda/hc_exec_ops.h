@@ -51,6 +51,7 @@ typedef struct hc_cta {
     uint32_t bar_arr[HC_NBAR][32];   /* per barrier, per warp: the lanes that arrived (sync or arrive) */
     unsigned live_threads;
     unsigned long long warp_instr, lane_instr;
+    unsigned rounds;                 /* rounds run (the timeout is checked every 64) */
 } hc_cta;
 
 /* bits set in a lane mask (no libgcc call where the CPU target lacks popcnt) */
