@@ -111,3 +111,38 @@ extern "C" __global__ void co_print(int lines)
     for (int k = 0; k < lines; k++)
         printf("line %03d of the printf FIFO test\n", k);
 }
+
+// virtual functions (vtables of function addresses, indirect calls) on objects new'd on the
+// device: even threads get a Square, odd ones a Triple, so one warp's call has two targets
+struct Shape {
+    __device__ virtual int area(int x) const = 0;
+    __device__ virtual ~Shape() {}
+};
+struct Square : Shape {
+    __device__ int area(int x) const override { return x * x; }
+};
+struct Triple : Shape {
+    int k;
+    __device__ Triple(int k_) : k(k_) {}
+    __device__ int area(int x) const override { return 3 * x + k; }
+};
+
+extern "C" __global__ void co_virtual(int *out)
+{
+    int t = threadIdx.x;
+    Shape *s = (t & 1) ? (Shape *)new Triple(t) : (Shape *)new Square();
+    out[t] = s ? s->area(t + 1) : -1;
+    delete s;
+}
+
+// a call through a function pointer the kernel picks, and through a bad one (bad != 0)
+__device__ __noinline__ int co_twice(int x) { return 2 * x; }
+__device__ __noinline__ int co_negate(int x) { return -x; }
+extern "C" __global__ void co_fnptr(int *out, unsigned long long bad)
+{
+    int t = threadIdx.x;
+    int (*f)(int) = (t % 3 == 0) ? co_negate : co_twice;
+    if (bad)
+        f = (int (*)(int))bad;
+    out[t] = f(t + 10);
+}

@@ -57,6 +57,8 @@ static int insn_supported(const ash_ptx_module *m, const ash_ptx_insn *in, const
         *why = "instruction not supported";
         return 0;
     case ASH_PTX_OP_CALL: {
+        if (in->o[0].kind == ASH_PTX_K_REG)
+            return 1;   /* indirect: every function whose address is taken is checked with the kernel */
         const ash_ptx_func *f = &m->funcs[in->o[0].sym];
         if (is_builtin(f) || (!f->is_extern && !f->is_entry))
             return 1;
@@ -118,21 +120,48 @@ static int insn_supported(const ash_ptx_module *m, const ash_ptx_insn *in, const
     }
 }
 
-/* the functions kernel `fi` can reach (itself first); mark[f] = 1; returns how many */
+uint64_t hc_exec_func_addr(int fi)
+{
+    return HC_WIN_FUNC + (uint64_t)fi * 16;
+}
+
+static void reach(const ash_ptx_module *m, int g, char *mark, int *order, int *n)
+{
+    if (g >= 0 && g < m->nfuncs && !mark[g] && !is_builtin(&m->funcs[g]) && !m->funcs[g].is_entry) {
+        mark[g] = 1;
+        order[(*n)++] = g;
+    }
+}
+
+/* the functions kernel `fi` can reach (itself first); mark[f] = 1; returns how many. An indirect
+ * call can reach every function whose address the module takes (vtables, `mov` of a name). */
 static int reachable(const ash_ptx_module *m, int fi, char *mark, int *order)
 {
-    int n = 0;
+    int n = 0, indirect = 0;
     order[n++] = fi;
     mark[fi] = 1;
     for (int k = 0; k < n; k++) {
         const ash_ptx_func *f = &m->funcs[order[k]];
         for (int i = f->first; i < f->first + f->count; i++) {
             const ash_ptx_insn *in = &m->insns[i];
-            if (in->op == ASH_PTX_OP_CALL && in->o[0].kind == ASH_PTX_K_FUNC && !mark[in->o[0].sym] &&
-                !is_builtin(&m->funcs[in->o[0].sym])) {
-                mark[in->o[0].sym] = 1;
-                order[n++] = in->o[0].sym;
-            }
+            if (in->op == ASH_PTX_OP_CALL && in->o[0].kind == ASH_PTX_K_FUNC)
+                reach(m, in->o[0].sym, mark, order, &n);
+            else if (in->op == ASH_PTX_OP_CALL)
+                indirect = 1;
+            else
+                for (int o = 0; o < in->nops; o++)
+                    if (in->o[o].kind == ASH_PTX_K_FUNC)
+                        reach(m, in->o[o].sym, mark, order, &n);
+        }
+        if (indirect == 1) {
+            indirect = 2;
+            for (int v = 0; v < m->nvars; v++)
+                for (int r = 0; r < m->vars[v].nrelocs; r++)
+                    reach(m, m->vars[v].relocs[r].func, mark, order, &n);
+            for (int i = 0; i < m->ninsns; i++)
+                for (int o = 0; o < m->insns[i].nops; o++)
+                    if (m->insns[i].op != ASH_PTX_OP_CALL && m->insns[i].o[o].kind == ASH_PTX_K_FUNC)
+                        reach(m, m->insns[i].o[o].sym, mark, order, &n);
         }
     }
     return n;
@@ -635,11 +664,56 @@ static size_t al16(size_t v)
     return (v + 15) & ~(size_t)15;
 }
 
+/* an indirect call: the lanes of E whose target is the first lane's go now (*E narrowed to
+ * them, *fi their function); the others stay at the call (they run it on a later step) */
+static int indirect_target(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t pc, uint32_t *E, int *fi)
+{
+    xlaunch *X = C->X;
+    const ash_ptx_module *m = X->m;
+    const uint64_t *r = W->R + (size_t)in->o[0].reg * 32;
+    int l0 = __builtin_ctz(*E);
+    uint64_t a = r[l0];
+    uint64_t g = (a - HC_WIN_FUNC) / 16;
+    if ((a & HC_WIN_MASK) != HC_WIN_FUNC || (a & 15) || g >= (uint64_t)m->nfuncs || !m->funcs[g].defined ||
+        m->funcs[g].is_entry || is_builtin(&m->funcs[g]) || X->regbase[g] < 0) {
+        unsigned t[3];
+        thread_xyz(X, (unsigned)(W->id * 32 + l0), t);
+        xfail(X, CUDA_ERROR_ILLEGAL_ADDRESS,
+              "indirect call in %s (PTX line %d: %s) block (%u,%u,%u) thread (%u,%u,%u): 0x%llx is not the address of a "
+              "device function of this module",
+              X->f->name, in->line, ash_ptx_line_text(m, in->line), C->ctaid[0], C->ctaid[1], C->ctaid[2], t[0], t[1],
+              t[2], (unsigned long long)a);
+        return -1;
+    }
+    uint32_t now = 0;
+    for (int l = 0; l < 32; l++)
+        if (*E >> l & 1 && r[l] == a)
+            now |= 1u << l;
+    if (now != *E) {   /* the rest wait at the call */
+        hc_exec_deuniform(W);
+        for (int l = 0; l < 32; l++)
+            if ((*E & ~now) >> l & 1)
+                W->pc[l] = pc;
+    }
+    *E = now;
+    *fi = (int)g;
+    return 0;
+}
+
 int hc_exec_call(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t pc, uint32_t M, uint32_t E)
 {
     xlaunch *X = C->X;
     const ash_ptx_module *m = X->m;
     int fi = in->o[0].sym;
+    uint32_t wait = 0;
+    if (in->o[0].kind == ASH_PTX_K_REG) {
+        if (!E)
+            return HC_STEP_NEXT;
+        uint32_t E0 = E;
+        if (indirect_target(C, W, in, pc, &E, &fi) < 0)
+            return -1;
+        wait = E0 & ~E;
+    }
     const ash_ptx_func *callee = &m->funcs[fi], *caller = &m->funcs[in->func];
     if (is_builtin(callee)) {
         if (E && call_builtin(C, W, in, E) < 0)
@@ -686,7 +760,7 @@ int hc_exec_call(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t pc, uin
         hc_exec_deuniform(W);
         for (int l = 0; l < 32; l++)
             if (M >> l & 1)
-                W->pc[l] = (E >> l & 1) ? target : pc + 1;
+                W->pc[l] = (E >> l & 1) ? target : (wait >> l & 1) ? pc : pc + 1;
     }
     return HC_STEP_DONE;
 }
@@ -1166,7 +1240,7 @@ CUresult hc_exec_run(const hc_exec_launch *L)
     }
     int nr = reachable(m, L->func, mark, order);
     for (int i = 0; i < m->nfuncs; i++)
-        X.regbase[i] = 0;
+        X.regbase[i] = -1;   /* not reached */
     for (int k = 0; k < nr; k++) {
         X.regbase[order[k]] = (int)X.nregs;
         X.nregs += (size_t)m->funcs[order[k]].nregs;

@@ -66,6 +66,8 @@ CUresult hc_exec_run(const hc_exec_launch *L);
  * HC_EXEC_USES_PRINTF (vprintf) */
 enum { HC_EXEC_USES_HEAP = 1, HC_EXEC_USES_PRINTF = 2 };
 unsigned hc_exec_uses(const ash_ptx_module *m, int func);
+/* the generic address of function `func` (what an initialiser or `mov` of its name gives) */
+uint64_t hc_exec_func_addr(int func);
 /* bytes of static shared memory kernel `func` uses */
 size_t hc_exec_static_shared(const ash_ptx_module *m, int func);
 

@@ -437,8 +437,8 @@ static CUresult module_new(struct CUctx_st *c, hc_image *img, struct CUlib_st *l
         for (int i = 0; i < img->px.nvars; i++)
             if (img->px_var[i] >= 0)
                 m->px_addr[i] = m->gaddr[img->px_var[i]];
-        /* addresses inside initialisers (`generic(sym)`, `sym+N`): the generic address of a
-         * global is its device address */
+        /* addresses inside initialisers (`generic(sym)`, `sym+N`, a function's name): the generic
+         * address of a global is its device address; a function's is the interpreter's */
         for (int i = 0; i < img->px.nvars; i++) {
             const ash_ptx_var *v = &img->px.vars[i];
             if (!v->nrelocs || img->px_var[i] < 0)
@@ -446,7 +446,8 @@ static CUresult module_new(struct CUctx_st *c, hc_image *img, struct CUlib_st *l
             unsigned char *rw = hc_dev_rw((uintptr_t)m->px_addr[i]);
             for (int r = 0; r < v->nrelocs; r++) {
                 const ash_ptx_reloc *rl = &v->relocs[r];
-                uint64_t a = m->px_addr[rl->sym] + (uint64_t)rl->addend;
+                uint64_t a = (rl->sym >= 0 ? m->px_addr[rl->sym] : hc_exec_func_addr(rl->func)) +
+                             (uint64_t)rl->addend;   /* a function's: a vtable entry */
                 if (rl->offset + (size_t)rl->size <= v->size)
                     memcpy(rw + rl->offset, &a, (size_t)rl->size);
             }

@@ -6,9 +6,10 @@
  * cuOccupancyMaxActiveBlocksPerMultiprocessor x SMs is refused (COOPERATIVE_LAUNCH_TOO_LARGE) and
  * the largest one runs; device malloc hands out disjoint 16-byte-aligned blocks of the heap
  * CU_LIMIT_MALLOC_HEAP_SIZE sets, that outlive the launch, answers NULL once the heap is exhausted
- * and reuses freed blocks; new/delete work; every CUlimit round-trips with CUDA's rules.
- * Usage: test_hc_coop PTXFILE [CASE [ARG]]   (no CASE: limits, malloc, grid, gridmax).
- * The fault cases (noncoop, freebad, freetwice, deep, fifo) print `NAME: CUDA_ERROR_...` lines that
+ * and reuses freed blocks; new/delete work; virtual functions (two targets in one warp) and
+ * function pointers call the right function; every CUlimit round-trips with CUDA's rules.
+ * Usage: test_hc_coop PTXFILE [CASE [ARG]]   (no CASE: limits, malloc, grid, gridmax, virtual).
+ * The fault cases (noncoop, freebad, freetwice, badcall, deep, fifo) print `NAME: CUDA_ERROR_...` lines that
  * test_hc_coop.sh checks along with their hostcuda: line. Exit 0 pass, 1 fail. */
 #include <cuda.h>
 #include <stdio.h>
@@ -225,6 +226,41 @@ static void case_freebad(const char *which)
     printf("sync: %s\n", rname(cuCtxSynchronize()));
 }
 
+/* ---------------------------------------------------------------- indirect calls */
+/* virtual functions on device-new'd objects (two targets in one warp) and function pointers */
+static void case_virtual(void)
+{
+    int out[64];
+    CUdeviceptr d = dalloc(sizeof out);
+    void *a1[] = {&d};
+    CK(cuLaunchKernel(fn("co_virtual"), 1, 1, 1, 64, 1, 1, 0, NULL, a1, NULL));
+    CK(cuMemcpyDtoH(out, d, sizeof out));
+    char what[96];
+    for (int t = 0; t < 64; t++) {
+        snprintf(what, sizeof what, "co_virtual thread %d (%s::area)", t, t & 1 ? "Triple" : "Square");
+        EXPECT_EQ(what, out[t], t & 1 ? 3 * (t + 1) + t : (t + 1) * (t + 1));
+    }
+    unsigned long long bad = 0;
+    void *a2[] = {&d, &bad};
+    CK(cuLaunchKernel(fn("co_fnptr"), 1, 1, 1, 64, 1, 1, 0, NULL, a2, NULL));
+    CK(cuMemcpyDtoH(out, d, sizeof out));
+    for (int t = 0; t < 64; t++) {
+        snprintf(what, sizeof what, "co_fnptr thread %d (%s)", t, t % 3 == 0 ? "co_negate" : "co_twice");
+        EXPECT_EQ(what, out[t], t % 3 == 0 ? -(t + 10) : 2 * (t + 10));
+    }
+    cuMemFree(d);
+}
+
+/* a call through a pointer that is no function's: reported, the launch fails */
+static void case_badcall(void)
+{
+    CUdeviceptr d = dalloc(64 * 4);
+    unsigned long long bad = d;   /* device memory, not code */
+    void *args[] = {&d, &bad};
+    printf("launch: %s\n", rname(cuLaunchKernel(fn("co_fnptr"), 1, 1, 1, 64, 1, 1, 0, NULL, args, NULL)));
+    printf("sync: %s\n", rname(cuCtxSynchronize()));
+}
+
 /* ---------------------------------------------------------------- limits */
 static void case_limits(void)
 {
@@ -338,6 +374,11 @@ int main(int argc, char **argv)
         case_malloc();
         case_grid();
         case_gridmax();
+        case_virtual();
+    } else if (!strcmp(c, "virtual")) {
+        case_virtual();
+    } else if (!strcmp(c, "badcall")) {
+        case_badcall();
     } else if (!strcmp(c, "limits")) {
         case_limits();
     } else if (!strcmp(c, "malloc")) {

@@ -6,7 +6,9 @@
 # an ordinary launch ends (never hangs) with one hostcuda: line naming the kernel, the PTX line and
 # the cooperative launch it needs; free of what malloc did not return, or twice, is
 # LAUNCH_FAILED naming kernel, PTX line, thread, address; CU_LIMIT_STACK_SIZE decides how deep a
-# recursion may go; CU_LIMIT_PRINTF_FIFO_SIZE caps device printf, saying what was dropped.
+# recursion may go; CU_LIMIT_PRINTF_FIFO_SIZE caps device printf, saying what was dropped;
+# virtual functions and function pointers call the right function, a call through a pointer to
+# data is ILLEGAL_ADDRESS naming it.
 # Controls: the grid check fails for the kernel without a grid barrier (inside test_hc_coop);
 # the recursion that fits a raised stack limit overflows the default one; with the default FIFO
 # every printf line appears.
@@ -23,7 +25,7 @@ for cfg in "HOSTCUDA_THREADS=1" "HOSTCUDA_THREADS=3" "HOSTCUDA_THREADS=2 HOSTCUD
     rc=$?
     grep -q "^control: co_shift_cta .* has [1-9][0-9]* wrong elements$" "$T_TMP/ok" &&
         grep -q "^test_hc_coop: all checks passed$" "$T_TMP/ok"
-    t_case $(( rc == 0 && $? == 0 ? 0 : 1 )) "grid sync, largest grid / one CTA more, malloc/free, limits ($cfg)" ||
+    t_case $(( rc == 0 && $? == 0 ? 0 : 1 )) "grid sync, largest grid / one CTA more, malloc/free, limits, virtual calls ($cfg)" ||
         t_show "$T_TMP/ok"
 done
 grep -q "^gridmax: 2 blocks of 1024 threads per SM x 2 SMs = 4$" "$T_TMP/ok"
@@ -49,6 +51,11 @@ fault freetwice ""
 has freetwice "^sync: CUDA_ERROR_LAUNCH_FAILED$" &&
     has freetwice "^hostcuda: free of 0x[0-9a-f]+ in co_free_twice \(PTX line [0-9]+: call\.uni\) block \(0,0,0\) thread \(0,0,0\): not a block device malloc returned, or one already freed$"
 t_case $? "the same pointer freed twice: LAUNCH_FAILED naming it"
+
+fault badcall ""
+has badcall "^sync: CUDA_ERROR_ILLEGAL_ADDRESS$" &&
+    has badcall "^hostcuda: indirect call in co_fnptr \(PTX line [0-9]+: call .*\) block \(0,0,0\) thread \(0,0,0\): 0x[0-9a-f]+ is not the address of a device function of this module$"
+t_case $? "a call through a pointer to data: ILLEGAL_ADDRESS, one line with kernel, PTX line, thread, address"
 
 fault deep 50
 has deep50 "^sync: CUDA_SUCCESS$" && has deep50 "^result: ([0-9]+) \(want \1\)$"
