@@ -21,7 +21,7 @@
  * memory; hang (deadlocks and timeouts end the launch); take hc_mu (the caller snapshots memory).
  */
 #include "hc_exec.h"
-#include "hc_exec_ops.h"
+#include "hc_exec_int.h"
 
 #include <fenv.h>
 #include <math.h>
@@ -44,7 +44,7 @@ static uint64_t now_ns(void)
 }
 
 /* ---------------------------------------------------------------- load-time check */
-static int is_builtin(const ash_ptx_func *f)
+int hc_is_builtin(const ash_ptx_func *f)
 {
     return !strcmp(f->name, "vprintf") || !strcmp(f->name, "__assertfail") ||
            (f->is_extern && (!strcmp(f->name, "malloc") || !strcmp(f->name, "free")));
@@ -60,7 +60,7 @@ static int insn_supported(const ash_ptx_module *m, const ash_ptx_insn *in, const
         if (in->o[0].kind == ASH_PTX_K_REG)
             return 1;   /* indirect: every function whose address is taken is checked with the kernel */
         const ash_ptx_func *f = &m->funcs[in->o[0].sym];
-        if (is_builtin(f) || (!f->is_extern && !f->is_entry))
+        if (hc_is_builtin(f) || (!f->is_extern && !f->is_entry))
             return 1;
         *why = f->is_entry ? "call of a kernel (dynamic parallelism) not supported"
                            : "call of an external device function not supported";
@@ -127,7 +127,7 @@ uint64_t hc_exec_func_addr(int fi)
 
 static void reach(const ash_ptx_module *m, int g, char *mark, int *order, int *n)
 {
-    if (g >= 0 && g < m->nfuncs && !mark[g] && !is_builtin(&m->funcs[g]) && !m->funcs[g].is_entry) {
+    if (g >= 0 && g < m->nfuncs && !mark[g] && !hc_is_builtin(&m->funcs[g]) && !m->funcs[g].is_entry) {
         mark[g] = 1;
         order[(*n)++] = g;
     }
@@ -265,33 +265,9 @@ size_t hc_exec_static_shared(const ash_ptx_module *m, int fi)
 }
 
 /* ---------------------------------------------------------------- launch state */
-typedef struct xlaunch {
-    const hc_exec_launch *L;
-    const ash_ptx_module *m;
-    const ash_ptx_func *f;
-    const ash_ptx_insn *code;
-    unsigned nthreads, nwarps, ncta;
-    size_t shared_bytes, dyn_base, frame;
-    size_t local_size;           /* per thread: the kernel's frame, then the call stack */
-    int *regbase;                /* per function: its first slot in a warp's register file, -1: not reached */
-    size_t nregs;                /* slots per lane */
-    atomic_uint next_cta;
-    atomic_int abort;
-    pthread_mutex_t mu;
-    CUresult err;
-    char msg[2048];
-    uint64_t deadline;
-    char *pbuf;                  /* device printf output, written at the end of the launch */
-    size_t plen, pcap;
-    atomic_ullong warp_instr, lane_instr;
-    int grid_ws;                 /* the kernel reads the grid workspace (%envreg1:2) */
-    atomic_uint next_worker;     /* cooperative launch: worker k runs CTAs k, k + nt, ... */
-    unsigned nworkers;
-    size_t printf_dropped;       /* device printf bytes past CU_LIMIT_PRINTF_FIFO_SIZE */
-} xlaunch;
 
 /* a fault: first one wins; the others stop */
-static void xfail(xlaunch *X, CUresult err, const char *fmt, ...)
+void hc_xfail(xlaunch *X, CUresult err, const char *fmt, ...)
 {
     pthread_mutex_lock(&X->mu);
     if (X->err == CUDA_SUCCESS) {
@@ -305,7 +281,7 @@ static void xfail(xlaunch *X, CUresult err, const char *fmt, ...)
     atomic_store(&X->abort, 1);
 }
 
-static void thread_xyz(const xlaunch *X, unsigned t, unsigned out[3])
+void hc_thread_xyz(const xlaunch *X, unsigned t, unsigned out[3])
 {
     unsigned bx = X->L->block[0], by = X->L->block[1];
     out[0] = t % bx;
@@ -323,7 +299,7 @@ static void fault_addr(hc_cta *C, hc_warp *W, int lane, const ash_ptx_insn *in, 
 {
     xlaunch *X = C->X;
     unsigned t[3];
-    thread_xyz(X, (unsigned)(W->id * 32 + lane), t);
+    hc_thread_xyz(X, (unsigned)(W->id * 32 + lane), t);
     char near[256] = "no allocation";
     const hc_exec_range *R = X->L->ranges;
     int n = X->L->nranges, best = -1;
@@ -347,7 +323,7 @@ static void fault_addr(hc_cta *C, hc_warp *W, int lane, const ash_ptx_insn *in, 
             snprintf(near, sizeof near, "nearest allocation 0x%llx+%zu, %llu bytes inside it",
                      (unsigned long long)r->lo, r->size, (unsigned long long)(a - r->lo));
     }
-    xfail(X, CUDA_ERROR_ILLEGAL_ADDRESS,
+    hc_xfail(X, CUDA_ERROR_ILLEGAL_ADDRESS,
           "illegal address in %s (PTX line %d: %s) block (%u,%u,%u) thread (%u,%u,%u): %s %u bytes at 0x%llx; %s%s%s",
           X->f->name, in->line, ash_ptx_line_text(X->m, in->line), C->ctaid[0], C->ctaid[1], C->ctaid[2], t[0],
           t[1], t[2], acc_name(acc), size, (unsigned long long)a, near, what ? " " : "", what ? what : "");
@@ -358,8 +334,8 @@ static void fault_space(hc_cta *C, hc_warp *W, int lane, const ash_ptx_insn *in,
 {
     xlaunch *X = C->X;
     unsigned t[3];
-    thread_xyz(X, (unsigned)(W->id * 32 + lane), t);
-    xfail(X, CUDA_ERROR_ILLEGAL_ADDRESS,
+    hc_thread_xyz(X, (unsigned)(W->id * 32 + lane), t);
+    hc_xfail(X, CUDA_ERROR_ILLEGAL_ADDRESS,
           "illegal address in %s (PTX line %d: %s) block (%u,%u,%u) thread (%u,%u,%u): %s %u bytes at %s address "
           "0x%llx; the %s window is %zu bytes%s",
           X->f->name, in->line, ash_ptx_line_text(X->m, in->line), C->ctaid[0], C->ctaid[1], C->ctaid[2], t[0],
@@ -453,356 +429,6 @@ void *hc_exec_addr(hc_cta *C, hc_warp *W, int lane, const ash_ptx_insn *in, int 
     }
 }
 
-/* ---------------------------------------------------------------- device printf and assert */
-static int read_cstr(hc_cta *C, hc_warp *W, int lane, const ash_ptx_insn *in, uint64_t a, char *buf, size_t n)
-{
-    for (size_t i = 0; i + 1 < n; i++) {
-        const char *p = hc_exec_addr(C, W, lane, in, ASH_PTX_S_GENERIC, a + i, 1, HC_ACC_LD);
-        if (!p)
-            return -1;
-        buf[i] = *p;
-        if (!*p)
-            return 0;
-    }
-    buf[n - 1] = 0;
-    return 0;
-}
-
-static void out_append(xlaunch *X, const char *s, size_t n)
-{
-    pthread_mutex_lock(&X->mu);
-    if (X->L->printf_fifo && X->plen + n > X->L->printf_fifo) {   /* the FIFO is full: this record is lost */
-        X->printf_dropped += n;
-        n = 0;
-    }
-    if (X->plen + n + 1 > X->pcap) {
-        size_t nc = X->pcap ? X->pcap * 2 : 4096;
-        while (nc < X->plen + n + 1)
-            nc *= 2;
-        char *nb = realloc(X->pbuf, nc);
-        if (nb) {
-            X->pbuf = nb;
-            X->pcap = nc;
-        }
-    }
-    if (X->plen + n + 1 <= X->pcap) {
-        memcpy(X->pbuf + X->plen, s, n);
-        X->plen += n;
-    }
-    pthread_mutex_unlock(&X->mu);
-}
-
-/* vprintf(fmt, args): args is a packed buffer, each argument at its natural alignment */
-static int dev_printf(hc_cta *C, hc_warp *W, int lane, const ash_ptx_insn *in, uint64_t fmt_a, uint64_t args_a)
-{
-    char fmt[1024], out[4096];
-    if (read_cstr(C, W, lane, in, fmt_a, fmt, sizeof fmt))
-        return -1;
-    size_t o = 0, off = 0;
-    for (const char *p = fmt; *p && o < sizeof out - 1;) {
-        if (*p != '%') {
-            out[o++] = *p++;
-            continue;
-        }
-        if (p[1] == '%') {
-            out[o++] = '%';
-            p += 2;
-            continue;
-        }
-        char spec[64];
-        size_t k = 0;
-        spec[k++] = *p++;
-        int lcount = 0;
-        while (*p && strchr("-+ #0123456789.*hlLqjzt", *p) && k < sizeof spec - 2) {
-            if (*p == 'l' || *p == 'L' || *p == 'q' || *p == 'j' || *p == 'z' || *p == 't')
-                lcount++;
-            spec[k++] = *p++;
-        }
-        if (!*p)
-            break;
-        char conv = *p++;
-        spec[k++] = conv;
-        spec[k] = 0;
-        int is_float = strchr("fFeEgGaA", conv) != NULL;
-        int wide = is_float || conv == 'p' || conv == 's' || lcount > 0;
-        size_t sz = wide ? 8 : 4;
-        off = (off + sz - 1) / sz * sz;
-        const unsigned char *ap = hc_exec_addr(C, W, lane, in, ASH_PTX_S_GENERIC, args_a + off, (unsigned)sz,
-                                               HC_ACC_LD);
-        if (!ap)
-            return -1;
-        off += sz;
-        uint64_t v = 0;
-        memcpy(&v, ap, sz);
-        int wrote;
-        size_t room = sizeof out - o;
-        if (is_float) {
-            double d;
-            memcpy(&d, &v, 8);
-            wrote = snprintf(out + o, room, spec, d);
-        } else if (conv == 's') {
-            char s[512];
-            if (read_cstr(C, W, lane, in, v, s, sizeof s))
-                return -1;
-            wrote = snprintf(out + o, room, spec, s);
-        } else if (conv == 'p') {
-            wrote = snprintf(out + o, room, "%#llx", (unsigned long long)v);
-        } else if (lcount) {
-            char s2[64];
-            snprintf(s2, sizeof s2, "%.*sll%c", (int)(k - 1 - (size_t)lcount), spec, conv);
-            wrote = snprintf(out + o, room, s2, (long long)v);
-        } else if (conv == 'c') {
-            wrote = snprintf(out + o, room, spec, (int)(uint32_t)v);
-        } else {
-            wrote = snprintf(out + o, room, spec, (int)(uint32_t)v);
-        }
-        if (wrote > 0)
-            o += (size_t)wrote < room ? (size_t)wrote : room - 1;
-    }
-    out_append(C->X, out, o);
-    return 0;
-}
-
-/* __assertfail(message, file, line, function, charSize) */
-static void dev_assert(hc_cta *C, hc_warp *W, int lane, const ash_ptx_insn *in, const uint64_t *args)
-{
-    char msg[512], file[512], fn[512];
-    if (read_cstr(C, W, lane, in, args[0], msg, sizeof msg) || read_cstr(C, W, lane, in, args[1], file, sizeof file) ||
-        read_cstr(C, W, lane, in, args[3], fn, sizeof fn))
-        return;
-    unsigned t[3];
-    thread_xyz(C->X, (unsigned)(W->id * 32 + lane), t);
-    char gpu[1800];
-    snprintf(gpu, sizeof gpu, "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n", file,
-             (unsigned)args[2], fn, C->ctaid[0], C->ctaid[1], C->ctaid[2], t[0], t[1], t[2], msg);
-    out_append(C->X, gpu, strlen(gpu));   /* printed where a GPU prints it: with the device's output */
-    xfail(C->X, CUDA_ERROR_ASSERT, "device assertion failed in %s (PTX line %d) block (%u,%u,%u) thread (%u,%u,%u)",
-          C->X->f->name, in->line, C->ctaid[0], C->ctaid[1], C->ctaid[2], t[0], t[1], t[2]);
-}
-
-static unsigned char *lane_local(hc_cta *C, hc_warp *W, int l)
-{
-    return (unsigned char *)C->local + (size_t)(W->id * 32 + l) * C->X->local_size;
-}
-
-/* device malloc(size) / free(p) for lane l: the launch's heap (CU_LIMIT_MALLOC_HEAP_SIZE); malloc
- * answers NULL when the heap is exhausted, as on a GPU; free of what malloc did not return (or
- * returned and was freed) is a fault */
-static int device_heap(hc_cta *C, hc_warp *W, int l, const ash_ptx_insn *in, int is_malloc, uint64_t a)
-{
-    xlaunch *X = C->X;
-    const hc_exec_launch *L = X->L;
-    if (is_malloc) {
-        uint64_t p = L->heap ? L->heap_alloc(L->heap, a) : 0;
-        if (in->call_nret) {
-            const ash_ptx_var *rv = &X->m->vars[X->m->callvars[in->call_args]];
-            unsigned char *dst = lane_local(C, W, l) + W->lbase[l] + rv->offset;
-            memcpy(dst, &p, rv->size < 8 ? rv->size : 8);
-        }
-        return 0;
-    }
-    if (!a || (L->heap && L->heap_free(L->heap, a) == 0))
-        return 0;
-    unsigned t[3];
-    thread_xyz(X, (unsigned)(W->id * 32 + l), t);
-    xfail(X, CUDA_ERROR_LAUNCH_FAILED,
-          "free of 0x%llx in %s (PTX line %d: %s) block (%u,%u,%u) thread (%u,%u,%u): not a block device malloc "
-          "returned, or one already freed",
-          (unsigned long long)a, X->f->name, in->line, ash_ptx_line_text(X->m, in->line), C->ctaid[0], C->ctaid[1],
-          C->ctaid[2], t[0], t[1], t[2]);
-    return -1;
-}
-
-/* call of a builtin: arguments are the caller's .param variables (in its local frame) */
-static int call_builtin(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t E)
-{
-    xlaunch *X = C->X;
-    const ash_ptx_module *m = X->m;
-    const ash_ptx_func *callee = &m->funcs[in->o[0].sym];
-    int is_printf = !strcmp(callee->name, "vprintf");
-    int is_malloc = !strcmp(callee->name, "malloc"), is_free = !strcmp(callee->name, "free");
-    for (int l = 0; l < 32; l++) {
-        if (!(E >> l & 1))
-            continue;
-        uint64_t args[8] = {0};
-        for (int k = 0; k < in->call_nargs && k < 8; k++) {
-            const ash_ptx_var *v = &m->vars[m->callvars[in->call_args + in->call_nret + k]];
-            const unsigned char *p =
-                (const unsigned char *)C->local + (size_t)(W->id * 32 + l) * X->local_size + W->lbase[l] + v->offset;
-            memcpy(&args[k], p, v->size > 8 ? 8 : v->size);
-        }
-        if (is_malloc || is_free) {
-            if (device_heap(C, W, l, in, is_malloc, args[0]))
-                return -1;
-        } else if (is_printf) {
-            if (dev_printf(C, W, l, in, args[0], args[1]))
-                return -1;
-            if (in->call_nret) {
-                const ash_ptx_var *rv = &m->vars[m->callvars[in->call_args]];
-                unsigned char *p =
-                    (unsigned char *)C->local + (size_t)(W->id * 32 + l) * X->local_size + W->lbase[l] + rv->offset;
-                int32_t zero = 0;
-                memcpy(p, &zero, rv->size < 4 ? rv->size : 4);
-            }
-        } else {
-            dev_assert(C, W, l, in, args);
-            return -1;
-        }
-    }
-    return 0;
-}
-
-/* A call frame in the lane's local memory, above the caller's frame:
- *   [header: return pc, caller's frame base, call pc][callee's saved registers][callee's frame]
- * The callee's registers are saved so that recursion finds its own values after a return. */
-typedef struct frame_hdr {
-    uint32_t ret_pc, old_lbase, call_pc, pad;
-} frame_hdr;
-
-static size_t al16(size_t v)
-{
-    return (v + 15) & ~(size_t)15;
-}
-
-/* an indirect call: the lanes of E whose target is the first lane's go now (*E narrowed to
- * them, *fi their function); the others stay at the call (they run it on a later step) */
-static int indirect_target(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t pc, uint32_t *E, int *fi)
-{
-    xlaunch *X = C->X;
-    const ash_ptx_module *m = X->m;
-    const uint64_t *r = W->R + (size_t)in->o[0].reg * 32;
-    int l0 = __builtin_ctz(*E);
-    uint64_t a = r[l0];
-    uint64_t g = (a - HC_WIN_FUNC) / 16;
-    if ((a & HC_WIN_MASK) != HC_WIN_FUNC || (a & 15) || g >= (uint64_t)m->nfuncs || !m->funcs[g].defined ||
-        m->funcs[g].is_entry || is_builtin(&m->funcs[g]) || X->regbase[g] < 0) {
-        unsigned t[3];
-        thread_xyz(X, (unsigned)(W->id * 32 + l0), t);
-        xfail(X, CUDA_ERROR_ILLEGAL_ADDRESS,
-              "indirect call in %s (PTX line %d: %s) block (%u,%u,%u) thread (%u,%u,%u): 0x%llx is not the address of a "
-              "device function of this module",
-              X->f->name, in->line, ash_ptx_line_text(m, in->line), C->ctaid[0], C->ctaid[1], C->ctaid[2], t[0], t[1],
-              t[2], (unsigned long long)a);
-        return -1;
-    }
-    uint32_t now = 0;
-    for (int l = 0; l < 32; l++)
-        if (*E >> l & 1 && r[l] == a)
-            now |= 1u << l;
-    if (now != *E) {   /* the rest wait at the call */
-        hc_exec_deuniform(W);
-        for (int l = 0; l < 32; l++)
-            if ((*E & ~now) >> l & 1)
-                W->pc[l] = pc;
-    }
-    *E = now;
-    *fi = (int)g;
-    return 0;
-}
-
-int hc_exec_call(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t pc, uint32_t M, uint32_t E)
-{
-    xlaunch *X = C->X;
-    const ash_ptx_module *m = X->m;
-    int fi = in->o[0].sym;
-    uint32_t wait = 0;
-    if (in->o[0].kind == ASH_PTX_K_REG) {
-        if (!E)
-            return HC_STEP_NEXT;
-        uint32_t E0 = E;
-        if (indirect_target(C, W, in, pc, &E, &fi) < 0)
-            return -1;
-        wait = E0 & ~E;
-    }
-    const ash_ptx_func *callee = &m->funcs[fi], *caller = &m->funcs[in->func];
-    if (is_builtin(callee)) {
-        if (E && call_builtin(C, W, in, E) < 0)
-            return -1;
-        return HC_STEP_NEXT;
-    }
-    if (!E)
-        return HC_STEP_NEXT;
-    size_t save = al16(sizeof(frame_hdr) + (size_t)callee->nregs * 8);
-    const uint64_t *Rc = W->Rall + (size_t)X->regbase[fi] * 32;
-    for (int l = 0; l < 32; l++) {
-        if (!(E >> l & 1))
-            continue;
-        size_t nb = al16(W->lbase[l] + caller->frame_size), nl = nb + save;
-        if (nl + callee->frame_size > X->local_size || W->depth[l] == UINT16_MAX) {
-            unsigned t[3];
-            thread_xyz(X, (unsigned)(W->id * 32 + l), t);
-            xfail(X, CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
-                  "stack overflow in %s (PTX line %d: %s) block (%u,%u,%u) thread (%u,%u,%u): call depth %u, %zu bytes "
-                  "of local memory per thread",
-                  X->f->name, in->line, ash_ptx_line_text(m, in->line), C->ctaid[0], C->ctaid[1], C->ctaid[2], t[0],
-                  t[1], t[2], (unsigned)W->depth[l] + 1, X->local_size);
-            return -1;
-        }
-        unsigned char *base = lane_local(C, W, l);
-        frame_hdr h = {pc + 1, W->lbase[l], pc, 0};
-        memcpy(base + nb, &h, sizeof h);
-        for (int r = 0; r < callee->nregs; r++)
-            memcpy(base + nb + sizeof h + (size_t)r * 8, &Rc[(size_t)r * 32 + l], 8);
-        /* arguments: the caller's .param variables into the callee's parameters */
-        for (int k = 0; k < in->call_nargs && k < callee->nparams; k++) {
-            const ash_ptx_var *av = &m->vars[m->callvars[in->call_args + in->call_nret + k]];
-            const ash_ptx_var *pv = &m->vars[callee->params[k].var];
-            size_t n = av->size < pv->size ? av->size : pv->size;
-            memcpy(base + nl + pv->offset, base + W->lbase[l] + av->offset, n);
-        }
-        W->lbase[l] = (uint32_t)nl;
-        W->depth[l]++;
-    }
-    uint32_t target = (uint32_t)callee->first;
-    if (E == M && W->uniform) {
-        W->upc = target;
-    } else {
-        hc_exec_deuniform(W);
-        for (int l = 0; l < 32; l++)
-            if (M >> l & 1)
-                W->pc[l] = (E >> l & 1) ? target : (wait >> l & 1) ? pc : pc + 1;
-    }
-    return HC_STEP_DONE;
-}
-
-int hc_exec_return(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t E)
-{
-    xlaunch *X = C->X;
-    const ash_ptx_module *m = X->m;
-    const ash_ptx_func *callee = &m->funcs[in->func];
-    size_t save = al16(sizeof(frame_hdr) + (size_t)callee->nregs * 8);
-    uint64_t *Rc = W->Rall + (size_t)X->regbase[in->func] * 32;
-    uint32_t first = UINT32_MAX;
-    int same = 1;
-    hc_exec_deuniform(W);
-    for (int l = 0; l < 32; l++) {
-        if (!(E >> l & 1))
-            continue;
-        unsigned char *base = lane_local(C, W, l);
-        size_t nl = W->lbase[l], nb = nl - save;
-        frame_hdr h;
-        memcpy(&h, base + nb, sizeof h);
-        const ash_ptx_insn *call = &X->code[h.call_pc];
-        for (int k = 0; k < call->call_nret && k < callee->nrets; k++) {
-            const ash_ptx_var *rv = &m->vars[m->callvars[call->call_args + k]];
-            const ash_ptx_var *cv = &m->vars[callee->rets[k]];
-            size_t n = rv->size < cv->size ? rv->size : cv->size;
-            memcpy(base + h.old_lbase + rv->offset, base + nl + cv->offset, n);
-        }
-        for (int r = 0; r < callee->nregs; r++)
-            memcpy(&Rc[(size_t)r * 32 + l], base + nb + sizeof h + (size_t)r * 8, 8);
-        W->lbase[l] = h.old_lbase;
-        W->depth[l]--;
-        W->pc[l] = h.ret_pc;
-        if (first == UINT32_MAX)
-            first = h.ret_pc;
-        else if (h.ret_pc != first)
-            same = 0;
-    }
-    (void)same;
-    return 0;
-}
-
 /* ---------------------------------------------------------------- facts for the instructions */
 size_t hc_exec_frame(const hc_cta *C)
 {
@@ -827,9 +453,9 @@ const hc_exec_launch *hc_exec_launch_of(const hc_cta *C)
 void hc_exec_trap(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, int lane)
 {
     unsigned t[3];
-    thread_xyz(C->X, (unsigned)(W->id * 32 + lane), t);
+    hc_thread_xyz(C->X, (unsigned)(W->id * 32 + lane), t);
     if (C->X->grid_ws && !C->X->L->coop) {   /* cooperative groups traps on a null grid workspace */
-        xfail(C->X, CUDA_ERROR_ILLEGAL_INSTRUCTION,
+        hc_xfail(C->X, CUDA_ERROR_ILLEGAL_INSTRUCTION,
               "trap in %s (PTX line %d: %s) block (%u,%u,%u) thread (%u,%u,%u): the kernel reads the grid "
               "workspace (%%envreg1:%%envreg2), which only a cooperative launch has: a grid-wide sync "
               "(cooperative_groups::this_grid().sync()) needs cuLaunchCooperativeKernel / "
@@ -838,7 +464,7 @@ void hc_exec_trap(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, int lane)
               t[0], t[1], t[2]);
         return;
     }
-    xfail(C->X, CUDA_ERROR_ILLEGAL_INSTRUCTION, "trap in %s (PTX line %d: %s) block (%u,%u,%u) thread (%u,%u,%u)",
+    hc_xfail(C->X, CUDA_ERROR_ILLEGAL_INSTRUCTION, "trap in %s (PTX line %d: %s) block (%u,%u,%u) thread (%u,%u,%u)",
           C->X->f->name, in->line, ash_ptx_line_text(C->X->m, in->line), C->ctaid[0], C->ctaid[1], C->ctaid[2], t[0],
           t[1], t[2]);
 }
@@ -926,7 +552,7 @@ static int warp_run(hc_cta *C, hc_warp *W, int budget)
         W->force = 0;
         if (r < 0) {
             if (!atomic_load(&X->abort))   /* an operand form the executor does not implement */
-                xfail(X, CUDA_ERROR_NOT_SUPPORTED, "kernel %s: PTX line %d: not supported at run time: %s",
+                hc_xfail(X, CUDA_ERROR_NOT_SUPPORTED, "kernel %s: PTX line %d: not supported at run time: %s",
                       X->f->name, in->line, ash_ptx_line_text(X->m, in->line));
             return -1;
         }
@@ -1022,7 +648,7 @@ static void deadlock(hc_cta *C)
         if (C->bar_count[id])
             bo += (size_t)snprintf(bars + bo, sizeof bars - bo, "%sbarrier %d has %u of %u threads", bo ? ", " : "",
                                    id, C->bar_count[id], C->bar_expect[id] ? C->bar_expect[id] : C->live_threads);
-    xfail(X, CUDA_ERROR_LAUNCH_FAILED,
+    hc_xfail(X, CUDA_ERROR_LAUNCH_FAILED,
           "barrier deadlock in %s block (%u,%u,%u): %s; waiting warps: %s; missing warps: %s", X->f->name,
           C->ctaid[0], C->ctaid[1], C->ctaid[2], bars[0] ? bars : "no barrier has arrivals",
           waiting[0] ? waiting : "none", missing[0] ? missing : "none (they wait at another barrier)");
@@ -1085,7 +711,7 @@ static int cta_round(hc_cta *C)
         return -1;
     }
     if (X->deadline && (++C->rounds & 63) == 0 && now_ns() > X->deadline) {
-        xfail(X, CUDA_ERROR_LAUNCH_TIMEOUT, "kernel %s ran past HOSTCUDA_KERNEL_TIMEOUT_S (%g s) in block (%u,%u,%u)",
+        hc_xfail(X, CUDA_ERROR_LAUNCH_TIMEOUT, "kernel %s ran past HOSTCUDA_KERNEL_TIMEOUT_S (%g s) in block (%u,%u,%u)",
               X->f->name, X->L->timeout_s, C->ctaid[0], C->ctaid[1], C->ctaid[2]);
         return -1;
     }
@@ -1145,7 +771,7 @@ static void *worker(void *arg)
     xlaunch *X = arg;
     hc_cta C;
     if (cta_alloc(X, &C) < 0) {
-        xfail(X, CUDA_ERROR_OUT_OF_MEMORY, "out of host memory for a CTA of %s", X->f->name);
+        hc_xfail(X, CUDA_ERROR_OUT_OF_MEMORY, "out of host memory for a CTA of %s", X->f->name);
         goto out;
     }
     for (;;) {
@@ -1176,7 +802,7 @@ static void *coop_worker(void *arg)
     hc_cta *C = calloc(n ? n : 1, sizeof *C);
     char *done = calloc(n ? n : 1, 1);
     if (!C || !done) {
-        xfail(X, CUDA_ERROR_OUT_OF_MEMORY, "out of host memory for the CTAs of cooperative %s", X->f->name);
+        hc_xfail(X, CUDA_ERROR_OUT_OF_MEMORY, "out of host memory for the CTAs of cooperative %s", X->f->name);
         free(C);
         free(done);
         return NULL;
@@ -1184,7 +810,7 @@ static void *coop_worker(void *arg)
     unsigned made = 0;
     for (; made < n; made++) {
         if (cta_alloc(X, &C[made]) < 0) {
-            xfail(X, CUDA_ERROR_OUT_OF_MEMORY, "out of host memory for %u resident CTAs of cooperative %s", X->ncta,
+            hc_xfail(X, CUDA_ERROR_OUT_OF_MEMORY, "out of host memory for %u resident CTAs of cooperative %s", X->ncta,
                   X->f->name);
             made++;
             goto out;
