@@ -33,7 +33,7 @@ static size_t align_up(size_t v, size_t a)
     return a > 1 ? (v + a - 1) / a * a : v;
 }
 
-static int put_reloc(parser *P, ash_ptx_var *v, size_t off, int esz, int sym, int64_t add, int generic)
+static int put_reloc(parser *P, ash_ptx_var *v, size_t off, int esz, int sym, int64_t add, int generic, int func)
 {
     int cap = v->nrelocs;   /* grow by one each time: initialisers with addresses are short */
     ash_ptx_reloc *r = realloc(v->relocs, (size_t)(cap + 1) * sizeof *r);
@@ -42,7 +42,7 @@ static int put_reloc(parser *P, ash_ptx_var *v, size_t off, int esz, int sym, in
         return -1;
     }
     v->relocs = r;
-    r[v->nrelocs++] = (ash_ptx_reloc){off, esz, sym, add, generic};
+    r[v->nrelocs++] = (ash_ptx_reloc){off, esz, sym, add, generic, func};
     return 0;
 }
 
@@ -119,7 +119,8 @@ static int parse_init(parser *P, ash_ptx_var *v, int esz, size_t *idx, size_t co
         e = next(P);
     }
     int sym = e.kind == TK_WORD ? var_lookup(P, e.s, e.n) : -1;
-    if (sym < 0) {
+    int func = sym < 0 && e.kind == TK_WORD ? func_lookup(P->m, e.s, e.n) : -1;   /* a vtable's entry */
+    if (sym < 0 && func < 0) {
         perr(P, &e, "unknown symbol in the initialiser of %s", v->name);
         return -1;
     }
@@ -138,7 +139,7 @@ static int parse_init(parser *P, ash_ptx_var *v, int esz, size_t *idx, size_t co
         perr(P, &e, "a symbol address needs a 32- or 64-bit element in %s", v->name);
         return -1;
     }
-    return put_reloc(P, v, off, esz, sym, add, generic);
+    return put_reloc(P, v, off, esz, sym, add, generic, func);
 }
 
 /* [.align N] [.vN] .type [.ptr ...] name[dims] [= init]; `space` already read. func >= 0 inside a body.
@@ -641,13 +642,14 @@ static int parse_call(parser *P, ash_ptx_insn *in)
     }
     tok f = next(P);
     int fi = f.kind == TK_WORD ? func_lookup(P->m, f.s, f.n) : -1;
-    if (fi < 0) {
-        /* an indirect call through a register: kept as unsupported */
-        in->op = ASH_PTX_OP_NONE;
-        skip_to_semicolon(P);
-        return 1;
+    int freg = fi < 0 && f.kind == TK_WORD ? reg_lookup(P, f.s, f.n) : -1;
+    if (fi < 0 && freg < 0) {
+        perr(P, &f, "bad call target");
+        return -1;
     }
-    in->o[0] = (ash_ptx_opnd){.kind = ASH_PTX_K_FUNC, .sym = fi, .reg = -1};
+    /* an indirect call (a function pointer, a virtual function): o[0] is the register */
+    in->o[0] = fi >= 0 ? (ash_ptx_opnd){.kind = ASH_PTX_K_FUNC, .sym = fi, .reg = -1}
+                       : (ash_ptx_opnd){.kind = ASH_PTX_K_REG, .sym = -1, .reg = freg};
     in->nops = 1;
     if (accept(P, ',')) {
         if (!expect(P, '(', "'(' before the call arguments"))
@@ -1114,10 +1116,16 @@ static int parse_function(parser *P, int entry, int is_extern)
     P->depth = 1;
     int rc = parse_body(P, fi);
     if (!rc && prev >= 0) {
-        /* calls made before the definition point at the declaration: redirect them */
+        /* calls made before the definition point at the declaration: redirect them, and the
+         * function addresses taken before it (vtable initialisers, mov of the name) */
         for (int i = 0; i < m->ninsns; i++)
-            if (m->insns[i].op == ASH_PTX_OP_CALL && m->insns[i].o[0].sym == prev)
-                m->insns[i].o[0].sym = fi;
+            for (int k = 0; k < m->insns[i].nops; k++)
+                if (m->insns[i].o[k].kind == ASH_PTX_K_FUNC && m->insns[i].o[k].sym == prev)
+                    m->insns[i].o[k].sym = fi;
+        for (int v = 0; v < m->nvars; v++)
+            for (int r = 0; r < m->vars[v].nrelocs; r++)
+                if (m->vars[v].relocs[r].func == prev)
+                    m->vars[v].relocs[r].func = fi;
     }
     return rc;
 }

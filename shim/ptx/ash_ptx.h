@@ -146,9 +146,10 @@ typedef struct ash_ptx_insn {
 typedef struct ash_ptx_reloc {
     size_t offset;           /* in the variable's bytes */
     int size;                /* 4 or 8 */
-    int sym;                 /* variable whose address goes there */
+    int sym;                 /* variable whose address goes there, or -1 for a function's */
     int64_t addend;
     int generic;             /* generic(sym) */
+    int func;                /* sym -1: the function (a vtable's entry), else -1 */
 } ash_ptx_reloc;
 
 typedef struct ash_ptx_var {

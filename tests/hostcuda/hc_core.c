@@ -521,6 +521,11 @@ int hc_ctx_valid(struct CUctx_st *c)
     return c && hc_reg_kind(c) == HC_K_CTX && c->active;
 }
 
+int hc_device_sms(void)
+{
+    return hc_sms;
+}
+
 CUresult hc_current_ctx(struct CUctx_st **out)
 {
     if (tls_depth == 0)
@@ -568,6 +573,7 @@ void hc_ctx_teardown(struct CUctx_st *c)
     }
     while (c->events)
         hc_event_destroy_locked(c->events);
+    hc_limit_teardown(c);
     hc_mem_free_ctx(c);
 }
 

@@ -4,7 +4,14 @@
  * its runnable lanes and executes that instruction for every lane there (the active mask), so
  * divergent paths reconverge where they meet. Warps of a CTA run round-robin on one host thread
  * (a quantum each, so spin-waits on shared memory progress); CTAs are taken by a pool of host
- * threads. Registers are [slot][lane] 64-bit cells; a reader truncates to its type's width.
+ * threads and run to their end. A cooperative launch (L->coop) needs every CTA resident at once
+ * (cooperative groups' grid.sync spins on a counter in the grid workspace, %envreg1:%envreg2):
+ * worker k of nt holds CTAs k, k + nt, ... together and gives each a round (a quantum per warp,
+ * then its barriers) in turn, so every CTA reaches the grid barrier whatever the thread count;
+ * the driver refuses a grid larger than the device holds, which bounds that memory. A grid sync
+ * in an ordinary launch traps on the null workspace, reported as such (never a hang).
+ * Device malloc/free use the context's heap through L->heap_alloc/heap_free (thread-safe).
+ * Registers are [slot][lane] 64-bit cells; a reader truncates to its type's width.
  * Memory: global addresses are the program's device addresses, each access checked against the
  * launch's allocation table; shared, local and param spaces are per-CTA / per-thread buffers that
  * generic addresses reach through windows above the canonical host range (cvta adds the base).
@@ -14,7 +21,7 @@
  * memory; hang (deadlocks and timeouts end the launch); take hc_mu (the caller snapshots memory).
  */
 #include "hc_exec.h"
-#include "hc_exec_ops.h"
+#include "hc_exec_int.h"
 
 #include <fenv.h>
 #include <math.h>
@@ -37,9 +44,10 @@ static uint64_t now_ns(void)
 }
 
 /* ---------------------------------------------------------------- load-time check */
-static int is_builtin(const ash_ptx_func *f)
+int hc_is_builtin(const ash_ptx_func *f)
 {
-    return !strcmp(f->name, "vprintf") || !strcmp(f->name, "__assertfail");
+    return !strcmp(f->name, "vprintf") || !strcmp(f->name, "__assertfail") ||
+           (f->is_extern && (!strcmp(f->name, "malloc") || !strcmp(f->name, "free")));
 }
 static int insn_supported(const ash_ptx_module *m, const ash_ptx_insn *in, const char **why)
 {
@@ -49,8 +57,10 @@ static int insn_supported(const ash_ptx_module *m, const ash_ptx_insn *in, const
         *why = "instruction not supported";
         return 0;
     case ASH_PTX_OP_CALL: {
+        if (in->o[0].kind == ASH_PTX_K_REG)
+            return 1;   /* indirect: every function whose address is taken is checked with the kernel */
         const ash_ptx_func *f = &m->funcs[in->o[0].sym];
-        if (is_builtin(f) || (!f->is_extern && !f->is_entry))
+        if (hc_is_builtin(f) || (!f->is_extern && !f->is_entry))
             return 1;
         *why = f->is_entry ? "call of a kernel (dynamic parallelism) not supported"
                            : "call of an external device function not supported";
@@ -109,21 +119,48 @@ static int insn_supported(const ash_ptx_module *m, const ash_ptx_insn *in, const
     }
 }
 
-/* the functions kernel `fi` can reach (itself first); mark[f] = 1; returns how many */
+uint64_t hc_exec_func_addr(int fi)
+{
+    return HC_WIN_FUNC + (uint64_t)fi * 16;
+}
+
+static void reach(const ash_ptx_module *m, int g, char *mark, int *order, int *n)
+{
+    if (g >= 0 && g < m->nfuncs && !mark[g] && !hc_is_builtin(&m->funcs[g]) && !m->funcs[g].is_entry) {
+        mark[g] = 1;
+        order[(*n)++] = g;
+    }
+}
+
+/* the functions kernel `fi` can reach (itself first); mark[f] = 1; returns how many. An indirect
+ * call can reach every function whose address the module takes (vtables, `mov` of a name). */
 static int reachable(const ash_ptx_module *m, int fi, char *mark, int *order)
 {
-    int n = 0;
+    int n = 0, indirect = 0;
     order[n++] = fi;
     mark[fi] = 1;
     for (int k = 0; k < n; k++) {
         const ash_ptx_func *f = &m->funcs[order[k]];
         for (int i = f->first; i < f->first + f->count; i++) {
             const ash_ptx_insn *in = &m->insns[i];
-            if (in->op == ASH_PTX_OP_CALL && in->o[0].kind == ASH_PTX_K_FUNC && !mark[in->o[0].sym] &&
-                !is_builtin(&m->funcs[in->o[0].sym])) {
-                mark[in->o[0].sym] = 1;
-                order[n++] = in->o[0].sym;
-            }
+            if (in->op == ASH_PTX_OP_CALL && in->o[0].kind == ASH_PTX_K_FUNC)
+                reach(m, in->o[0].sym, mark, order, &n);
+            else if (in->op == ASH_PTX_OP_CALL)
+                indirect = 1;
+            else
+                for (int o = 0; o < in->nops; o++)
+                    if (in->o[o].kind == ASH_PTX_K_FUNC)
+                        reach(m, in->o[o].sym, mark, order, &n);
+        }
+        if (indirect == 1) {
+            indirect = 2;
+            for (int v = 0; v < m->nvars; v++)
+                for (int r = 0; r < m->vars[v].nrelocs; r++)
+                    reach(m, m->vars[v].relocs[r].func, mark, order, &n);
+            for (int i = 0; i < m->ninsns; i++)
+                for (int o = 0; o < m->insns[i].nops; o++)
+                    if (m->insns[i].op != ASH_PTX_OP_CALL && m->insns[i].o[o].kind == ASH_PTX_K_FUNC)
+                        reach(m, m->insns[i].o[o].sym, mark, order, &n);
         }
     }
     return n;
@@ -178,35 +215,58 @@ int hc_exec_check(const ash_ptx_module *m, int fi, char *msg, size_t n)
     return 0;
 }
 
+unsigned hc_exec_uses(const ash_ptx_module *m, int fi)
+{
+    char *mark = calloc((size_t)m->nfuncs + 1, 1);
+    int *order = calloc((size_t)m->nfuncs + 1, sizeof *order);
+    unsigned uses = 0;
+    if (!mark || !order) {
+        free(mark);
+        free(order);
+        return HC_EXEC_USES_HEAP | HC_EXEC_USES_PRINTF;   /* cannot tell: prepare for both */
+    }
+    int nr = reachable(m, fi, mark, order);
+    for (int k = 0; k < nr; k++) {
+        const ash_ptx_func *f = &m->funcs[order[k]];
+        for (int i = f->first; i < f->first + f->count; i++) {
+            const ash_ptx_insn *in = &m->insns[i];
+            if (in->op != ASH_PTX_OP_CALL || in->o[0].kind != ASH_PTX_K_FUNC || !m->funcs[in->o[0].sym].is_extern)
+                continue;
+            const char *n = m->funcs[in->o[0].sym].name;
+            if (!strcmp(n, "malloc") || !strcmp(n, "free"))
+                uses |= HC_EXEC_USES_HEAP;
+            else if (!strcmp(n, "vprintf"))
+                uses |= HC_EXEC_USES_PRINTF;
+        }
+    }
+    free(mark);
+    free(order);
+    return uses;
+}
+
+/* 1 if what fi reaches reads %envreg1 or %envreg2: cooperative groups' grid workspace */
+static int reads_grid_workspace(const ash_ptx_module *m, const int *order, int nr)
+{
+    for (int k = 0; k < nr; k++) {
+        const ash_ptx_func *f = &m->funcs[order[k]];
+        for (int i = f->first; i < f->first + f->count; i++)
+            for (int o = 0; o < m->insns[i].nops; o++)
+                if (m->insns[i].o[o].kind == ASH_PTX_K_SREG &&
+                    (m->insns[i].o[o].sreg == ASH_PTX_SR_ENVREG + 1 || m->insns[i].o[o].sreg == ASH_PTX_SR_ENVREG + 2))
+                    return 1;
+    }
+    return 0;
+}
+
 size_t hc_exec_static_shared(const ash_ptx_module *m, int fi)
 {
     return m->funcs[fi].shared_size;
 }
 
 /* ---------------------------------------------------------------- launch state */
-typedef struct xlaunch {
-    const hc_exec_launch *L;
-    const ash_ptx_module *m;
-    const ash_ptx_func *f;
-    const ash_ptx_insn *code;
-    unsigned nthreads, nwarps, ncta;
-    size_t shared_bytes, dyn_base, frame;
-    size_t local_size;           /* per thread: the kernel's frame, then the call stack */
-    int *regbase;                /* per function: its first slot in a warp's register file, -1: not reached */
-    size_t nregs;                /* slots per lane */
-    atomic_uint next_cta;
-    atomic_int abort;
-    pthread_mutex_t mu;
-    CUresult err;
-    char msg[2048];
-    uint64_t deadline;
-    char *pbuf;                  /* device printf output, written at the end of the launch */
-    size_t plen, pcap;
-    atomic_ullong warp_instr, lane_instr;
-} xlaunch;
 
 /* a fault: first one wins; the others stop */
-static void xfail(xlaunch *X, CUresult err, const char *fmt, ...)
+void hc_xfail(xlaunch *X, CUresult err, const char *fmt, ...)
 {
     pthread_mutex_lock(&X->mu);
     if (X->err == CUDA_SUCCESS) {
@@ -220,7 +280,7 @@ static void xfail(xlaunch *X, CUresult err, const char *fmt, ...)
     atomic_store(&X->abort, 1);
 }
 
-static void thread_xyz(const xlaunch *X, unsigned t, unsigned out[3])
+void hc_thread_xyz(const xlaunch *X, unsigned t, unsigned out[3])
 {
     unsigned bx = X->L->block[0], by = X->L->block[1];
     out[0] = t % bx;
@@ -238,7 +298,7 @@ static void fault_addr(hc_cta *C, hc_warp *W, int lane, const ash_ptx_insn *in, 
 {
     xlaunch *X = C->X;
     unsigned t[3];
-    thread_xyz(X, (unsigned)(W->id * 32 + lane), t);
+    hc_thread_xyz(X, (unsigned)(W->id * 32 + lane), t);
     char near[256] = "no allocation";
     const hc_exec_range *R = X->L->ranges;
     int n = X->L->nranges, best = -1;
@@ -262,7 +322,7 @@ static void fault_addr(hc_cta *C, hc_warp *W, int lane, const ash_ptx_insn *in, 
             snprintf(near, sizeof near, "nearest allocation 0x%llx+%zu, %llu bytes inside it",
                      (unsigned long long)r->lo, r->size, (unsigned long long)(a - r->lo));
     }
-    xfail(X, CUDA_ERROR_ILLEGAL_ADDRESS,
+    hc_xfail(X, CUDA_ERROR_ILLEGAL_ADDRESS,
           "illegal address in %s (PTX line %d: %s) block (%u,%u,%u) thread (%u,%u,%u): %s %u bytes at 0x%llx; %s%s%s",
           X->f->name, in->line, ash_ptx_line_text(X->m, in->line), C->ctaid[0], C->ctaid[1], C->ctaid[2], t[0],
           t[1], t[2], acc_name(acc), size, (unsigned long long)a, near, what ? " " : "", what ? what : "");
@@ -273,8 +333,8 @@ static void fault_space(hc_cta *C, hc_warp *W, int lane, const ash_ptx_insn *in,
 {
     xlaunch *X = C->X;
     unsigned t[3];
-    thread_xyz(X, (unsigned)(W->id * 32 + lane), t);
-    xfail(X, CUDA_ERROR_ILLEGAL_ADDRESS,
+    hc_thread_xyz(X, (unsigned)(W->id * 32 + lane), t);
+    hc_xfail(X, CUDA_ERROR_ILLEGAL_ADDRESS,
           "illegal address in %s (PTX line %d: %s) block (%u,%u,%u) thread (%u,%u,%u): %s %u bytes at %s address "
           "0x%llx; the %s window is %zu bytes%s",
           X->f->name, in->line, ash_ptx_line_text(X->m, in->line), C->ctaid[0], C->ctaid[1], C->ctaid[2], t[0],
@@ -368,275 +428,6 @@ void *hc_exec_addr(hc_cta *C, hc_warp *W, int lane, const ash_ptx_insn *in, int 
     }
 }
 
-/* ---------------------------------------------------------------- device printf and assert */
-static int read_cstr(hc_cta *C, hc_warp *W, int lane, const ash_ptx_insn *in, uint64_t a, char *buf, size_t n)
-{
-    for (size_t i = 0; i + 1 < n; i++) {
-        const char *p = hc_exec_addr(C, W, lane, in, ASH_PTX_S_GENERIC, a + i, 1, HC_ACC_LD);
-        if (!p)
-            return -1;
-        buf[i] = *p;
-        if (!*p)
-            return 0;
-    }
-    buf[n - 1] = 0;
-    return 0;
-}
-
-static void out_append(xlaunch *X, const char *s, size_t n)
-{
-    pthread_mutex_lock(&X->mu);
-    if (X->plen + n + 1 > X->pcap) {
-        size_t nc = X->pcap ? X->pcap * 2 : 4096;
-        while (nc < X->plen + n + 1)
-            nc *= 2;
-        char *nb = realloc(X->pbuf, nc);
-        if (nb) {
-            X->pbuf = nb;
-            X->pcap = nc;
-        }
-    }
-    if (X->plen + n + 1 <= X->pcap) {
-        memcpy(X->pbuf + X->plen, s, n);
-        X->plen += n;
-    }
-    pthread_mutex_unlock(&X->mu);
-}
-
-/* vprintf(fmt, args): args is a packed buffer, each argument at its natural alignment */
-static int dev_printf(hc_cta *C, hc_warp *W, int lane, const ash_ptx_insn *in, uint64_t fmt_a, uint64_t args_a)
-{
-    char fmt[1024], out[4096];
-    if (read_cstr(C, W, lane, in, fmt_a, fmt, sizeof fmt))
-        return -1;
-    size_t o = 0, off = 0;
-    for (const char *p = fmt; *p && o < sizeof out - 1;) {
-        if (*p != '%') {
-            out[o++] = *p++;
-            continue;
-        }
-        if (p[1] == '%') {
-            out[o++] = '%';
-            p += 2;
-            continue;
-        }
-        char spec[64];
-        size_t k = 0;
-        spec[k++] = *p++;
-        int lcount = 0;
-        while (*p && strchr("-+ #0123456789.*hlLqjzt", *p) && k < sizeof spec - 2) {
-            if (*p == 'l' || *p == 'L' || *p == 'q' || *p == 'j' || *p == 'z' || *p == 't')
-                lcount++;
-            spec[k++] = *p++;
-        }
-        if (!*p)
-            break;
-        char conv = *p++;
-        spec[k++] = conv;
-        spec[k] = 0;
-        int is_float = strchr("fFeEgGaA", conv) != NULL;
-        int wide = is_float || conv == 'p' || conv == 's' || lcount > 0;
-        size_t sz = wide ? 8 : 4;
-        off = (off + sz - 1) / sz * sz;
-        const unsigned char *ap = hc_exec_addr(C, W, lane, in, ASH_PTX_S_GENERIC, args_a + off, (unsigned)sz,
-                                               HC_ACC_LD);
-        if (!ap)
-            return -1;
-        off += sz;
-        uint64_t v = 0;
-        memcpy(&v, ap, sz);
-        int wrote;
-        size_t room = sizeof out - o;
-        if (is_float) {
-            double d;
-            memcpy(&d, &v, 8);
-            wrote = snprintf(out + o, room, spec, d);
-        } else if (conv == 's') {
-            char s[512];
-            if (read_cstr(C, W, lane, in, v, s, sizeof s))
-                return -1;
-            wrote = snprintf(out + o, room, spec, s);
-        } else if (conv == 'p') {
-            wrote = snprintf(out + o, room, "%#llx", (unsigned long long)v);
-        } else if (lcount) {
-            char s2[64];
-            snprintf(s2, sizeof s2, "%.*sll%c", (int)(k - 1 - (size_t)lcount), spec, conv);
-            wrote = snprintf(out + o, room, s2, (long long)v);
-        } else if (conv == 'c') {
-            wrote = snprintf(out + o, room, spec, (int)(uint32_t)v);
-        } else {
-            wrote = snprintf(out + o, room, spec, (int)(uint32_t)v);
-        }
-        if (wrote > 0)
-            o += (size_t)wrote < room ? (size_t)wrote : room - 1;
-    }
-    out_append(C->X, out, o);
-    return 0;
-}
-
-/* __assertfail(message, file, line, function, charSize) */
-static void dev_assert(hc_cta *C, hc_warp *W, int lane, const ash_ptx_insn *in, const uint64_t *args)
-{
-    char msg[512], file[512], fn[512];
-    if (read_cstr(C, W, lane, in, args[0], msg, sizeof msg) || read_cstr(C, W, lane, in, args[1], file, sizeof file) ||
-        read_cstr(C, W, lane, in, args[3], fn, sizeof fn))
-        return;
-    unsigned t[3];
-    thread_xyz(C->X, (unsigned)(W->id * 32 + lane), t);
-    char gpu[1800];
-    snprintf(gpu, sizeof gpu, "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n", file,
-             (unsigned)args[2], fn, C->ctaid[0], C->ctaid[1], C->ctaid[2], t[0], t[1], t[2], msg);
-    out_append(C->X, gpu, strlen(gpu));   /* printed where a GPU prints it: with the device's output */
-    xfail(C->X, CUDA_ERROR_ASSERT, "device assertion failed in %s (PTX line %d) block (%u,%u,%u) thread (%u,%u,%u)",
-          C->X->f->name, in->line, C->ctaid[0], C->ctaid[1], C->ctaid[2], t[0], t[1], t[2]);
-}
-
-/* call of a builtin: arguments are the caller's .param variables (in its local frame) */
-static int call_builtin(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t E)
-{
-    xlaunch *X = C->X;
-    const ash_ptx_module *m = X->m;
-    const ash_ptx_func *callee = &m->funcs[in->o[0].sym];
-    int is_printf = !strcmp(callee->name, "vprintf");
-    for (int l = 0; l < 32; l++) {
-        if (!(E >> l & 1))
-            continue;
-        uint64_t args[8] = {0};
-        for (int k = 0; k < in->call_nargs && k < 8; k++) {
-            const ash_ptx_var *v = &m->vars[m->callvars[in->call_args + in->call_nret + k]];
-            const unsigned char *p =
-                (const unsigned char *)C->local + (size_t)(W->id * 32 + l) * X->local_size + W->lbase[l] + v->offset;
-            memcpy(&args[k], p, v->size > 8 ? 8 : v->size);
-        }
-        if (is_printf) {
-            if (dev_printf(C, W, l, in, args[0], args[1]))
-                return -1;
-            if (in->call_nret) {
-                const ash_ptx_var *rv = &m->vars[m->callvars[in->call_args]];
-                unsigned char *p =
-                    (unsigned char *)C->local + (size_t)(W->id * 32 + l) * X->local_size + W->lbase[l] + rv->offset;
-                int32_t zero = 0;
-                memcpy(p, &zero, rv->size < 4 ? rv->size : 4);
-            }
-        } else {
-            dev_assert(C, W, l, in, args);
-            return -1;
-        }
-    }
-    return 0;
-}
-
-/* A call frame in the lane's local memory, above the caller's frame:
- *   [header: return pc, caller's frame base, call pc][callee's saved registers][callee's frame]
- * The callee's registers are saved so that recursion finds its own values after a return. */
-typedef struct frame_hdr {
-    uint32_t ret_pc, old_lbase, call_pc, pad;
-} frame_hdr;
-
-static size_t al16(size_t v)
-{
-    return (v + 15) & ~(size_t)15;
-}
-
-static unsigned char *lane_local(hc_cta *C, hc_warp *W, int l)
-{
-    return (unsigned char *)C->local + (size_t)(W->id * 32 + l) * C->X->local_size;
-}
-
-int hc_exec_call(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t pc, uint32_t M, uint32_t E)
-{
-    xlaunch *X = C->X;
-    const ash_ptx_module *m = X->m;
-    int fi = in->o[0].sym;
-    const ash_ptx_func *callee = &m->funcs[fi], *caller = &m->funcs[in->func];
-    if (is_builtin(callee)) {
-        if (E && call_builtin(C, W, in, E) < 0)
-            return -1;
-        return HC_STEP_NEXT;
-    }
-    if (!E)
-        return HC_STEP_NEXT;
-    size_t save = al16(sizeof(frame_hdr) + (size_t)callee->nregs * 8);
-    const uint64_t *Rc = W->Rall + (size_t)X->regbase[fi] * 32;
-    for (int l = 0; l < 32; l++) {
-        if (!(E >> l & 1))
-            continue;
-        size_t nb = al16(W->lbase[l] + caller->frame_size), nl = nb + save;
-        if (nl + callee->frame_size > X->local_size || W->depth[l] == UINT16_MAX) {
-            unsigned t[3];
-            thread_xyz(X, (unsigned)(W->id * 32 + l), t);
-            xfail(X, CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
-                  "stack overflow in %s (PTX line %d: %s) block (%u,%u,%u) thread (%u,%u,%u): call depth %u, %zu bytes "
-                  "of local memory per thread",
-                  X->f->name, in->line, ash_ptx_line_text(m, in->line), C->ctaid[0], C->ctaid[1], C->ctaid[2], t[0],
-                  t[1], t[2], (unsigned)W->depth[l] + 1, X->local_size);
-            return -1;
-        }
-        unsigned char *base = lane_local(C, W, l);
-        frame_hdr h = {pc + 1, W->lbase[l], pc, 0};
-        memcpy(base + nb, &h, sizeof h);
-        for (int r = 0; r < callee->nregs; r++)
-            memcpy(base + nb + sizeof h + (size_t)r * 8, &Rc[(size_t)r * 32 + l], 8);
-        /* arguments: the caller's .param variables into the callee's parameters */
-        for (int k = 0; k < in->call_nargs && k < callee->nparams; k++) {
-            const ash_ptx_var *av = &m->vars[m->callvars[in->call_args + in->call_nret + k]];
-            const ash_ptx_var *pv = &m->vars[callee->params[k].var];
-            size_t n = av->size < pv->size ? av->size : pv->size;
-            memcpy(base + nl + pv->offset, base + W->lbase[l] + av->offset, n);
-        }
-        W->lbase[l] = (uint32_t)nl;
-        W->depth[l]++;
-    }
-    uint32_t target = (uint32_t)callee->first;
-    if (E == M && W->uniform) {
-        W->upc = target;
-    } else {
-        hc_exec_deuniform(W);
-        for (int l = 0; l < 32; l++)
-            if (M >> l & 1)
-                W->pc[l] = (E >> l & 1) ? target : pc + 1;
-    }
-    return HC_STEP_DONE;
-}
-
-int hc_exec_return(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t E)
-{
-    xlaunch *X = C->X;
-    const ash_ptx_module *m = X->m;
-    const ash_ptx_func *callee = &m->funcs[in->func];
-    size_t save = al16(sizeof(frame_hdr) + (size_t)callee->nregs * 8);
-    uint64_t *Rc = W->Rall + (size_t)X->regbase[in->func] * 32;
-    uint32_t first = UINT32_MAX;
-    int same = 1;
-    hc_exec_deuniform(W);
-    for (int l = 0; l < 32; l++) {
-        if (!(E >> l & 1))
-            continue;
-        unsigned char *base = lane_local(C, W, l);
-        size_t nl = W->lbase[l], nb = nl - save;
-        frame_hdr h;
-        memcpy(&h, base + nb, sizeof h);
-        const ash_ptx_insn *call = &X->code[h.call_pc];
-        for (int k = 0; k < call->call_nret && k < callee->nrets; k++) {
-            const ash_ptx_var *rv = &m->vars[m->callvars[call->call_args + k]];
-            const ash_ptx_var *cv = &m->vars[callee->rets[k]];
-            size_t n = rv->size < cv->size ? rv->size : cv->size;
-            memcpy(base + h.old_lbase + rv->offset, base + nl + cv->offset, n);
-        }
-        for (int r = 0; r < callee->nregs; r++)
-            memcpy(&Rc[(size_t)r * 32 + l], base + nb + sizeof h + (size_t)r * 8, 8);
-        W->lbase[l] = h.old_lbase;
-        W->depth[l]--;
-        W->pc[l] = h.ret_pc;
-        if (first == UINT32_MAX)
-            first = h.ret_pc;
-        else if (h.ret_pc != first)
-            same = 0;
-    }
-    (void)same;
-    return 0;
-}
-
 /* ---------------------------------------------------------------- facts for the instructions */
 size_t hc_exec_frame(const hc_cta *C)
 {
@@ -661,8 +452,18 @@ const hc_exec_launch *hc_exec_launch_of(const hc_cta *C)
 void hc_exec_trap(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, int lane)
 {
     unsigned t[3];
-    thread_xyz(C->X, (unsigned)(W->id * 32 + lane), t);
-    xfail(C->X, CUDA_ERROR_ILLEGAL_INSTRUCTION, "trap in %s (PTX line %d: %s) block (%u,%u,%u) thread (%u,%u,%u)",
+    hc_thread_xyz(C->X, (unsigned)(W->id * 32 + lane), t);
+    if (C->X->grid_ws && !C->X->L->coop) {   /* cooperative groups traps on a null grid workspace */
+        hc_xfail(C->X, CUDA_ERROR_ILLEGAL_INSTRUCTION,
+              "trap in %s (PTX line %d: %s) block (%u,%u,%u) thread (%u,%u,%u): the kernel reads the grid "
+              "workspace (%%envreg1:%%envreg2), which only a cooperative launch has: a grid-wide sync "
+              "(cooperative_groups::this_grid().sync()) needs cuLaunchCooperativeKernel / "
+              "cudaLaunchCooperativeKernel",
+              C->X->f->name, in->line, ash_ptx_line_text(C->X->m, in->line), C->ctaid[0], C->ctaid[1], C->ctaid[2],
+              t[0], t[1], t[2]);
+        return;
+    }
+    hc_xfail(C->X, CUDA_ERROR_ILLEGAL_INSTRUCTION, "trap in %s (PTX line %d: %s) block (%u,%u,%u) thread (%u,%u,%u)",
           C->X->f->name, in->line, ash_ptx_line_text(C->X->m, in->line), C->ctaid[0], C->ctaid[1], C->ctaid[2], t[0],
           t[1], t[2]);
 }
@@ -750,7 +551,7 @@ static int warp_run(hc_cta *C, hc_warp *W, int budget)
         W->force = 0;
         if (r < 0) {
             if (!atomic_load(&X->abort))   /* an operand form the executor does not implement */
-                xfail(X, CUDA_ERROR_NOT_SUPPORTED, "kernel %s: PTX line %d: not supported at run time: %s",
+                hc_xfail(X, CUDA_ERROR_NOT_SUPPORTED, "kernel %s: PTX line %d: not supported at run time: %s",
                       X->f->name, in->line, ash_ptx_line_text(X->m, in->line));
             return -1;
         }
@@ -846,13 +647,14 @@ static void deadlock(hc_cta *C)
         if (C->bar_count[id])
             bo += (size_t)snprintf(bars + bo, sizeof bars - bo, "%sbarrier %d has %u of %u threads", bo ? ", " : "",
                                    id, C->bar_count[id], C->bar_expect[id] ? C->bar_expect[id] : C->live_threads);
-    xfail(X, CUDA_ERROR_LAUNCH_FAILED,
+    hc_xfail(X, CUDA_ERROR_LAUNCH_FAILED,
           "barrier deadlock in %s block (%u,%u,%u): %s; waiting warps: %s; missing warps: %s", X->f->name,
           C->ctaid[0], C->ctaid[1], C->ctaid[2], bars[0] ? bars : "no barrier has arrivals",
           waiting[0] ? waiting : "none", missing[0] ? missing : "none (they wait at another barrier)");
 }
 
-static int cta_run(hc_cta *C)
+/* a CTA's warps at the kernel's first instruction, its barriers empty */
+static void cta_start(hc_cta *C)
 {
     xlaunch *X = C->X;
     const ash_ptx_func *f = X->f;
@@ -863,6 +665,7 @@ static int cta_run(hc_cta *C)
     for (int i = 0; i < HC_NBAR; i++)
         C->bar_red_and[i] = 1;
     C->live_threads = X->nthreads;
+    C->rounds = 0;
     for (unsigned w = 0; w < X->nwarps; w++) {
         hc_warp *W = &C->w[w];
         unsigned left = X->nthreads - w * 32;
@@ -877,80 +680,160 @@ static int cta_run(hc_cta *C)
         memset(W->depth, 0, sizeof W->depth);
         memset(W->cc, 0, sizeof W->cc);
     }
-    unsigned rounds = 0;
-    for (;;) {
-        int progress = 0, alive = 0;
-        for (unsigned w = 0; w < X->nwarps; w++) {
-            hc_warp *W = &C->w[w];
-            if (!W->live)
-                continue;
-            alive = 1;
-            int s = warp_run(C, W, QUANTUM);
-            if (s < 0)
-                return -1;
-            if (s > 0)
-                progress = 1;
-        }
-        if (atomic_load_explicit(&X->abort, memory_order_relaxed))
-            return -1;
-        if (barriers_release(C))
-            progress = 1;
-        if (!alive)
-            return 0;
-        if (!progress) {
-            deadlock(C);
-            return -1;
-        }
-        if (X->deadline && (++rounds & 63) == 0 && now_ns() > X->deadline) {
-            xfail(X, CUDA_ERROR_LAUNCH_TIMEOUT, "kernel %s ran past HOSTCUDA_KERNEL_TIMEOUT_S (%g s) in block (%u,%u,%u)",
-                  f->name, X->L->timeout_s, C->ctaid[0], C->ctaid[1], C->ctaid[2]);
-            return -1;
-        }
-    }
 }
 
+/* one round of a CTA: a quantum for each live warp, then its barriers; 1: the CTA has exited,
+ * 0: it has more to run, -1: the launch stops (a fault, a deadlock, the timeout) */
+static int cta_round(hc_cta *C)
+{
+    xlaunch *X = C->X;
+    int progress = 0, alive = 0;
+    for (unsigned w = 0; w < X->nwarps; w++) {
+        hc_warp *W = &C->w[w];
+        if (!W->live)
+            continue;
+        alive = 1;
+        int s = warp_run(C, W, QUANTUM);
+        if (s < 0)
+            return -1;
+        if (s > 0)
+            progress = 1;
+    }
+    if (atomic_load_explicit(&X->abort, memory_order_relaxed))
+        return -1;
+    if (barriers_release(C))
+        progress = 1;
+    if (!alive)
+        return 1;
+    if (!progress) {
+        deadlock(C);
+        return -1;
+    }
+    if (X->deadline && (++C->rounds & 63) == 0 && now_ns() > X->deadline) {
+        hc_xfail(X, CUDA_ERROR_LAUNCH_TIMEOUT, "kernel %s ran past HOSTCUDA_KERNEL_TIMEOUT_S (%g s) in block (%u,%u,%u)",
+              X->f->name, X->L->timeout_s, C->ctaid[0], C->ctaid[1], C->ctaid[2]);
+        return -1;
+    }
+    return 0;
+}
+
+static int cta_run(hc_cta *C)
+{
+    cta_start(C);
+    int r;
+    while ((r = cta_round(C)) == 0)
+        ;
+    return r < 0 ? -1 : 0;
+}
+
+/* a CTA's buffers (warps, shared, local, registers); 0, or -1 out of host memory */
+static int cta_alloc(xlaunch *X, hc_cta *C)
+{
+    memset(C, 0, sizeof *C);
+    C->X = X;
+    C->nwarps = X->nwarps;
+    C->shared_bytes = X->shared_bytes;
+    C->ranges = X->L->ranges;
+    size_t nregs = X->nregs ? X->nregs : 1;
+    C->w = calloc(X->nwarps, sizeof *C->w);
+    C->shared = calloc(1, X->shared_bytes + 16);
+    C->local = calloc(1, X->local_size * X->nwarps * 32 + 16);
+    C->regs = calloc(nregs * 32 * X->nwarps + 32, sizeof(uint64_t));
+    if (!C->w || !C->shared || !C->local || !C->regs)
+        return -1;
+    for (unsigned w = 0; w < X->nwarps; w++)
+        C->w[w].R = C->w[w].Rall = C->regs + nregs * 32 * w;
+    return 0;
+}
+
+static void cta_free(xlaunch *X, hc_cta *C)
+{
+    atomic_fetch_add(&X->warp_instr, C->warp_instr);
+    atomic_fetch_add(&X->lane_instr, C->lane_instr);
+    free(C->w);
+    free(C->shared);
+    free(C->local);
+    free(C->regs);
+}
+
+static void cta_place(const xlaunch *X, hc_cta *C, unsigned b)
+{
+    unsigned gx = X->L->grid[0], gy = X->L->grid[1];
+    C->ctaid[0] = b % gx;
+    C->ctaid[1] = (b / gx) % gy;
+    C->ctaid[2] = b / (gx * gy);
+}
+
+/* an ordinary launch: each worker takes the next CTA and runs it to its end */
 static void *worker(void *arg)
 {
     xlaunch *X = arg;
     hc_cta C;
-    memset(&C, 0, sizeof C);
-    C.X = X;
-    C.nwarps = X->nwarps;
-    C.shared_bytes = X->shared_bytes;
-    C.ranges = X->L->ranges;
-    size_t nregs = X->nregs ? X->nregs : 1;
-    C.w = calloc(X->nwarps, sizeof *C.w);
-    C.shared = calloc(1, X->shared_bytes + 16);
-    C.local = calloc(1, X->local_size * X->nwarps * 32 + 16);
-    C.regs = calloc(nregs * 32 * X->nwarps + 32, sizeof(uint64_t));
-    if (!C.w || !C.shared || !C.local || !C.regs) {
-        xfail(X, CUDA_ERROR_OUT_OF_MEMORY, "out of host memory for a CTA of %s", X->f->name);
+    if (cta_alloc(X, &C) < 0) {
+        hc_xfail(X, CUDA_ERROR_OUT_OF_MEMORY, "out of host memory for a CTA of %s", X->f->name);
         goto out;
     }
-    for (unsigned w = 0; w < X->nwarps; w++)
-        C.w[w].R = C.w[w].Rall = C.regs + nregs * 32 * w;
-    unsigned gx = X->L->grid[0], gy = X->L->grid[1];
     for (;;) {
         if (atomic_load_explicit(&X->abort, memory_order_relaxed))
             break;
         unsigned b = atomic_fetch_add(&X->next_cta, 1);
         if (b >= X->ncta)
             break;
-        C.ctaid[0] = b % gx;
-        C.ctaid[1] = (b / gx) % gy;
-        C.ctaid[2] = b / (gx * gy);
+        cta_place(X, &C, b);
         if (b)   /* shared memory starts undefined on a GPU; static initialisers do not exist */
             memset(C.shared, 0, X->shared_bytes);
         if (cta_run(&C) < 0)
             break;
     }
 out:
-    atomic_fetch_add(&X->warp_instr, C.warp_instr);
-    atomic_fetch_add(&X->lane_instr, C.lane_instr);
-    free(C.w);
-    free(C.shared);
-    free(C.local);
-    free(C.regs);
+    cta_free(X, &C);
+    return NULL;
+}
+
+/* a cooperative launch: worker k holds CTAs k, k + nt, k + 2 nt, ... all at once and gives each a
+ * round in turn, so every CTA of the grid is resident and a grid-wide barrier (CTAs spinning on a
+ * global counter) is reached by all of them; the workers run side by side */
+static void *coop_worker(void *arg)
+{
+    xlaunch *X = arg;
+    unsigned k = atomic_fetch_add(&X->next_worker, 1), nt = X->nworkers;
+    unsigned n = k < X->ncta ? (X->ncta - k + nt - 1) / nt : 0, left = n;
+    hc_cta *C = calloc(n ? n : 1, sizeof *C);
+    char *done = calloc(n ? n : 1, 1);
+    if (!C || !done) {
+        hc_xfail(X, CUDA_ERROR_OUT_OF_MEMORY, "out of host memory for the CTAs of cooperative %s", X->f->name);
+        free(C);
+        free(done);
+        return NULL;
+    }
+    unsigned made = 0;
+    for (; made < n; made++) {
+        if (cta_alloc(X, &C[made]) < 0) {
+            hc_xfail(X, CUDA_ERROR_OUT_OF_MEMORY, "out of host memory for %u resident CTAs of cooperative %s", X->ncta,
+                  X->f->name);
+            made++;
+            goto out;
+        }
+        cta_place(X, &C[made], k + made * nt);
+        cta_start(&C[made]);
+    }
+    while (left && !atomic_load_explicit(&X->abort, memory_order_relaxed))
+        for (unsigned i = 0; i < n && left; i++) {
+            if (done[i])
+                continue;
+            int r = cta_round(&C[i]);
+            if (r < 0)
+                goto out;
+            if (r > 0) {
+                done[i] = 1;
+                left--;
+            }
+        }
+out:
+    for (unsigned i = 0; i < made; i++)
+        cta_free(X, &C[i]);
+    free(C);
+    free(done);
     return NULL;
 }
 
@@ -982,12 +865,15 @@ CUresult hc_exec_run(const hc_exec_launch *L)
     }
     int nr = reachable(m, L->func, mark, order);
     for (int i = 0; i < m->nfuncs; i++)
-        X.regbase[i] = 0;
+        X.regbase[i] = -1;   /* not reached */
     for (int k = 0; k < nr; k++) {
         X.regbase[order[k]] = (int)X.nregs;
         X.nregs += (size_t)m->funcs[order[k]].nregs;
     }
-    X.local_size = X.frame + (nr > 1 ? HC_CALL_STACK : 0);
+    /* a call frame here also holds the callee's saved registers: 4x the stack limit, >= 16 KiB */
+    size_t call_stack = L->stack_size * 4 > HC_CALL_STACK ? L->stack_size * 4 : HC_CALL_STACK;
+    X.local_size = X.frame + (nr > 1 ? call_stack : 0);
+    X.grid_ws = reads_grid_workspace(m, order, nr);
     free(mark);
     free(order);
     pthread_mutex_init(&X.mu, NULL);
@@ -997,18 +883,30 @@ CUresult hc_exec_run(const hc_exec_launch *L)
     unsigned nt = L->threads > 0 ? (unsigned)L->threads : 1;
     if (nt > X.ncta)
         nt = X.ncta;
+    void *(*run)(void *) = L->coop ? coop_worker : worker;
+    X.nworkers = nt;
     if (nt <= 1) {
-        worker(&X);
+        X.nworkers = 1;
+        run(&X);
     } else {
         pthread_t *th = calloc(nt, sizeof *th);
         unsigned started = 0;
         for (unsigned i = 0; th && i < nt; i++)
-            if (pthread_create(&th[i], NULL, worker, &X) == 0)
+            if (pthread_create(&th[i], NULL, run, &X) == 0)
                 started++;
             else
                 break;
-        if (!started)
-            worker(&X);
+        if (L->coop && started < nt) {   /* each worker's share of the CTAs was fixed by nt */
+            atomic_store(&X.abort, 1);
+            if (X.err == CUDA_SUCCESS) {
+                X.err = CUDA_ERROR_OUT_OF_MEMORY;
+                snprintf(X.msg, sizeof X.msg, "cooperative %s: could start only %u of %u host threads", X.f->name,
+                         started, nt);
+            }
+        } else if (!started) {
+            X.nworkers = 1;
+            run(&X);
+        }
         for (unsigned i = 0; i < started; i++)
             pthread_join(th[i], NULL);
         free(th);
@@ -1030,6 +928,9 @@ CUresult hc_exec_run(const hc_exec_launch *L)
         atomic_fetch_add(&L->stats->lane_instr, atomic_load(&X.lane_instr));
         atomic_fetch_add(&L->stats->nanos, t1 - t0);
     }
+    if (X.printf_dropped)
+        fprintf(stderr, "hostcuda: %s: %zu bytes of device printf output past the printf FIFO (CU_LIMIT_PRINTF_FIFO_SIZE "
+                        "%zu bytes) were dropped, as a GPU drops them\n", X.f->name, X.printf_dropped, L->printf_fifo);
     if (X.err != CUDA_SUCCESS)
         fprintf(stderr, "hostcuda: %s\n", X.msg);
     pthread_mutex_destroy(&X.mu);

@@ -47,12 +47,27 @@ typedef struct hc_exec_launch {
     uint32_t envreg[32];          /* %envreg0..31 (a cooperative launch: 1:2 = its grid barrier's address) */
     char **out;                   /* non-NULL: device printf output handed back (malloc'ed), else stdout */
     size_t *outlen;
+    /* a cooperative launch: its CTAs all resident at once, interleaved on the `threads` workers
+     * (envreg 1:2 then hold its grid workspace) */
+    int coop;
+    size_t stack_size;            /* CU_LIMIT_STACK_SIZE: bytes per thread for calls (0: the default) */
+    size_t printf_fifo;           /* CU_LIMIT_PRINTF_FIFO_SIZE: device printf bytes kept (0: no cap) */
+    /* device malloc/free (NULL when the kernel calls neither): thread-safe, shared by launches */
+    void *heap;
+    uint64_t (*heap_alloc)(void *heap, uint64_t size);   /* device address, 0 when exhausted */
+    int (*heap_free)(void *heap, uint64_t a);            /* 0, or -1: a is not a live malloc block */
 } hc_exec_launch;
 
 /* 0 if kernel `func` can run; else -1 and one line (without the "hostcuda: " prefix) in msg */
 int hc_exec_check(const ash_ptx_module *m, int func, char *msg, size_t n);
 /* run a launch; on failure one hostcuda: line has been written to stderr */
 CUresult hc_exec_run(const hc_exec_launch *L);
+/* what kernel `func` (or a function it calls) calls: HC_EXEC_USES_HEAP (malloc or free),
+ * HC_EXEC_USES_PRINTF (vprintf) */
+enum { HC_EXEC_USES_HEAP = 1, HC_EXEC_USES_PRINTF = 2 };
+unsigned hc_exec_uses(const ash_ptx_module *m, int func);
+/* the generic address of function `func` (what an initialiser or `mov` of its name gives) */
+uint64_t hc_exec_func_addr(int func);
 /* bytes of static shared memory kernel `func` uses */
 size_t hc_exec_static_shared(const ash_ptx_module *m, int func);
 

@@ -130,6 +130,10 @@ static const uint64_t *src(const hc_cta *C, const hc_warp *W, const ash_ptx_insn
         for (int l = 0; l < 32; l++)
             tmp[l] = sreg_value(C, W, o->sreg, l);
         return tmp;
+    case ASH_PTX_K_FUNC:   /* mov %rd, function: its address */
+        for (int l = 0; l < 32; l++)
+            tmp[l] = hc_exec_func_addr(o->sym);
+        return tmp;
     case ASH_PTX_K_SYM: {
         const ash_ptx_module *m = hc_exec_launch_of(C)->m;
         uint64_t v = sym_value(C, m, o);

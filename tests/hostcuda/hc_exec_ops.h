@@ -14,6 +14,8 @@
 #define HC_WIN_SHARED 0xffff800000000000ull
 #define HC_WIN_LOCAL 0xffffa00000000000ull
 #define HC_WIN_PARAM 0xffffc00000000000ull
+/* a function's address (a vtable's entry, a function pointer): the window, then its index x 16 */
+#define HC_WIN_FUNC 0xffffe00000000000ull
 
 #define HC_NBAR 16
 enum { HC_ACC_LD = 0, HC_ACC_ST, HC_ACC_ATOM };
@@ -51,6 +53,7 @@ typedef struct hc_cta {
     uint32_t bar_arr[HC_NBAR][32];   /* per barrier, per warp: the lanes that arrived (sync or arrive) */
     unsigned live_threads;
     unsigned long long warp_instr, lane_instr;
+    unsigned rounds;                 /* rounds run (the timeout is checked every 64) */
 } hc_cta;
 
 /* bits set in a lane mask (no libgcc call where the CPU target lacks popcnt) */

@@ -147,6 +147,7 @@ struct CUctx_st {
     _Atomic int sticky;          /* a launch's illegal address / assert / trap: every later sync fails */
     char *printf_buf;            /* interpreted kernels' device printf output, written at the next sync */
     size_t printf_len;
+    struct hc_limits *limits;    /* cuCtxSetLimit's values and the device malloc heap (hc_limit.c) */
 };
 
 struct CUmemPoolHandle_st {
@@ -221,6 +222,21 @@ hc_mark *hc_graph_capture_op(struct CUstream_st *s, hc_op *op);
  * with access, else NULL; *dev = its device. 0 otherwise. Takes its own lock (after hc_mu). */
 int hc_vmm_resolve(uintptr_t v, size_t n, void **rw, int *dev);
 void *hc_vmm_rw(uintptr_t v);                          /* mapped with access -> rw, else NULL */
+
+/* ---- hc_limit.c: cuCtx{Set,Get}Limit and the device malloc heap ---- */
+typedef struct hc_launch_limits {
+    size_t stack, printf_fifo;   /* CU_LIMIT_STACK_SIZE, CU_LIMIT_PRINTF_FIFO_SIZE */
+    void *heap;                  /* the context's device malloc heap, NULL if the kernel uses none */
+} hc_launch_limits;
+/* hc_mu held: a launch's limits; marks the heap / printf FIFO used (their sizes are then fixed) and
+ * makes the heap at the first launch that calls malloc or free */
+CUresult hc_limit_for_launch(struct CUctx_st *c, int uses_malloc, int uses_printf, hc_launch_limits *out);
+void hc_limit_teardown(struct CUctx_st *c);                   /* hc_mu held */
+uint64_t hc_heap_alloc(void *heap, uint64_t n);               /* any thread: device address or 0 */
+int hc_heap_free(void *heap, uint64_t a);                     /* any thread: 0, -1 not a live block */
+int hc_device_sms(void);                                      /* HOSTCUDA_SMS */
+/* blocks of `block` threads that fit on one SM (hc_occupancy.c's model) */
+int hc_occ_blocks_per_sm(int regs, int smem_static, int block, size_t dyn);
 
 /* ---- hc_fatbin.c ---- */
 /* 1: image starts like a fatbin, 2: like a fatbin wrapper (__fatBinC_Wrapper_t), 0: neither. */

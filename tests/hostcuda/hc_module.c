@@ -452,8 +452,8 @@ static CUresult module_new(struct CUctx_st *c, hc_image *img, struct CUlib_st *l
         for (int i = 0; i < img->px.nvars; i++)
             if (img->px_var[i] >= 0)
                 m->px_addr[i] = m->gaddr[img->px_var[i]];
-        /* addresses inside initialisers (`generic(sym)`, `sym+N`): the generic address of a
-         * global is its device address */
+        /* addresses inside initialisers (`generic(sym)`, `sym+N`, a function's name): the generic
+         * address of a global is its device address; a function's is the interpreter's */
         for (int i = 0; i < img->px.nvars; i++) {
             const ash_ptx_var *v = &img->px.vars[i];
             if (!v->nrelocs || img->px_var[i] < 0)
@@ -461,7 +461,8 @@ static CUresult module_new(struct CUctx_st *c, hc_image *img, struct CUlib_st *l
             unsigned char *rw = hc_dev_rw((uintptr_t)m->px_addr[i]);
             for (int r = 0; r < v->nrelocs; r++) {
                 const ash_ptx_reloc *rl = &v->relocs[r];
-                uint64_t a = m->px_addr[rl->sym] + (uint64_t)rl->addend;
+                uint64_t a = (rl->sym >= 0 ? m->px_addr[rl->sym] : hc_exec_func_addr(rl->func)) +
+                             (uint64_t)rl->addend;   /* a function's: a vtable entry */
                 if (rl->offset + (size_t)rl->size <= v->size)
                     memcpy(rw + rl->offset, &a, (size_t)rl->size);
             }
@@ -1156,8 +1157,8 @@ typedef struct {
     size_t argsize;
     int coop;
     CUdeviceptr gridbar;   /* a cooperative launch's grid-barrier workspace (device memory) */
+    hc_launch_limits lim;  /* the context's limits when it was launched, its malloc heap */
 } launch_payload;
-#define HC_COOP_SMS 132   /* the SMs hostcuda's devices report */
 
 /* memory mapped through the virtual-memory API (hc_vmm.c), outside the allocation table */
 static void *vmm_resolve(uint64_t a, size_t n)
@@ -1188,10 +1189,12 @@ static void run_interpreted(launch_payload *p)
         .block = {p->dims.block.x, p->dims.block.y, p->dims.block.z},
         .shmem = p->dims.shared_bytes, .params = p->blob, .params_size = p->argsize,
         .var_addr = p->mod->px_addr, .ranges = ranges, .nranges = nr,
-        .threads = p->coop ? (int)(p->dims.grid.x * p->dims.grid.y * p->dims.grid.z) : hc_opt.exec_threads,
+        .threads = hc_opt.exec_threads, .coop = p->coop,
         .timeout_s = hc_opt.kernel_timeout_s,
         .stats = es ? &es->st : NULL, .resolve = vmm_resolve,
         .envreg = {0, (uint32_t)((uint64_t)p->gridbar >> 32), (uint32_t)p->gridbar},
+        .stack_size = p->lim.stack, .printf_fifo = p->lim.printf_fifo,
+        .heap = p->lim.heap, .heap_alloc = hc_heap_alloc, .heap_free = hc_heap_free,
     };
     if (p->gridbar)
         memset(hc_dev_rw((uintptr_t)p->gridbar), 0, 256);
@@ -1296,9 +1299,10 @@ static CUresult gather_params(const hc_ptx_entry *e, void **params, void **extra
     return CUDA_SUCCESS;
 }
 
-/* coop: a cooperative launch (cuLaunchCooperativeKernel, CU_LAUNCH_ATTRIBUTE_COOPERATIVE): an
- * interpreted one runs all its CTAs at once, one host thread each, so grid-wide synchronisation
- * (cooperative groups' grid.sync) can complete */
+/* coop: a cooperative launch (cuLaunchCooperativeKernel, CU_LAUNCH_ATTRIBUTE_COOPERATIVE): refused
+ * with more CTAs than the device holds at once (hc_occupancy.c's blocks per SM x HOSTCUDA_SMS); an
+ * interpreted one has all its CTAs resident, interleaved on the workers (hc_exec.c), and a grid
+ * workspace in envreg 1:2, so grid-wide synchronisation (cooperative groups' grid.sync) completes */
 static CUresult launch(const void *f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
                        unsigned int by, unsigned int bz, unsigned int shmem, CUstream h, void **params,
                        void **extra, int pt, int coop)
@@ -1328,16 +1332,22 @@ static CUresult launch(const void *f, unsigned int gx, unsigned int gy, unsigned
         p->ctx = p->mod->ctx;
         p->argsize = e->argsize;
         p->coop = coop;
-        unsigned long long per_sm = 2048 / ((unsigned long long)bx * by * bz);
-        if (coop && (unsigned long long)gx * gy * gz > HC_COOP_SMS * (per_sm ? per_sm : 1))
+        px_facts pf = facts_of(f);
+        unsigned long long per_sm = (unsigned long long)hc_occ_blocks_per_sm(pf.regs, pf.shared, (int)(bx * by * bz),
+                                                                             shmem);
+        if ((unsigned long long)bx * by * bz > (unsigned long long)pf.max_threads)
+            rc = CUDA_ERROR_INVALID_VALUE;
+        else if (coop && (unsigned long long)gx * gy * gz > per_sm * (unsigned long long)hc_device_sms())
             rc = CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;   /* more CTAs than could be resident */
         else if (coop)
             rc = hc_mem_alloc(p->ctx, 256, NULL, &p->gridbar);
-        px_facts pf = facts_of(f);
-        if ((unsigned long long)bx * by * bz > (unsigned long long)pf.max_threads)
-            rc = CUDA_ERROR_INVALID_VALUE;
-        else if (hc_ctx_sticky(p->ctx) != CUDA_SUCCESS)
+        if (rc == CUDA_SUCCESS && hc_ctx_sticky(p->ctx) != CUDA_SUCCESS)
             rc = hc_ctx_sticky(p->ctx);
+        if (rc == CUDA_SUCCESS) {
+            unsigned uses = hc_exec_uses(&p->mod->img->px, p->px);
+            rc = hc_limit_for_launch(p->ctx, (uses & HC_EXEC_USES_HEAP) != 0, (uses & HC_EXEC_USES_PRINTF) != 0,
+                                     &p->lim);
+        }
     }
     if (rc == CUDA_SUCCESS)
         rc = hc_stream_resolve(h, pt, &s);

@@ -45,6 +45,11 @@ static int occ_blocks(int regs, int smem_static, int max_dyn, int max_threads, i
     return by_smem < n ? by_smem : n;
 }
 
+int hc_occ_blocks_per_sm(int regs, int smem_static, int block, size_t dyn)
+{
+    return occ_blocks(regs > 0 ? regs : 32, smem_static, HC_OCC_SMEM_OPTIN, HC_OCC_MAX_THREADS, block, dyn);
+}
+
 CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *num, CUfunction f, int block,
                                                                       size_t dyn, unsigned flags)
 {

@@ -126,6 +126,35 @@ HCRT_API cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, v
 #endif
 }
 
+/* a cooperative launch: every block resident at once, so grid-wide sync works; a grid larger than
+ * the device holds is refused (cudaErrorCooperativeLaunchTooLarge) */
+static cudaError_t launch_coop(const void *func, dim3 grid, dim3 block, void **args, size_t shared, CUstream s)
+{
+    cudaError_t e = hcrt_enter();
+    if (e != cudaSuccess)
+        return e;
+    hcrt_kernel *k = hcrt_kernel_by_host(func);
+    CUfunction f;
+    if ((e = k == NULL ? hcrt_ret(cudaErrorInvalidDeviceFunction) : hcrt_kernel_function(k, &f)) != cudaSuccess)
+        return e;
+    unsigned long long threads = (unsigned long long)block.x * block.y * block.z;
+    if (grid.x == 0 || grid.y == 0 || grid.z == 0 || threads == 0 || threads > 1024 || block.z > 64 ||
+        grid.y > 65535 || grid.z > 65535 || grid.x > 2147483647u)
+        return hcrt_ret(cudaErrorInvalidConfiguration);
+    return HCRT_CU(cuLaunchCooperativeKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z, (unsigned)shared,
+                                             s, args));
+}
+
+HCRT_API cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block, void **args, size_t shared,
+                                                 cudaStream_t s)
+{
+#ifdef CUDA_API_PER_THREAD_DEFAULT_STREAM
+    return launch_coop(func, grid, block, args, shared, s ? hcrt_s(s) : CU_STREAM_PER_THREAD);
+#else
+    return launch_coop(func, grid, block, args, shared, hcrt_s(s));
+#endif
+}
+
 /* the launch attributes are the driver's, id for id and value for value (same layout) */
 _Static_assert(sizeof(cudaLaunchAttribute) == sizeof(CUlaunchAttribute), "launch attribute layouts differ");
 HCRT_API cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)

@@ -54,10 +54,14 @@ $(HOSTCUDART_DIR)/rt_badfat: $(HOSTCUDART_SRC_DIR)/rt_badfat.c $(HOSTCUDART_LIB)
 $(HOSTCUDART_DIR)/rt_thrust: $(HOSTCUDART_SRC_DIR)/rt_thrust.cu | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(NVCC) -O2 -std=c++17 -cudart shared -Wno-deprecated-gpu-targets -o $@ $<
+# rt_coop: cooperative launches and limits through the runtime (test_hcrt_coop.sh)
+$(HOSTCUDART_DIR)/rt_coop: $(HOSTCUDART_SRC_DIR)/rt_coop.cu $(HOSTCUDA_LIB) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(HOSTCUDART_NVCC) -o $@ $< -L$(HOSTCUDA_DIR) -lcuda
 
 HOSTCUDART_PROGS := $(addprefix $(HOSTCUDART_DIR)/,rt_api rt_api_ptsz rt_api_rdc librt_kernels_host.so fault_inject.so \
-                      rt_badfat rt_thrust)
+                      rt_badfat rt_thrust rt_coop)
 ALL += $(HOSTCUDART_PROGS)
 TESTS += $(HOSTCUDART_SRC_DIR)/test_hcrt_exports.sh $(HOSTCUDART_SRC_DIR)/test_hcrt_api.sh \
          $(HOSTCUDART_SRC_DIR)/test_hcrt_shim.sh $(HOSTCUDART_SRC_DIR)/test_hcrt_valgrind.sh \
-         $(HOSTCUDART_SRC_DIR)/test_hcrt_thrust.sh
+         $(HOSTCUDART_SRC_DIR)/test_hcrt_thrust.sh $(HOSTCUDART_SRC_DIR)/test_hcrt_coop.sh
