@@ -149,10 +149,20 @@ struct CUctx_st {
     size_t printf_len;
 };
 
+/* a memory pool (hc_pool.c): its allocations are arena blocks (hc_mem_alloc), counted here; freed
+ * memory goes back to the arena at once, so reserved == the live blocks' rounded sizes */
 struct CUmemPoolHandle_st {
     uint32_t magic;
     int dev;
+    int is_default;
+    int dying;                   /* destroyed with allocations outstanding: freed with the last one */
+    cuuint64_t threshold;        /* CU_MEMPOOL_ATTR_RELEASE_THRESHOLD (kept; nothing is held back) */
+    int reuse[3];                /* the three CU_MEMPOOL_ATTR_REUSE_* flags */
+    size_t live;                 /* outstanding allocations */
+    cuuint64_t used, used_high, reserved, reserved_high;
+    unsigned char access[HC_MAX_DEVICES];   /* CUmemAccess_flags of each other device */
 };
+void hc_pool_init_default(struct CUmemPoolHandle_st *p, int dev);   /* at cuInit */
 
 /* ---- devices and arenas ---- */
 typedef struct hc_block hc_block;

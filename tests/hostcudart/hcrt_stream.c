@@ -213,6 +213,26 @@ HCRT_API cudaError_t cudaMallocAsync(void **p, size_t n, cudaStream_t s)
     return e;
 }
 
+HCRT_API cudaError_t cudaMallocFromPoolAsync(void **p, size_t n, cudaMemPool_t pool, cudaStream_t s)
+{
+    if (p == NULL)
+        return hcrt_ret(cudaErrorInvalidValue);
+    cudaError_t e = hcrt_enter();
+    if (e != cudaSuccess)
+        return e;
+    CUdeviceptr d = 0;
+    e = HCRT_CU(cuMemAllocFromPoolAsync(&d, n, (CUmemoryPool)pool, hcrt_s(s)));
+    *p = e == cudaSuccess ? (void *)(uintptr_t)d : NULL;
+    return e;
+}
+
+/* managed memory's stream association (hostcuda checks it and has nothing to move) */
+HCRT_API cudaError_t cudaStreamAttachMemAsync(cudaStream_t s, void *p, size_t n, unsigned flags)
+{
+    cudaError_t e = hcrt_enter();
+    return e != cudaSuccess ? e : HCRT_CU(cuStreamAttachMemAsync(hcrt_s(s), (CUdeviceptr)(uintptr_t)p, n, flags));
+}
+
 HCRT_API cudaError_t cudaFreeAsync(void *p, cudaStream_t s)
 {
     cudaError_t e = hcrt_enter();

@@ -8,7 +8,7 @@ HOSTCUDART_DIR := $(BUILD)/tests/hostcudart
 HOSTCUDART_LIB := $(HOSTCUDART_DIR)/libcudart.so.13
 HOSTCUDART_HDRS := $(addprefix $(HOSTCUDART_SRC_DIR)/,hcrt_internal.h hcrt_api.def hcrt_errors.def)
 HOSTCUDART_OBJS := $(addprefix $(HOSTCUDART_DIR)/,hcrt_core.o hcrt_register.o hcrt_mem.o hcrt_stream.o \
-                     hcrt_stream_pt.o hcrt_unimpl.o)
+                     hcrt_stream_pt.o hcrt_unimpl.o hcrt_pool.o)
 
 $(HOSTCUDART_DIR)/%.o: $(HOSTCUDART_SRC_DIR)/%.c $(HOSTCUDART_HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
@@ -55,3 +55,10 @@ HOSTCUDART_PROGS := $(addprefix $(HOSTCUDART_DIR)/,rt_api rt_api_ptsz rt_api_rdc
 ALL += $(HOSTCUDART_PROGS)
 TESTS += $(HOSTCUDART_SRC_DIR)/test_hcrt_exports.sh $(HOSTCUDART_SRC_DIR)/test_hcrt_api.sh \
          $(HOSTCUDART_SRC_DIR)/test_hcrt_shim.sh $(HOSTCUDART_SRC_DIR)/test_hcrt_valgrind.sh
+
+# rt_calls: the runtime calls beyond malloc/copy/launch (pools, stream attach, peers, 2D/3D, ...), no kernels
+$(HOSTCUDART_DIR)/rt_calls: $(HOSTCUDART_SRC_DIR)/rt_calls.cu $(HOSTCUDA_LIB) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(HOSTCUDART_NVCC) -o $@ $< -L$(HOSTCUDA_DIR) -lcuda
+ALL += $(HOSTCUDART_DIR)/rt_calls
+TESTS += $(HOSTCUDART_SRC_DIR)/test_hcrt_calls.sh
