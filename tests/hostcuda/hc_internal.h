@@ -121,6 +121,11 @@ struct CUstream_st {
     int worker_started, dying;
     pthread_t worker;
     struct hc_capture *capture; /* non-NULL while capturing: hc_enqueue records, not runs (hc_graph.c) */
+    /* cuStreamSetAttribute's values, kept and handed back (hostcuda's caches have nothing to tune) */
+    CUaccessPolicyWindow apw;
+    CUsynchronizationPolicy sync_policy;   /* 0: never set (reads as CU_SYNC_POLICY_AUTO) */
+    CUlaunchMemSyncDomainMap dom_map;
+    CUlaunchMemSyncDomain dom;
     struct CUstream_st *next;   /* in ctx->streams */
 };
 
@@ -145,6 +150,9 @@ struct CUctx_st {
     struct CUevent_st *events;
     struct CUmod_st *modules;
     _Atomic int sticky;          /* a launch's illegal address / assert / trap: every later sync fails */
+    CUfunc_cache cache_config;   /* cuCtxSetCacheConfig (kept: host memory has no L1/shared split) */
+    CUsharedconfig shmem_config; /* cuCtxSetSharedMemConfig (kept) */
+    struct CUctx_st *peers[HC_MAX_DEVICES];   /* cuCtxEnablePeerAccess: the enabled peer of each device */
     char *printf_buf;            /* interpreted kernels' device printf output, written at the next sync */
     size_t printf_len;
 };

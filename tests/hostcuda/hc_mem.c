@@ -904,3 +904,44 @@ CUresult CUDAAPI cuStreamAttachMemAsync_ptsz(CUstream hStream, CUdeviceptr dptr,
     HC_COUNT(cuStreamAttachMemAsync_ptsz);
     return attach_mem(hStream, dptr, length, flags, 1);
 }
+
+/* ---------------------------------------------------------------- inter-process handles */
+/* hostcuda's memory lives in this process only: it answers as a GPU without IPC support
+ * (CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED is 0), after the arguments' own checks */
+CUresult CUDAAPI cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)
+{
+    HC_COUNT(cuIpcGetMemHandle);
+    HC_CHECK_INIT();
+    return !pHandle || !dptr ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult CUDAAPI cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)
+{
+    HC_COUNT(cuIpcOpenMemHandle_v2);
+    HC_CHECK_INIT();
+    (void)handle;
+    return !pdptr || (Flags & ~(unsigned)CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS) ? CUDA_ERROR_INVALID_VALUE
+                                                                           : CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult CUDAAPI cuIpcCloseMemHandle(CUdeviceptr dptr)
+{
+    HC_COUNT(cuIpcCloseMemHandle);
+    HC_CHECK_INIT();
+    return !dptr ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult CUDAAPI cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)
+{
+    HC_COUNT(cuIpcGetEventHandle);
+    HC_CHECK_INIT();
+    return !pHandle || !event ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult CUDAAPI cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)
+{
+    HC_COUNT(cuIpcOpenEventHandle);
+    HC_CHECK_INIT();
+    (void)handle;
+    return !phEvent ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_SUPPORTED;
+}

@@ -6,7 +6,17 @@
  *           access, cudaMallocFromPoolAsync, CUDA 13's location-keyed pool calls, destroy;
  *   attach  cudaStreamAttachMemAsync on managed memory (whole allocation, 0, flags, bad input);
  *   p2p     cudaDeviceGetP2PAttribute for device pairs and the same device;
+ *   copy2d  cudaMallocPitch, cudaMemcpy2D(+Async) in each direction with distinct pitches and
+ *           offsets, cudaMemset2D(+Async): rows, and the bytes between rows untouched;
+ *   copy3d  cudaMalloc3D, cudaMemset3D(+Async), cudaMemcpy3D(+Async) of a sub-box at positions,
+ *           cudaMemcpy3DPeer between devices, arrays (none here) and bad extents;
+ *   stream  cudaStreamSet/GetAttribute (access policy window, priority, sync policy),
+ *           cudaStreamCopyAttributes, cudaStreamGetDevice, cudaStreamGetId;
+ *   device  cache and shared-memory configuration, cudaFuncGetName/GetParamInfo, peer access,
+ *           cudaMemcpyPeer(+Async), the IPC calls (answered as by a GPU without IPC);
  * Each check prints `ok CASE: what` or `FAIL CASE: what: expected X, got Y`; exit 1 on any FAIL.
+ * Built twice: rt_calls_ptsz (--default-stream per-thread, RT_CALLS_PTSZ) imports the runtime's
+ * _ptds/_ptsz twins, and each case checks (hostcuda's call counters) that they reached the driver's.
  * RT_CALLS_CORRUPT=1 corrupts one byte of every expected buffer before it is compared (the
  * negative control of the data checks: each must then fail). */
 #include <cuda_runtime.h>
@@ -14,6 +24,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* the shared-memory configuration calls are deprecated in CUDA 13, and still tested */
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
+extern "C" unsigned long long hostcuda_call_count(const char *exported_symbol) __attribute__((weak));
 
 static int fails;
 static const char *cur;
@@ -57,6 +72,27 @@ static void expect_bytes(const char *what, const unsigned char *expected, const 
         }
     printf("ok %s: %s\n", cur, what);
     free(e);
+}
+
+/* the driver entry point this build's runtime calls should have reached: the per-thread twin in
+ * rt_calls_ptsz, the legacy one otherwise */
+static void expect_driver_called(const char *legacy, const char *twin)
+{
+    if (!hostcuda_call_count) {
+        printf("FAIL %s: hostcuda_call_count is missing (not on hostcuda?)\n", cur);
+        fails++;
+        return;
+    }
+#ifdef RT_CALLS_PTSZ
+    const char *want = twin, *other = legacy;
+#else
+    const char *want = legacy, *other = twin;
+#endif
+    char what[160];
+    snprintf(what, sizeof what, "%s reached the driver", want);
+    EXPECT_EQ(what, 1, hostcuda_call_count(want) > 0);
+    snprintf(what, sizeof what, "%s did not", other);
+    EXPECT_EQ(what, 0, hostcuda_call_count(other));
 }
 
 static unsigned long long pool_attr(cudaMemPool_t p, cudaMemPoolAttr a)
@@ -206,6 +242,7 @@ static void case_pool(void)
     OK("sync", cudaStreamSynchronize(s));
     EXPECT_RT("cudaMallocFromPoolAsync(destroyed pool)", cudaErrorInvalidValue, cudaMallocFromPoolAsync(&a, 16, mine, s));
     cudaGetLastError();
+    expect_driver_called("cuMemAllocFromPoolAsync", "cuMemAllocFromPoolAsync_ptsz");
     cudaStreamDestroy(s);
 }
 
@@ -236,6 +273,7 @@ static void case_attach(void)
     cudaGetLastError();
     OK("the default stream", cudaStreamAttachMemAsync(0, m, 0, cudaMemAttachSingle));
     cudaFree(d);
+    expect_driver_called("cuStreamAttachMemAsync", "cuStreamAttachMemAsync_ptsz");
     cudaFree(m);
     cudaStreamDestroy(s);
 }
@@ -268,12 +306,348 @@ static void case_p2p(void)
     cudaGetLastError();
 }
 
+/* the reference of a pitched copy: rows of `width` bytes from src (pitch sp) into dst (pitch dp) */
+static void ref_copy2d(unsigned char *dst, size_t dp, const unsigned char *src, size_t sp, size_t width, size_t height)
+{
+    for (size_t y = 0; y < height; y++)
+        memcpy(dst + y * dp, src + y * sp, width);
+}
+
+static void case_copy2d(void)
+{
+    const size_t w = 37, h = 11, sp = 50, bp = 41;
+    unsigned char src[sp * h], out[bp * h], ref[bp * h];
+    for (size_t i = 0; i < sizeof src; i++)
+        src[i] = (unsigned char)(i * 13 + 1);
+    void *d = NULL, *d2 = NULL;
+    size_t dp = 0, dp2 = 0;
+    OK("cudaMallocPitch", cudaMallocPitch(&d, &dp, w, h));
+    EXPECT_EQ("the pitch holds a row", 1, dp >= w);
+    OK("cudaMallocPitch (second)", cudaMallocPitch(&d2, &dp2, w + 8, h));
+    OK("cudaMemset (whole second allocation)", cudaMemset(d2, 0xee, dp2 * h));
+    OK("cudaMemcpy2D host->device", cudaMemcpy2D(d, dp, src, sp, w, h, cudaMemcpyHostToDevice));
+    /* device -> device into the second allocation at byte column 5 */
+    OK("cudaMemcpy2D device->device at an offset", cudaMemcpy2D((char *)d2 + 5, dp2, d, dp, w, h, cudaMemcpyDeviceToDevice));
+    memset(out, 0xaa, sizeof out);
+    memset(ref, 0xaa, sizeof ref);
+    OK("cudaMemcpy2D device->host (another pitch)", cudaMemcpy2D(out, bp, d, dp, w, h, cudaMemcpyDeviceToHost));
+    ref_copy2d(ref, bp, src, sp, w, h);
+    expect_bytes("host -> device -> host, rows and the gaps between them", ref, out, sizeof out);
+    /* the second allocation: whole rows back, 0xee around the copied block */
+    size_t n2 = dp2 * h;
+    unsigned char *all = (unsigned char *)malloc(n2), *ref2 = (unsigned char *)malloc(n2);
+    memset(ref2, 0xee, n2);
+    for (size_t y = 0; y < h; y++)
+        memcpy(ref2 + y * dp2 + 5, src + y * sp, w);
+    OK("cudaMemcpy the whole second allocation back", cudaMemcpy(all, d2, n2, cudaMemcpyDeviceToHost));
+    expect_bytes("device -> device at an offset, the rest untouched", ref2, all, n2);
+
+    /* async, cudaMemcpyDefault, on a stream */
+    cudaStream_t s;
+    cudaStreamCreate(&s);
+    unsigned char *pin = NULL;
+    OK("cudaMallocHost", cudaMallocHost((void **)&pin, sizeof out));
+    memset(pin, 0, sizeof out);
+    OK("cudaMemcpy2DAsync default kind", cudaMemcpy2DAsync(pin, bp, d, dp, w, h, cudaMemcpyDefault, s));
+    OK("sync", cudaStreamSynchronize(s));
+    memset(ref, 0, sizeof ref);
+    ref_copy2d(ref, bp, src, sp, w, h);
+    expect_bytes("async 2D copy into pinned memory", ref, pin, sizeof out);
+
+    /* memset2D: a narrower block, the bytes beyond each row's width untouched */
+    OK("cudaMemset all", cudaMemset(d2, 0, n2));
+    OK("cudaMemset2D", cudaMemset2D(d2, dp2, 0x3c, w - 2, h - 1));
+    /* the default stream (per-thread in rt_calls_ptsz) does not order against s: wait for it */
+    OK("sync the default stream", cudaStreamSynchronize(0));
+    OK("cudaMemset2DAsync (last row)", cudaMemset2DAsync((char *)d2 + (h - 1) * dp2, dp2, 0x5d, 3, 1, s));
+    OK("sync", cudaStreamSynchronize(s));
+    memset(ref2, 0, n2);
+    for (size_t y = 0; y < h - 1; y++)
+        memset(ref2 + y * dp2, 0x3c, w - 2);
+    memset(ref2 + (h - 1) * dp2, 0x5d, 3);
+    OK("copy back", cudaMemcpy(all, d2, n2, cudaMemcpyDeviceToHost));
+    expect_bytes("memset2D rows, the rest untouched", ref2, all, n2);
+
+    /* errors */
+    EXPECT_RT("a width beyond the pitch", cudaErrorInvalidPitchValue, cudaMemcpy2D(d, dp, src, w - 1, w, h, cudaMemcpyHostToDevice));
+    EXPECT_RT("an unknown kind", cudaErrorInvalidMemcpyDirection, cudaMemcpy2D(d, dp, src, sp, w, h, (cudaMemcpyKind)9));
+    EXPECT_RT("rows beyond the allocation", cudaErrorInvalidValue, cudaMemcpy2D(d, dp, src, sp, w, h + 40, cudaMemcpyHostToDevice));
+    EXPECT_RT("host->device into host memory", cudaErrorInvalidValue, cudaMemcpy2D(out, bp, src, sp, w, h, cudaMemcpyHostToDevice));
+    EXPECT_RT("memset2D width beyond the pitch", cudaErrorInvalidValue, cudaMemset2D(d, dp, 0, dp + 1, 2));
+    EXPECT_RT("memset2D on host memory", cudaErrorInvalidValue, cudaMemset2D(out, bp, 0, 4, 2));
+    cudaGetLastError();
+    OK("zero height: nothing to do", cudaMemcpy2D(d, dp, src, sp, w, 0, cudaMemcpyHostToDevice));
+    expect_driver_called("cuMemcpy2D_v2", "cuMemcpy2D_v2_ptds");
+    expect_driver_called("cuMemcpy2DAsync_v2", "cuMemcpy2DAsync_v2_ptsz");
+    expect_driver_called("cuMemsetD2D8Async", "cuMemsetD2D8Async_ptsz");
+    free(all);
+    free(ref2);
+    cudaFreeHost(pin);
+    cudaFree(d);
+    cudaFree(d2);
+    cudaStreamDestroy(s);
+}
+
+static void case_copy3d(void)
+{
+    const size_t W = 24, H = 5, D = 4;   /* the host box, bytes x rows x slices */
+    unsigned char hsrc[W * H * D], hout[W * H * D], ref[W * H * D];
+    for (size_t i = 0; i < sizeof hsrc; i++)
+        hsrc[i] = (unsigned char)(i * 7 + 11);
+    struct cudaPitchedPtr dp;
+    struct cudaExtent ext = make_cudaExtent(W, H, D);
+    OK("cudaMalloc3D", cudaMalloc3D(&dp, ext));
+    EXPECT_EQ("pitch holds a row", 1, dp.pitch >= W);
+    EXPECT_EQ("xsize", W, dp.xsize);
+    EXPECT_EQ("ysize", H, dp.ysize);
+    OK("cudaMemset3D (0x11)", cudaMemset3D(dp, 0x11, ext));
+    struct cudaMemcpy3DParms p;
+    memset(&p, 0, sizeof p);
+    p.srcPtr = make_cudaPitchedPtr(hsrc, W, W, H);
+    p.dstPtr = dp;
+    /* a sub-box: from host (2,1,1) to device (3,2,0), 10 bytes x 3 rows x 2 slices */
+    p.srcPos = make_cudaPos(2, 1, 1);
+    p.dstPos = make_cudaPos(3, 2, 0);
+    p.extent = make_cudaExtent(10, 3, 2);
+    p.kind = cudaMemcpyHostToDevice;
+    OK("cudaMemcpy3D host->device sub-box", cudaMemcpy3D(&p));
+    memset(&p, 0, sizeof p);
+    p.srcPtr = dp;
+    p.dstPtr = make_cudaPitchedPtr(hout, W, W, H);
+    p.extent = ext;
+    p.kind = cudaMemcpyDeviceToHost;
+    memset(hout, 0, sizeof hout);
+    OK("cudaMemcpy3D device->host whole box", cudaMemcpy3D(&p));
+    memset(ref, 0x11, sizeof ref);
+    for (size_t z = 0; z < 2; z++)
+        for (size_t y = 0; y < 3; y++)
+            memcpy(ref + (z + 0) * W * H + (y + 2) * W + 3, hsrc + (z + 1) * W * H + (y + 1) * W + 2, 10);
+    expect_bytes("the sub-box landed at its position, memset3D around it", ref, hout, sizeof hout);
+
+    cudaStream_t s;
+    cudaStreamCreate(&s);
+    OK("cudaMemset3DAsync (0x22)", cudaMemset3DAsync(dp, 0x22, make_cudaExtent(W, H, 1), s));
+    memset(hout, 0, sizeof hout);
+    OK("cudaMemcpy3DAsync device->host", cudaMemcpy3DAsync(&p, s));
+    OK("sync", cudaStreamSynchronize(s));
+    memset(ref, 0x22, W * H);
+    expect_bytes("memset3DAsync of slice 0, stream-ordered before the copy", ref, hout, sizeof hout);
+
+    int n = 0;
+    cudaGetDeviceCount(&n);
+    if (n > 1) {
+        cudaSetDevice(1);
+        struct cudaPitchedPtr dp1;
+        OK("cudaMalloc3D on device 1", cudaMalloc3D(&dp1, ext));
+        struct cudaMemcpy3DPeerParms q;
+        memset(&q, 0, sizeof q);
+        q.srcPtr = dp, q.srcDevice = 0, q.dstPtr = dp1, q.dstDevice = 1, q.extent = ext;
+        OK("cudaMemcpy3DPeer 0 -> 1", cudaMemcpy3DPeer(&q));
+        memset(&p, 0, sizeof p);
+        p.srcPtr = dp1, p.dstPtr = make_cudaPitchedPtr(hout, W, W, H), p.extent = ext, p.kind = cudaMemcpyDeviceToHost;
+        unsigned char before[sizeof hout];
+        memcpy(before, hout, sizeof hout);
+        memset(hout, 0, sizeof hout);
+        OK("copy device 1's box back", cudaMemcpy3D(&p));
+        expect_bytes("the peer copy equals the source box", before, hout, sizeof hout);
+        q.dstDevice = n;
+        EXPECT_RT("a peer copy to a device that does not exist", cudaErrorInvalidDevice, cudaMemcpy3DPeer(&q));
+        cudaGetLastError();
+        cudaFree(dp1.ptr);
+        cudaSetDevice(0);
+    }
+
+    /* errors */
+    memset(&p, 0, sizeof p);
+    p.srcPtr = make_cudaPitchedPtr(hsrc, W, W, H), p.dstPtr = dp, p.extent = ext, p.kind = cudaMemcpyHostToDevice;
+    p.srcArray = (cudaArray_t)(uintptr_t)0x1000;
+    EXPECT_RT("an array and a pointer on one side", cudaErrorInvalidValue, cudaMemcpy3D(&p));
+    p.srcPtr.ptr = NULL;
+    EXPECT_RT("a CUDA array (none exist here)", cudaErrorNotSupported, cudaMemcpy3D(&p));
+    p.srcArray = NULL, p.srcPtr = make_cudaPitchedPtr(hsrc, W, W, H);
+    p.extent.depth = D + 3;
+    EXPECT_RT("slices beyond the allocation", cudaErrorInvalidValue, cudaMemcpy3D(&p));
+    p.extent.depth = D;
+    p.kind = (cudaMemcpyKind)7;
+    EXPECT_RT("an unknown kind", cudaErrorInvalidMemcpyDirection, cudaMemcpy3D(&p));
+    EXPECT_RT("NULL parameters", cudaErrorInvalidValue, cudaMemcpy3D(NULL));
+    cudaGetLastError();
+    expect_driver_called("cuMemcpy3D_v2", "cuMemcpy3D_v2_ptds");
+    expect_driver_called("cuMemcpy3DAsync_v2", "cuMemcpy3DAsync_v2_ptsz");
+    expect_driver_called("cuMemsetD2D8_v2", "cuMemsetD2D8_v2_ptds");
+    cudaFree(dp.ptr);
+    cudaStreamDestroy(s);
+}
+
+static void case_stream(void)
+{
+    cudaStream_t a, b;
+    OK("cudaStreamCreateWithPriority", cudaStreamCreateWithPriority(&a, cudaStreamNonBlocking, -1));
+    OK("cudaStreamCreate", cudaStreamCreate(&b));
+    cudaStreamAttrValue v, g;
+    memset(&v, 0, sizeof v);
+    char *base = NULL;
+    cudaMalloc((void **)&base, 1 << 20);
+    v.accessPolicyWindow.base_ptr = base;
+    v.accessPolicyWindow.num_bytes = 1 << 20;
+    v.accessPolicyWindow.hitRatio = 0.6f;
+    v.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+    v.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+    OK("set the access policy window", cudaStreamSetAttribute(a, cudaStreamAttributeAccessPolicyWindow, &v));
+    memset(&g, 0, sizeof g);
+    OK("get it", cudaStreamGetAttribute(a, cudaStreamAttributeAccessPolicyWindow, &g));
+    EXPECT_EQ("window base kept", (uintptr_t)base, (uintptr_t)g.accessPolicyWindow.base_ptr);
+    EXPECT_EQ("window size kept", 1 << 20, g.accessPolicyWindow.num_bytes);
+    EXPECT_EQ("hit ratio kept (x1000)", 600, (int)(g.accessPolicyWindow.hitRatio * 1000 + 0.5f));
+    EXPECT_EQ("hit property kept", cudaAccessPropertyPersisting, g.accessPolicyWindow.hitProp);
+    OK("priority attribute", cudaStreamGetAttribute(a, cudaStreamAttributePriority, &g));
+    EXPECT_EQ("= the priority it was created with", -1, g.priority);
+    OK("sync policy attribute", cudaStreamGetAttribute(b, cudaStreamAttributeSynchronizationPolicy, &g));
+    EXPECT_EQ("auto by default", cudaSyncPolicyAuto, g.syncPolicy);
+    v.syncPolicy = cudaSyncPolicyBlockingSync;
+    OK("set the sync policy", cudaStreamSetAttribute(a, cudaStreamAttributeSynchronizationPolicy, &v));
+    OK("cudaStreamCopyAttributes a -> b", cudaStreamCopyAttributes(b, a));
+    OK("b's window", cudaStreamGetAttribute(b, cudaStreamAttributeAccessPolicyWindow, &g));
+    EXPECT_EQ("copied window", (uintptr_t)base, (uintptr_t)g.accessPolicyWindow.base_ptr);
+    OK("b's sync policy", cudaStreamGetAttribute(b, cudaStreamAttributeSynchronizationPolicy, &g));
+    EXPECT_EQ("copied sync policy", cudaSyncPolicyBlockingSync, g.syncPolicy);
+    int prio = 0;
+    OK("cudaStreamGetPriority(b)", cudaStreamGetPriority(b, &prio));
+    EXPECT_EQ("copied priority", -1, prio);
+    v.accessPolicyWindow.hitRatio = 2.0f;
+    EXPECT_RT("a hit ratio above 1", cudaErrorInvalidValue, cudaStreamSetAttribute(a, cudaStreamAttributeAccessPolicyWindow, &v));
+    EXPECT_RT("not a stream attribute", cudaErrorInvalidValue, cudaStreamSetAttribute(a, (cudaStreamAttrID)2, &v));
+    EXPECT_RT("a NULL value", cudaErrorInvalidValue, cudaStreamGetAttribute(a, cudaStreamAttributePriority, NULL));
+    cudaGetLastError();
+    OK("the default stream's window", cudaStreamSetAttribute(0, cudaStreamAttributeAccessPolicyWindow, &g));
+    int dev = -1;
+    OK("cudaStreamGetDevice", cudaStreamGetDevice(a, &dev));
+    EXPECT_EQ("the stream's device", 0, dev);
+    unsigned long long ia = 0, ib = 0;
+    OK("cudaStreamGetId(a)", cudaStreamGetId(a, &ia));
+    OK("cudaStreamGetId(b)", cudaStreamGetId(b, &ib));
+    EXPECT_EQ("two streams, two ids", 1, ia != ib);
+    int n = 0;
+    cudaGetDeviceCount(&n);
+    if (n > 1) {
+        cudaSetDevice(1);
+        cudaStream_t c;
+        cudaStreamCreate(&c);
+        OK("cudaStreamGetDevice (device 1)", cudaStreamGetDevice(c, &dev));
+        EXPECT_EQ("a stream made on device 1", 1, dev);
+        cudaStreamDestroy(c);
+        cudaSetDevice(0);
+    }
+    expect_driver_called("cuStreamSetAttribute", "cuStreamSetAttribute_ptsz");
+    expect_driver_called("cuStreamGetDevice", "cuStreamGetDevice_ptsz");
+    cudaFree(base);
+    cudaStreamDestroy(a);
+    cudaStreamDestroy(b);
+}
+
+__global__ void rt_calls_kernel(int *p, double d, char c) { if (p) p[0] = (int)d + c; }
+
+static void case_device(void)
+{
+    enum cudaFuncCache fc = cudaFuncCachePreferShared;
+    OK("cudaDeviceGetCacheConfig", cudaDeviceGetCacheConfig(&fc));
+    EXPECT_EQ("no preference at first", cudaFuncCachePreferNone, fc);
+    OK("cudaDeviceSetCacheConfig(L1)", cudaDeviceSetCacheConfig(cudaFuncCachePreferL1));
+    OK("cudaDeviceGetCacheConfig", cudaDeviceGetCacheConfig(&fc));
+    EXPECT_EQ("the preference is kept", cudaFuncCachePreferL1, fc);
+    EXPECT_RT("an unknown cache preference", cudaErrorInvalidValue, cudaDeviceSetCacheConfig((cudaFuncCache)9));
+    cudaGetLastError();
+    enum cudaSharedMemConfig sc = cudaSharedMemBankSizeEightByte;
+    OK("cudaDeviceGetSharedMemConfig", cudaDeviceGetSharedMemConfig(&sc));
+    EXPECT_EQ("four-byte banks by default", cudaSharedMemBankSizeFourByte, sc);
+    OK("cudaDeviceSetSharedMemConfig(8)", cudaDeviceSetSharedMemConfig(cudaSharedMemBankSizeEightByte));
+    OK("cudaDeviceGetSharedMemConfig", cudaDeviceGetSharedMemConfig(&sc));
+    EXPECT_EQ("eight-byte banks kept", cudaSharedMemBankSizeEightByte, sc);
+    OK("cudaFuncSetSharedMemConfig", cudaFuncSetSharedMemConfig((const void *)rt_calls_kernel, cudaSharedMemBankSizeDefault));
+    EXPECT_RT("cudaFuncSetSharedMemConfig(not a kernel)", cudaErrorInvalidDeviceFunction,
+              cudaFuncSetSharedMemConfig((const void *)case_device, cudaSharedMemBankSizeDefault));
+    cudaGetLastError();
+    const char *name = NULL;
+    OK("cudaFuncGetName", cudaFuncGetName(&name, (const void *)rt_calls_kernel));
+    EXPECT_EQ("the kernel's mangled name", 0, name ? strcmp(name, "_Z15rt_calls_kernelPidc") : -1);
+    size_t off = 99, size = 99;
+    OK("cudaFuncGetParamInfo(1)", cudaFuncGetParamInfo((const void *)rt_calls_kernel, 1, &off, &size));
+    EXPECT_EQ("the double's offset", 8, off);
+    EXPECT_EQ("the double's size", 8, size);
+    EXPECT_RT("a parameter beyond the last", cudaErrorInvalidValue, cudaFuncGetParamInfo((const void *)rt_calls_kernel, 3, &off, &size));
+    cudaGetLastError();
+    OK("cudaCtxResetPersistingL2Cache", cudaCtxResetPersistingL2Cache());
+
+    /* peers */
+    int n = 0;
+    cudaGetDeviceCount(&n);
+    EXPECT_RT("peer access to itself", cudaErrorInvalidDevice, cudaDeviceEnablePeerAccess(0, 0));
+    EXPECT_RT("peer access to a device that does not exist", cudaErrorInvalidDevice, cudaDeviceEnablePeerAccess(n, 0));
+    cudaGetLastError();
+    int *a = NULL;
+    cudaMalloc(&a, 256);
+    int host[64], back[64];
+    for (int i = 0; i < 64; i++)
+        host[i] = i * i - 5;
+    cudaMemcpy(a, host, sizeof host, cudaMemcpyHostToDevice);
+    if (n > 1) {
+        EXPECT_RT("flags must be 0", cudaErrorInvalidValue, cudaDeviceEnablePeerAccess(1, 1));
+        EXPECT_RT("disable before enable", cudaErrorPeerAccessNotEnabled, cudaDeviceDisablePeerAccess(1));
+        cudaGetLastError();
+        OK("cudaDeviceEnablePeerAccess(1)", cudaDeviceEnablePeerAccess(1, 0));
+        EXPECT_RT("enabled twice", cudaErrorPeerAccessAlreadyEnabled, cudaDeviceEnablePeerAccess(1, 0));
+        cudaGetLastError();
+        OK("cudaDeviceDisablePeerAccess(1)", cudaDeviceDisablePeerAccess(1));
+        cudaSetDevice(1);
+        int *b = NULL;
+        cudaMalloc(&b, 256);
+        cudaSetDevice(0);
+        OK("cudaMemcpyPeer 0 -> 1", cudaMemcpyPeer(b, 1, a, 0, sizeof host));
+        memset(back, 0, sizeof back);
+        cudaMemcpy(back, b, sizeof back, cudaMemcpyDeviceToHost);
+        expect_bytes("device 1 holds device 0's bytes", (unsigned char *)host, (unsigned char *)back, sizeof host);
+        cudaStream_t s;
+        cudaStreamCreate(&s);
+        cudaMemset(a, 0, 256);
+        cudaStreamSynchronize(0);   /* the per-thread default stream does not order against s */
+        OK("cudaMemcpyPeerAsync 1 -> 0", cudaMemcpyPeerAsync(a, 0, b, 1, sizeof host, s));
+        cudaStreamSynchronize(s);
+        memset(back, 0, sizeof back);
+        cudaMemcpy(back, a, sizeof back, cudaMemcpyDeviceToHost);
+        expect_bytes("and back", (unsigned char *)host, (unsigned char *)back, sizeof host);
+        EXPECT_RT("cudaMemcpyPeer to a device that does not exist", cudaErrorInvalidDevice, cudaMemcpyPeer(b, n, a, 0, 4));
+        cudaGetLastError();
+        cudaStreamDestroy(s);
+        cudaFree(b);
+    }
+
+    /* IPC: as a GPU without it */
+    int ipc = -1;
+    OK("cudaDevAttrIpcEventSupport", cudaDeviceGetAttribute(&ipc, cudaDevAttrIpcEventSupport, 0));
+    EXPECT_EQ("no IPC events", 0, ipc);
+    cudaIpcMemHandle_t mh;
+    EXPECT_RT("cudaIpcGetMemHandle", cudaErrorNotSupported, cudaIpcGetMemHandle(&mh, a));
+    EXPECT_RT("cudaIpcGetMemHandle(NULL handle)", cudaErrorInvalidValue, cudaIpcGetMemHandle(NULL, a));
+    void *op = NULL;
+    memset(&mh, 0, sizeof mh);
+    EXPECT_RT("cudaIpcOpenMemHandle", cudaErrorNotSupported, cudaIpcOpenMemHandle(&op, mh, cudaIpcMemLazyEnablePeerAccess));
+    cudaEvent_t ev;
+    cudaEventCreateWithFlags(&ev, cudaEventDisableTiming | cudaEventInterprocess);
+    cudaIpcEventHandle_t eh;
+    EXPECT_RT("cudaIpcGetEventHandle", cudaErrorNotSupported, cudaIpcGetEventHandle(&eh, ev));
+    cudaGetLastError();
+    cudaEventDestroy(ev);
+    cudaFree(a);
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
         const char *name;
         void (*fn)(void);
-    } cases[] = {{"pool", case_pool}, {"attach", case_attach}, {"p2p", case_p2p}};
+    } cases[] = {{"pool", case_pool}, {"attach", case_attach}, {"p2p", case_p2p},
+                   {"copy2d", case_copy2d}, {"copy3d", case_copy3d}, {"stream", case_stream},
+                   {"device", case_device}};
     if (argc != 2) {
         fprintf(stderr, "usage: rt_calls CASE\n");
         return 2;

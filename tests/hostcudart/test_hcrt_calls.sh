@@ -8,16 +8,17 @@ set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=$ROOT/build/tests
 D=$B/hostcudart
-for f in "$D/libcudart.so.13" "$D/rt_calls" "$B/hostcuda/libcuda.so.1"; do
+for f in "$D/libcudart.so.13" "$D/rt_calls" "$D/rt_calls_ptsz" "$B/hostcuda/libcuda.so.1"; do
     [ -e "$f" ] || { echo "SKIP: $f is not built"; exit 77; }
 done
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fails=0
-run() { # run NAME EXPECTED_RC ENV... -- CASE
+PROG=$D/rt_calls
+run() { # run NAME EXPECTED_RC ENV... -- CASE   (the program: $PROG)
     local name=$1 want=$2; shift 2
     local envs=()
     while [ "$1" != -- ]; do envs+=("$1"); shift; done; shift
-    env LD_LIBRARY_PATH="$D:$B/hostcuda" "${envs[@]}" timeout 60 "$D/rt_calls" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+    env LD_LIBRARY_PATH="$D:$B/hostcuda" "${envs[@]}" timeout 60 "$PROG" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
     local rc=$?
     if [ "$rc" -ne "$want" ]; then
         echo "FAIL $name: exit $rc, expected $want"; grep -v '^ok' "$tmp/$name.out" | head -8; tail -3 "$tmp/$name.err"
@@ -29,9 +30,17 @@ run() { # run NAME EXPECTED_RC ENV... -- CASE
     fi
     echo "ok $name ($(grep -c '^ok' "$tmp/$name.out") checks)"
 }
-CASES="pool attach p2p"
-DATA_CASES="pool attach"
+CASES="pool attach p2p copy2d copy3d stream device"
+DATA_CASES="pool attach copy2d copy3d device"
 for c in $CASES; do run "$c" 0 -- "$c"; done
+PROG=$D/rt_calls_ptsz
+for c in $CASES; do run "ptsz_$c" 0 -- "$c"; done
+imports=$(nm -D "$D/rt_calls_ptsz" 2>/dev/null | awk '$1 == "U" {print $2}')
+for sym in cudaMemcpy2D_ptds cudaMemcpy2DAsync_ptsz cudaMemcpy3D_ptds cudaMemcpy3DAsync_ptsz cudaMemset2D_ptds \
+           cudaMemset3DAsync_ptsz cudaStreamGetAttribute_ptsz cudaStreamAttachMemAsync_ptsz cudaMallocFromPoolAsync_ptsz; do
+    grep -q "^$sym@" <<<"$imports" || { echo "FAIL ptsz: rt_calls_ptsz does not import $sym"; fails=$((fails + 1)); }
+done
+PROG=$D/rt_calls
 run p2p_one_device 0 HOSTCUDA_DEVICES=1 -- p2p && grep -q 'one device' "$tmp/p2p_one_device.out" ||
     { echo "FAIL p2p_one_device: no 'one device' line"; fails=$((fails + 1)); }
 # controls: a corrupted expectation must fail each data comparison, and say both sides
