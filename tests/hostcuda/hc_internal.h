@@ -217,6 +217,11 @@ struct hc_exec_range;
 /* hc_mu held: the live device and host allocations, sorted by address (malloc'ed; count in *n) */
 struct hc_exec_range *hc_mem_ranges(int *n);
 void hc_mem_free_ctx(struct CUctx_st *c);                                /* hc_mu held */
+/* hc_mu held: 1 if v lies in a managed allocation (its base and page-rounded size), else 0 */
+int hc_mem_managed_range(uintptr_t v, uintptr_t *base, size_t *size);
+
+/* ---- hc_managed.c ---- */
+void hc_managed_forget(uintptr_t base);   /* hc_mu held: a managed allocation is freed, drop its advice */
 
 /* ---- hc_stream.c ---- */
 /* Resolve a stream handle for an API call; per_thread: called through a _ptsz/_ptds variant. */

@@ -294,6 +294,7 @@ CUresult hc_mem_free(CUdeviceptr p)
     hc_host *h = host_at(v);
     if (!h || h->kind != HC_MEM_MANAGED || (uintptr_t)h->base != v)
         return CUDA_ERROR_INVALID_VALUE;
+    hc_managed_forget(v);
     host_unlink(h);
     munmap(h->base, h->size);
     free(h);
@@ -314,6 +315,8 @@ void hc_mem_free_ctx(struct CUctx_st *c)
     for (hc_host *h = hc_hosts; h;) {
         hc_host *n = h->next;
         if (h->ctx == c) {
+            if (h->kind == HC_MEM_MANAGED)
+                hc_managed_forget((uintptr_t)h->base);
             host_unlink(h);
             if (!h->registered)
                 munmap(h->base, h->size);
@@ -868,6 +871,16 @@ CUresult CUDAAPI cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream)
 {
     HC_COUNT(cuMemFreeAsync_ptsz);
     return free_async(dptr, hStream, 1);
+}
+
+int hc_mem_managed_range(uintptr_t v, uintptr_t *base, size_t *size)
+{
+    hc_host *h = host_at(v);
+    if (!h || h->kind != HC_MEM_MANAGED)
+        return 0;
+    *base = (uintptr_t)h->base;
+    *size = h->size;
+    return 1;
 }
 
 /* ---------------------------------------------------------------- stream association of managed memory */

@@ -12,6 +12,8 @@
  *           cudaMemcpy3DPeer between devices, arrays (none here) and bad extents;
  *   stream  cudaStreamSet/GetAttribute (access policy window, priority, sync policy),
  *           cudaStreamCopyAttributes, cudaStreamGetDevice, cudaStreamGetId;
+ *   managed cudaMemAdvise, cudaMemPrefetchAsync and the range queries they answer
+ *           (cudaMemRangeGetAttribute(s)) page by page;
  *   device  cache and shared-memory configuration, cudaFuncGetName/GetParamInfo, peer access,
  *           cudaMemcpyPeer(+Async), the IPC calls (answered as by a GPU without IPC);
  * Each check prints `ok CASE: what` or `FAIL CASE: what: expected X, got Y`; exit 1 on any FAIL.
@@ -640,6 +642,90 @@ static void case_device(void)
     cudaFree(a);
 }
 
+static int range_int(cudaMemRangeAttribute a, const void *p, size_t n)
+{
+    int v = 12345;
+    cudaError_t e = cudaMemRangeGetAttribute(&v, sizeof v, a, p, n);
+    if (e != cudaSuccess) {
+        printf("FAIL %s: cudaMemRangeGetAttribute(%d): %s\n", cur, (int)a, cudaGetErrorName(e));
+        fails++;
+    }
+    return v;
+}
+
+static void case_managed(void)
+{
+    const size_t n = 4 * 4096;
+    char *m = NULL;
+    OK("cudaMallocManaged 4 pages", cudaMallocManaged(&m, n, cudaMemAttachGlobal));
+    EXPECT_EQ("not read-mostly at first", 0, range_int(cudaMemRangeAttributeReadMostly, m, n));
+    EXPECT_EQ("no preferred location at first", cudaInvalidDeviceId, range_int(cudaMemRangeAttributePreferredLocation, m, n));
+    EXPECT_EQ("never prefetched", cudaInvalidDeviceId, range_int(cudaMemRangeAttributeLastPrefetchLocation, m, n));
+    struct cudaMemLocation dev0 = {cudaMemLocationTypeDevice, 0}, host = {cudaMemLocationTypeHost, 0};
+    OK("read-mostly on pages 0-1", cudaMemAdvise(m, 2 * 4096, cudaMemAdviseSetReadMostly, dev0));
+    EXPECT_EQ("pages 0-1 read-mostly", 1, range_int(cudaMemRangeAttributeReadMostly, m, 2 * 4096));
+    EXPECT_EQ("not all 4 pages", 0, range_int(cudaMemRangeAttributeReadMostly, m, n));
+    OK("preferred location device 0 (whole)", cudaMemAdvise(m, n, cudaMemAdviseSetPreferredLocation, dev0));
+    EXPECT_EQ("preferred device 0", 0, range_int(cudaMemRangeAttributePreferredLocation, m, n));
+    OK("preferred location host on page 3", cudaMemAdvise(m + 3 * 4096, 4096, cudaMemAdviseSetPreferredLocation, host));
+    EXPECT_EQ("page 3 prefers the CPU", cudaCpuDeviceId, range_int(cudaMemRangeAttributePreferredLocation, m + 3 * 4096, 1));
+    EXPECT_EQ("mixed preferences: invalid", cudaInvalidDeviceId, range_int(cudaMemRangeAttributePreferredLocation, m, n));
+    EXPECT_EQ("location type of page 3", cudaMemLocationTypeHost,
+              range_int(cudaMemRangeAttributePreferredLocationType, m + 3 * 4096, 4096));
+    OK("accessed by the host (whole)", cudaMemAdvise(m, n, cudaMemAdviseSetAccessedBy, host));
+    OK("accessed by device 0 (page 0)", cudaMemAdvise(m, 4096, cudaMemAdviseSetAccessedBy, dev0));
+    int by[3] = {7, 7, 7};
+    OK("accessed-by of page 0", cudaMemRangeGetAttribute(by, sizeof by, cudaMemRangeAttributeAccessedBy, m, 4096));
+    EXPECT_EQ("page 0: the CPU", cudaCpuDeviceId, by[0]);
+    EXPECT_EQ("page 0: device 0", 0, by[1]);
+    EXPECT_EQ("page 0: the rest invalid", cudaInvalidDeviceId, by[2]);
+    OK("accessed-by of all pages", cudaMemRangeGetAttribute(by, sizeof by, cudaMemRangeAttributeAccessedBy, m, n));
+    EXPECT_EQ("all pages: the CPU only", cudaCpuDeviceId, by[0]);
+    EXPECT_EQ("all pages: device 0 not on every page", cudaInvalidDeviceId, by[1]);
+    OK("unset accessed-by host", cudaMemAdvise(m, n, cudaMemAdviseUnsetAccessedBy, host));
+    OK("unset read-mostly", cudaMemAdvise(m, n, cudaMemAdviseUnsetReadMostly, dev0));
+    EXPECT_EQ("read-mostly cleared", 0, range_int(cudaMemRangeAttributeReadMostly, m, 4096));
+    cudaStream_t s;
+    cudaStreamCreate(&s);
+    OK("prefetch to device 0", cudaMemPrefetchAsync(m, n, dev0, 0, s));
+    EXPECT_EQ("last prefetch: device 0", 0, range_int(cudaMemRangeAttributeLastPrefetchLocation, m, n));
+    OK("prefetch page 1 to the host", cudaMemPrefetchAsync(m + 4096, 4096, host, 0, s));
+    EXPECT_EQ("mixed prefetches: invalid", cudaInvalidDeviceId, range_int(cudaMemRangeAttributeLastPrefetchLocation, m, n));
+    EXPECT_EQ("page 1: the CPU", cudaCpuDeviceId, range_int(cudaMemRangeAttributeLastPrefetchLocation, m + 4096, 4096));
+    /* several at once */
+    int rm = -1, pref = -1;
+    void *data[2] = {&rm, &pref};
+    size_t sizes[2] = {4, 4};
+    cudaMemRangeAttribute attrs[2] = {cudaMemRangeAttributeReadMostly, cudaMemRangeAttributePreferredLocation};
+    OK("cudaMemRangeGetAttributes", cudaMemRangeGetAttributes(data, sizes, attrs, 2, m, 4096));
+    EXPECT_EQ("read-mostly of page 0", 0, rm);
+    EXPECT_EQ("preferred location of page 0", 0, pref);
+    /* errors */
+    int v;
+    EXPECT_RT("a size that is not 4", cudaErrorInvalidValue, cudaMemRangeGetAttribute(&v, 8, cudaMemRangeAttributeReadMostly, m, n));
+    EXPECT_RT("a range past the allocation", cudaErrorInvalidValue,
+              cudaMemRangeGetAttribute(&v, 4, cudaMemRangeAttributeReadMostly, m, n + 8192));
+    char *d = NULL;
+    cudaMalloc(&d, 4096);
+    EXPECT_RT("device memory", cudaErrorInvalidValue, cudaMemRangeGetAttribute(&v, 4, cudaMemRangeAttributeReadMostly, d, 64));
+    EXPECT_RT("advice on device memory", cudaErrorInvalidValue, cudaMemAdvise(d, 64, cudaMemAdviseSetReadMostly, dev0));
+    EXPECT_RT("an unknown advice", cudaErrorInvalidValue, cudaMemAdvise(m, n, (cudaMemoryAdvise)42, dev0));
+    struct cudaMemLocation nodev = {cudaMemLocationTypeDevice, 999};
+    EXPECT_RT("a device that does not exist", cudaErrorInvalidDevice, cudaMemPrefetchAsync(m, n, nodev, 0, s));
+    EXPECT_RT("prefetch flags", cudaErrorInvalidValue, cudaMemPrefetchAsync(m, n, dev0, 1, s));
+    cudaGetLastError();
+    /* a freed allocation forgets its advice: a new one at any address starts clean */
+    cudaFree(m);
+    char *m2 = NULL;
+    OK("cudaMallocManaged again", cudaMallocManaged(&m2, n, cudaMemAttachGlobal));
+    EXPECT_EQ("fresh memory has no preferred location", cudaInvalidDeviceId,
+              range_int(cudaMemRangeAttributePreferredLocation, m2, n));
+    expect_driver_called("cuMemPrefetchAsync_v2", "cuMemPrefetchAsync_v2_ptsz");
+    cudaFree(m2);
+    cudaFree(d);
+    cudaStreamDestroy(s);
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -647,7 +733,8 @@ int main(int argc, char **argv)
         void (*fn)(void);
     } cases[] = {{"pool", case_pool}, {"attach", case_attach}, {"p2p", case_p2p},
                    {"copy2d", case_copy2d}, {"copy3d", case_copy3d}, {"stream", case_stream},
-                   {"device", case_device}};
+                   {"device", case_device},
+                   {"managed", case_managed}};
     if (argc != 2) {
         fprintf(stderr, "usage: rt_calls CASE\n");
         return 2;

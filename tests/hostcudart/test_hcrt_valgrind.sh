@@ -24,7 +24,7 @@ for c in launch symbol ctx memory; do
 done
 # rt_calls: pools, stream attach, pitched copies and memsets, stream attributes, device settings
 if [ -e "$D/rt_calls" ]; then
-    for c in pool attach copy2d copy3d stream device; do
+    for c in pool attach copy2d copy3d stream device managed; do
         log=$(mktemp)
         if valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite "$D/rt_calls" "$c" >"$log" 2>&1; then
             echo "ok: rt_calls $c is clean under valgrind"
