@@ -97,9 +97,15 @@ static CUresult resolve_side(const side *sd, size_t width, size_t height, size_t
     uintptr_t base = sd->type == CU_MEMORYTYPE_HOST ? (uintptr_t)sd->host : (uintptr_t)sd->dev;
     if (!base || ((height > 1 || depth > 1) && sd->pitch < sd->x + width) || (depth > 1 && sd->height < sd->y + height))
         return CUDA_ERROR_INVALID_VALUE;
-    size_t slice = sd->pitch * sd->height;
-    size_t first = sd->z * slice + sd->y * sd->pitch + sd->x;
-    size_t span = (depth - 1) * slice + (height - 1) * sd->pitch + width;
+    size_t slice, first, span, t1, t2;
+    /* slice = pitch * height; first = z * slice + y * pitch + x; span = (depth - 1) * slice +
+     * (height - 1) * pitch + width: any overflow is a range no allocation holds */
+    if (__builtin_mul_overflow(sd->pitch, sd->height, &slice) || __builtin_mul_overflow(sd->z, slice, &t1) ||
+        __builtin_mul_overflow(sd->y, sd->pitch, &t2) || __builtin_add_overflow(t1, t2, &first) ||
+        __builtin_add_overflow(first, sd->x, &first) || __builtin_mul_overflow(depth - 1, slice, &t1) ||
+        __builtin_mul_overflow(height - 1, sd->pitch, &t2) || __builtin_add_overflow(t1, t2, &span) ||
+        __builtin_add_overflow(span, width, &span) || __builtin_add_overflow(base, first, &t1))
+        return CUDA_ERROR_INVALID_VALUE;
     void *r = hc_mem_resolve((CUdeviceptr)(base + first), span, kind, NULL);
     if (!r)
         return CUDA_ERROR_INVALID_VALUE;   /* the span runs past its allocation */
@@ -247,7 +253,9 @@ static CUresult set2d(CUdeviceptr dst, size_t pitch, unsigned int val, int elem,
                       CUstream h, int pt, int async)
 {
     HC_CHECK_INIT();
-    if (!dst || (dst & (CUdeviceptr)(elem - 1)) || (height > 1 && (pitch % (size_t)elem || pitch < width * elem)))
+    size_t row, span;
+    if (!dst || (dst & (CUdeviceptr)(elem - 1)) || __builtin_mul_overflow(width, (size_t)elem, &row) ||
+        (height > 1 && (pitch % (size_t)elem || pitch < row)))
         return CUDA_ERROR_INVALID_VALUE;
     if (width == 0 || height == 0) {
         pthread_mutex_lock(&hc_mu);
@@ -257,7 +265,9 @@ static CUresult set2d(CUdeviceptr dst, size_t pitch, unsigned int val, int elem,
         return rc;
     }
     int kd;
-    char *d = hc_mem_resolve(dst, (height - 1) * pitch + width * elem, &kd, NULL);
+    if (__builtin_mul_overflow(height - 1, pitch, &span) || __builtin_add_overflow(span, row, &span))
+        return CUDA_ERROR_INVALID_VALUE;
+    char *d = hc_mem_resolve(dst, span, &kd, NULL);
     if (!d || kd == HC_MEM_PAGEABLE)
         return CUDA_ERROR_INVALID_VALUE;
     pitched_payload *p = calloc(1, sizeof *p);

@@ -377,6 +377,9 @@ static void case_copy2d(void)
     EXPECT_RT("host->device into host memory", cudaErrorInvalidValue, cudaMemcpy2D(out, bp, src, sp, w, h, cudaMemcpyHostToDevice));
     EXPECT_RT("memset2D width beyond the pitch", cudaErrorInvalidValue, cudaMemset2D(d, dp, 0, dp + 1, 2));
     EXPECT_RT("memset2D on host memory", cudaErrorInvalidValue, cudaMemset2D(out, bp, 0, 4, 2));
+    EXPECT_RT("a pitch whose rows overflow the address space", cudaErrorInvalidValue,
+              cudaMemcpy2D(d, SIZE_MAX / 2, src, sp, w, 3, cudaMemcpyHostToDevice));
+    EXPECT_RT("memset2D rows that overflow", cudaErrorInvalidValue, cudaMemset2D(d, SIZE_MAX / 2, 0, 4, 3));
     cudaGetLastError();
     OK("zero height: nothing to do", cudaMemcpy2D(d, dp, src, sp, w, 0, cudaMemcpyHostToDevice));
     expect_driver_called("cuMemcpy2D_v2", "cuMemcpy2D_v2_ptds");
