@@ -21,6 +21,7 @@
  * _ptds/_ptsz twins, and each case checks (hostcuda's call counters) that they reached the driver's.
  * RT_CALLS_CORRUPT=1 corrupts one byte of every expected buffer before it is compared (the
  * negative control of the data checks: each must then fail). */
+#include <cuda.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -369,6 +370,37 @@ static void case_copy2d(void)
     memset(ref2 + (h - 1) * dp2, 0x5d, 3);
     OK("copy back", cudaMemcpy(all, d2, n2, cudaMemcpyDeviceToHost));
     expect_bytes("memset2D rows, the rest untouched", ref2, all, n2);
+
+    /* the driver's 16- and 32-bit 2D memsets and the unaligned 2D copy (no runtime call maps to them) */
+    OK("cudaMemset all", cudaMemset(d2, 0, n2));
+    EXPECT_EQ("cuMemsetD2D32 (3 x 4-byte elements, 2 rows)", CUDA_SUCCESS,
+              cuMemsetD2D32((CUdeviceptr)(uintptr_t)d2, dp2, 0xa1b2c3d4u, 3, 2));
+    EXPECT_EQ("cuMemsetD2D16Async (5 x 2-byte elements, row 2)", CUDA_SUCCESS,
+              cuMemsetD2D16Async((CUdeviceptr)(uintptr_t)d2 + 2 * dp2, dp2, 0x7e6f, 5, 1, 0));
+    CUDA_MEMCPY2D c2;
+    memset(&c2, 0, sizeof c2);
+    c2.srcMemoryType = CU_MEMORYTYPE_HOST, c2.srcHost = src, c2.srcPitch = sp, c2.srcXInBytes = 1, c2.srcY = 1;
+    c2.dstMemoryType = CU_MEMORYTYPE_DEVICE, c2.dstDevice = (CUdeviceptr)(uintptr_t)d2, c2.dstPitch = dp2, c2.dstY = 3;
+    c2.WidthInBytes = 9, c2.Height = 2;
+    EXPECT_EQ("cuMemcpy2DUnaligned (9 bytes x 2 rows from (1,1) to (0,3))", CUDA_SUCCESS, cuMemcpy2DUnaligned(&c2));
+    OK("copy back", cudaMemcpy(all, d2, n2, cudaMemcpyDeviceToHost));
+    memset(ref2, 0, n2);
+    for (size_t y = 0; y < 2; y++)
+        for (int i = 0; i < 3; i++) {
+            uint32_t v = 0xa1b2c3d4u;
+            memcpy(ref2 + y * dp2 + 4 * i, &v, 4);
+        }
+    for (int i = 0; i < 5; i++) {
+        uint16_t v = 0x7e6f;
+        memcpy(ref2 + 2 * dp2 + 2 * i, &v, 2);
+    }
+    for (size_t y = 0; y < 2; y++)
+        memcpy(ref2 + (3 + y) * dp2, src + (1 + y) * sp + 1, 9);
+    expect_bytes("32- and 16-bit 2D memsets, an unaligned 2D copy", ref2, all, n2);
+    EXPECT_EQ("cuMemsetD2D32 on a misaligned address", CUDA_ERROR_INVALID_VALUE,
+              cuMemsetD2D32((CUdeviceptr)(uintptr_t)d2 + 2, dp2, 0, 1, 1));
+    c2.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+    EXPECT_EQ("an array side (none exist here)", CUDA_ERROR_NOT_SUPPORTED, cuMemcpy2D(&c2));
 
     /* errors */
     EXPECT_RT("a width beyond the pitch", cudaErrorInvalidPitchValue, cudaMemcpy2D(d, dp, src, w - 1, w, h, cudaMemcpyHostToDevice));
