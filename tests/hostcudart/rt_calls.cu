@@ -14,6 +14,9 @@
  *           cudaStreamCopyAttributes, cudaStreamGetDevice, cudaStreamGetId;
  *   managed cudaMemAdvise, cudaMemPrefetchAsync and the range queries they answer
  *           (cudaMemRangeGetAttribute(s)) page by page;
+ *   basics  calls every program meets: cudaChooseDevice, stream priorities, host registration and
+ *           flags, stream/event queries while a host function holds the stream, async symbol
+ *           copies, cudaFuncSetCacheConfig;
  *   device  cache and shared-memory configuration, cudaFuncGetName/GetParamInfo, peer access,
  *           cudaMemcpyPeer(+Async), the IPC calls (answered as by a GPU without IPC);
  * Each check prints `ok CASE: what` or `FAIL CASE: what: expected X, got Y`; exit 1 on any FAIL.
@@ -761,6 +764,100 @@ static void case_managed(void)
     cudaStreamDestroy(s);
 }
 
+__device__ int rt_calls_sym[16];
+
+static volatile int hostfn_release;
+static void CUDART_CB hostfn_wait(void *arg)
+{
+    while (!__atomic_load_n(&hostfn_release, __ATOMIC_ACQUIRE))
+        ;
+    *(int *)arg = 42;
+}
+
+static void case_basics(void)
+{
+    /* device choice */
+    struct cudaDeviceProp want;
+    memset(&want, 0, sizeof want);
+    want.major = 8;
+    int dev = -1;
+    OK("cudaChooseDevice", cudaChooseDevice(&dev, &want));
+    EXPECT_EQ("a device that exists", 1, dev >= 0);
+    EXPECT_RT("cudaChooseDevice(NULL prop)", cudaErrorInvalidValue, cudaChooseDevice(&dev, NULL));
+    cudaGetLastError();
+    int least = 1, greatest = 1;
+    OK("cudaDeviceGetStreamPriorityRange", cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    EXPECT_EQ("least priority", 0, least);
+    EXPECT_EQ("greatest priority", -5, greatest);
+
+    /* host memory registration */
+    static char page[3 * 4096] __attribute__((aligned(4096)));
+    OK("cudaHostRegister", cudaHostRegister(page, sizeof page, cudaHostRegisterMapped));
+    EXPECT_RT("registered twice", cudaErrorHostMemoryAlreadyRegistered, cudaHostRegister(page, sizeof page, 0));
+    cudaGetLastError();
+    void *dp = NULL;
+    OK("cudaHostGetDevicePointer", cudaHostGetDevicePointer(&dp, page, 0));
+    EXPECT_EQ("the device pointer is the host address (unified addressing)", (uintptr_t)page, (uintptr_t)dp);
+    struct cudaPointerAttributes pa;
+    OK("cudaPointerGetAttributes(registered)", cudaPointerGetAttributes(&pa, page));
+    EXPECT_EQ("registered memory is host memory", cudaMemoryTypeHost, pa.type);
+    OK("cudaHostUnregister", cudaHostUnregister(page));
+    EXPECT_RT("unregistered twice", cudaErrorHostMemoryNotRegistered, cudaHostUnregister(page));
+    cudaGetLastError();
+    void *ha = NULL;
+    unsigned fl = 0;
+    OK("cudaHostAlloc(mapped | portable)", cudaHostAlloc(&ha, 4096, cudaHostAllocMapped | cudaHostAllocPortable));
+    OK("cudaHostGetFlags", cudaHostGetFlags(&fl, ha));
+    EXPECT_EQ("the flags it was allocated with", cudaHostAllocMapped | cudaHostAllocPortable,
+              fl & (cudaHostAllocMapped | cudaHostAllocPortable));
+    cudaFreeHost(ha);
+
+    /* streams: flags and priority, queries while a host function holds the stream */
+    cudaStream_t s;
+    OK("cudaStreamCreateWithPriority(non-blocking, -2)", cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, -2));
+    unsigned sf = 0;
+    int prio = 0;
+    OK("cudaStreamGetFlags", cudaStreamGetFlags(s, &sf));
+    EXPECT_EQ("non-blocking", cudaStreamNonBlocking, sf);
+    OK("cudaStreamGetPriority", cudaStreamGetPriority(s, &prio));
+    EXPECT_EQ("priority -2", -2, prio);
+    cudaEvent_t ev;
+    cudaEventCreate(&ev);
+    OK("cudaEventQuery of a never-recorded event", cudaEventQuery(ev));
+    int out = 0;
+    __atomic_store_n(&hostfn_release, 0, __ATOMIC_RELEASE);
+    OK("cudaLaunchHostFunc (waits for the release)", cudaLaunchHostFunc(s, hostfn_wait, &out));
+    OK("cudaEventRecord after it", cudaEventRecord(ev, s));
+    EXPECT_RT("cudaStreamQuery while it waits", cudaErrorNotReady, cudaStreamQuery(s));
+    EXPECT_RT("cudaEventQuery while it waits", cudaErrorNotReady, cudaEventQuery(ev));
+    EXPECT_RT("not ready is not an error", cudaSuccess, cudaGetLastError());
+    __atomic_store_n(&hostfn_release, 1, __ATOMIC_RELEASE);
+    OK("cudaEventSynchronize", cudaEventSynchronize(ev));
+    EXPECT_EQ("the host function ran", 42, out);
+    OK("cudaStreamQuery when done", cudaStreamQuery(s));
+    OK("cudaEventQuery when done", cudaEventQuery(ev));
+
+    /* symbols, asynchronously */
+    int host[16], back[16];
+    for (int i = 0; i < 16; i++)
+        host[i] = 1000 + 3 * i;
+    OK("cudaMemcpyToSymbolAsync (offset 8)", cudaMemcpyToSymbolAsync(rt_calls_sym, host, 8 * sizeof(int), 8 * sizeof(int),
+                                                                   cudaMemcpyHostToDevice, s));
+    OK("cudaMemcpyFromSymbolAsync (offset 8)", cudaMemcpyFromSymbolAsync(back, rt_calls_sym, 8 * sizeof(int), 8 * sizeof(int),
+                                                                       cudaMemcpyDeviceToHost, s));
+    OK("sync", cudaStreamSynchronize(s));
+    expect_bytes("the symbol's second half round-trips", (unsigned char *)host, (unsigned char *)back, 8 * sizeof(int));
+    EXPECT_RT("past the symbol's end", cudaErrorInvalidValue,
+              cudaMemcpyToSymbolAsync(rt_calls_sym, host, 16 * sizeof(int), 4, cudaMemcpyHostToDevice, s));
+    cudaGetLastError();
+    OK("cudaFuncSetCacheConfig", cudaFuncSetCacheConfig((const void *)rt_calls_kernel, cudaFuncCachePreferL1));
+    EXPECT_RT("cudaFuncSetCacheConfig(not a kernel)", cudaErrorInvalidDeviceFunction,
+              cudaFuncSetCacheConfig((const void *)case_basics, cudaFuncCachePreferL1));
+    cudaGetLastError();
+    cudaEventDestroy(ev);
+    cudaStreamDestroy(s);
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -769,7 +866,8 @@ int main(int argc, char **argv)
     } cases[] = {{"pool", case_pool}, {"attach", case_attach}, {"p2p", case_p2p},
                    {"copy2d", case_copy2d}, {"copy3d", case_copy3d}, {"stream", case_stream},
                    {"device", case_device},
-                   {"managed", case_managed}};
+                   {"managed", case_managed},
+                   {"basics", case_basics}};
     if (argc != 2) {
         fprintf(stderr, "usage: rt_calls CASE\n");
         return 2;

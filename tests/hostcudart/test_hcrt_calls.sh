@@ -30,8 +30,8 @@ run() { # run NAME EXPECTED_RC ENV... -- CASE   (the program: $PROG)
     fi
     echo "ok $name ($(grep -c '^ok' "$tmp/$name.out") checks)"
 }
-CASES="pool attach p2p copy2d copy3d stream device managed"
-DATA_CASES="pool attach copy2d copy3d device"
+CASES="pool attach p2p copy2d copy3d stream device managed basics"
+DATA_CASES="pool attach copy2d copy3d device basics"
 for c in $CASES; do run "$c" 0 -- "$c"; done
 PROG=$D/rt_calls_ptsz
 for c in $CASES; do run "ptsz_$c" 0 -- "$c"; done
