@@ -109,6 +109,10 @@ static cudaError_t hcrt_copy3d(const struct cudaMemcpy3DParms *p, CUmemorytype t
         return hcrt_ret(e);
     if (p->extent.width == 0 || p->extent.height == 0 || p->extent.depth == 0)
         return cudaSuccess;
+    int rows = p->extent.height > 1 || p->extent.depth > 1;
+    if (rows && ((c.srcMemoryType != CU_MEMORYTYPE_ARRAY && c.srcXInBytes + p->extent.width > c.srcPitch) ||
+                 (c.dstMemoryType != CU_MEMORYTYPE_ARRAY && c.dstXInBytes + p->extent.width > c.dstPitch)))
+        return hcrt_ret(cudaErrorInvalidPitchValue);   /* a row does not fit its pitch */
     c.WidthInBytes = p->extent.width;
     c.Height = p->extent.height;
     c.Depth = p->extent.depth;

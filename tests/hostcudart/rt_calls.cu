@@ -511,6 +511,10 @@ static void case_copy3d(void)
     p.kind = (cudaMemcpyKind)7;
     EXPECT_RT("an unknown kind", cudaErrorInvalidMemcpyDirection, cudaMemcpy3D(&p));
     EXPECT_RT("NULL parameters", cudaErrorInvalidValue, cudaMemcpy3D(NULL));
+    p.kind = cudaMemcpyHostToDevice;
+    p.srcPos = make_cudaPos(W - 4, 0, 0);
+    p.extent = make_cudaExtent(8, 2, 1);
+    EXPECT_RT("a row past its pitch", cudaErrorInvalidPitchValue, cudaMemcpy3D(&p));
     cudaGetLastError();
     expect_driver_called("cuMemcpy3D_v2", "cuMemcpy3D_v2_ptds");
     expect_driver_called("cuMemcpy3DAsync_v2", "cuMemcpy3DAsync_v2_ptsz");
