@@ -10,6 +10,8 @@
  * hc_copy.c's rules (a pageable source is staged at call time; a synchronous copy waits unless it
  * goes device to device or from staged pageable memory; an async copy to pageable memory waits).
  * Threading: resolution takes hc_mu itself; enqueue under hc_mu.
+ * Must not: touch a byte outside the named rows (the pitch gaps stay as they were); wait where
+ * hc_copy.c's rules do not.
  */
 #include "hc_internal.h"
 

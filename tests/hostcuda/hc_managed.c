@@ -10,6 +10,8 @@
  * its stream reaches it. A range must lie in one managed allocation. Locations: a device, the host,
  * host NUMA node 0 (the only node; HOST_NUMA_CURRENT is it).
  * Threading: the page tables under hc_mu.
+ * Must not: report advice for a range whose pages disagree (the documented INVALID answers);
+ * keep a freed allocation's record.
  */
 #include "hc_internal.h"
 

@@ -9,6 +9,7 @@
  * and RESERVED_MEM_CURRENT is the live blocks' sizes (rounded to 256 bytes), USED_MEM_CURRENT the
  * bytes asked for. A pool destroyed with allocations outstanding stays until the last is freed.
  * Threading: every pool field under hc_mu.
+ * Must not: free a pool while an allocation still names it; let a default pool be destroyed.
  */
 #include "hc_internal.h"
 

@@ -5,7 +5,8 @@
  * primary context, retained once here and kept), cudaMemcpyPeer(+Async) (one unified address
  * space: an ordinary copy once both devices are checked), cudaMalloc3D (cuMemAllocPitch) and the
  * IPC handles (cuIpc*: hostcuda answers as a GPU without IPC support). Every call enters the
- * runtime's context first (hcrt_enter). Threading: the retained peer contexts under one mutex. */
+ * runtime's context first (hcrt_enter). Threading: the retained peer contexts under one mutex.
+ * Must not: answer a call without the driver (the shim must see each one). */
 #include <pthread.h>
 #include <stdint.h>
 

@@ -1,11 +1,12 @@
 /* hcrt_pool.c — the runtime's memory pools and peer queries on the driver's cuMemPool* and
  * cuDevice*P2P* calls: cudaDeviceGet/SetMemPool, cudaDeviceGetDefaultMemPool, CUDA 13's
  * cudaMemGet/SetMemPool and cudaMemGetDefaultMemPool, cudaMemPoolCreate/Destroy,
- * Set/GetAttribute, TrimTo, Set/GetAccess, cudaDeviceGetP2PAttribute, cudaDeviceCanAccessPeer's
- * siblings cudaDeviceEnable/DisablePeerAccess. cudaMemPool_t is the driver's CUmemoryPool and the
+ * Set/GetAttribute, TrimTo, Set/GetAccess, and cudaDeviceGetP2PAttribute (peer access itself:
+ * hcrt_device.c). cudaMemPool_t is the driver's CUmemoryPool and the
  * pool structures, attributes and location types are the driver's, field for field (asserted below).
  * The stream-ordered allocation from a pool (cudaMallocFromPoolAsync) has a per-thread twin and
- * lives in hcrt_stream.c. Every call enters the runtime's context first (hcrt_enter). */
+ * lives in hcrt_stream.c. Every call enters the runtime's context first (hcrt_enter).
+ * Must not: answer a call without the driver (the shim must see each one). */
 #include "hcrt_internal.h"
 
 #define ENTER() do { cudaError_t e_ = hcrt_enter(); if (e_ != cudaSuccess) return e_; } while (0)
