@@ -30,6 +30,16 @@ $(HOSTCUDART_LIB): $(HOSTCUDART_OBJS) $(HOSTCUDART_SRC_DIR)/libcudart.map $(HOST
 
 ALL += $(HOSTCUDART_LIB)
 
+# rt_calls: the runtime calls beyond malloc/copy/launch (pools, stream attach, peers, 2D/3D, ...), no kernels
+$(HOSTCUDART_DIR)/rt_calls: $(HOSTCUDART_SRC_DIR)/rt_calls.cu $(HOSTCUDA_LIB) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(HOSTCUDART_NVCC) -o $@ $< -L$(HOSTCUDA_DIR) -lcuda
+$(HOSTCUDART_DIR)/rt_calls_ptsz: $(HOSTCUDART_SRC_DIR)/rt_calls.cu $(HOSTCUDA_LIB) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(HOSTCUDART_NVCC) --default-stream per-thread -DRT_CALLS_PTSZ -o $@ $< -L$(HOSTCUDA_DIR) -lcuda
+ALL += $(HOSTCUDART_DIR)/rt_calls $(HOSTCUDART_DIR)/rt_calls_ptsz
+TESTS += $(HOSTCUDART_SRC_DIR)/test_hcrt_calls.sh
+
 # test programs: rt_api (two fatbins: rt_api.cu + rt_kernels_b.cu), its per-thread-stream build,
 # their kernels' host twins, and the fault injector the sticky-error case preloads
 HOSTCUDART_RT_SRCS := $(addprefix $(HOSTCUDART_SRC_DIR)/,rt_api.cu rt_kernels_a.cu rt_kernels_b.cu)
@@ -59,13 +69,3 @@ HOSTCUDART_PROGS := $(addprefix $(HOSTCUDART_DIR)/,rt_api rt_api_ptsz rt_api_rdc
 ALL += $(HOSTCUDART_PROGS)
 TESTS += $(HOSTCUDART_SRC_DIR)/test_hcrt_exports.sh $(HOSTCUDART_SRC_DIR)/test_hcrt_api.sh \
          $(HOSTCUDART_SRC_DIR)/test_hcrt_shim.sh $(HOSTCUDART_SRC_DIR)/test_hcrt_valgrind.sh
-
-# rt_calls: the runtime calls beyond malloc/copy/launch (pools, stream attach, peers, 2D/3D, ...), no kernels
-$(HOSTCUDART_DIR)/rt_calls: $(HOSTCUDART_SRC_DIR)/rt_calls.cu $(HOSTCUDA_LIB) | $(DEPS_STAMP)
-	@mkdir -p $(dir $@)
-	$(HOSTCUDART_NVCC) -o $@ $< -L$(HOSTCUDA_DIR) -lcuda
-$(HOSTCUDART_DIR)/rt_calls_ptsz: $(HOSTCUDART_SRC_DIR)/rt_calls.cu $(HOSTCUDA_LIB) | $(DEPS_STAMP)
-	@mkdir -p $(dir $@)
-	$(HOSTCUDART_NVCC) --default-stream per-thread -DRT_CALLS_PTSZ -o $@ $< -L$(HOSTCUDA_DIR) -lcuda
-ALL += $(HOSTCUDART_DIR)/rt_calls $(HOSTCUDART_DIR)/rt_calls_ptsz
-TESTS += $(HOSTCUDART_SRC_DIR)/test_hcrt_calls.sh
