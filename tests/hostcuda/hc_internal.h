@@ -121,6 +121,11 @@ struct CUstream_st {
     int worker_started, dying;
     pthread_t worker;
     struct hc_capture *capture; /* non-NULL while capturing: hc_enqueue records, not runs (hc_graph.c) */
+    /* cuStreamSetAttribute's values, kept and handed back (hostcuda's caches have nothing to tune) */
+    CUaccessPolicyWindow apw;
+    CUsynchronizationPolicy sync_policy;   /* 0: never set (reads as CU_SYNC_POLICY_AUTO) */
+    CUlaunchMemSyncDomainMap dom_map;
+    CUlaunchMemSyncDomain dom;
     struct CUstream_st *next;   /* in ctx->streams */
 };
 
@@ -145,15 +150,28 @@ struct CUctx_st {
     struct CUevent_st *events;
     struct CUmod_st *modules;
     _Atomic int sticky;          /* a launch's illegal address / assert / trap: every later sync fails */
+    CUfunc_cache cache_config;   /* cuCtxSetCacheConfig (kept: host memory has no L1/shared split) */
+    CUsharedconfig shmem_config; /* cuCtxSetSharedMemConfig (kept) */
+    struct CUctx_st *peers[HC_MAX_DEVICES];   /* cuCtxEnablePeerAccess: the enabled peer of each device */
     char *printf_buf;            /* interpreted kernels' device printf output, written at the next sync */
     size_t printf_len;
     struct hc_limits *limits;    /* cuCtxSetLimit's values and the device malloc heap (hc_limit.c) */
 };
 
+/* a memory pool (hc_pool.c): its allocations are arena blocks (hc_mem_alloc), counted here; freed
+ * memory goes back to the arena at once, so reserved == the live blocks' rounded sizes */
 struct CUmemPoolHandle_st {
     uint32_t magic;
     int dev;
+    int is_default;
+    int dying;                   /* destroyed with allocations outstanding: freed with the last one */
+    cuuint64_t threshold;        /* CU_MEMPOOL_ATTR_RELEASE_THRESHOLD (kept; nothing is held back) */
+    int reuse[3];                /* the three CU_MEMPOOL_ATTR_REUSE_* flags */
+    size_t live;                 /* outstanding allocations */
+    cuuint64_t used, used_high, reserved, reserved_high;
+    unsigned char access[HC_MAX_DEVICES];   /* CUmemAccess_flags of each other device */
 };
+void hc_pool_init_default(struct CUmemPoolHandle_st *p, int dev);   /* at cuInit */
 
 /* ---- devices and arenas ---- */
 typedef struct hc_block hc_block;
@@ -200,6 +218,11 @@ struct hc_exec_range;
 /* hc_mu held: the live device and host allocations, sorted by address (malloc'ed; count in *n) */
 struct hc_exec_range *hc_mem_ranges(int *n);
 void hc_mem_free_ctx(struct CUctx_st *c);                                /* hc_mu held */
+/* hc_mu held: 1 if v lies in a managed allocation (its base and page-rounded size), else 0 */
+int hc_mem_managed_range(uintptr_t v, uintptr_t *base, size_t *size);
+
+/* ---- hc_managed.c ---- */
+void hc_managed_forget(uintptr_t base);   /* hc_mu held: a managed allocation is freed, drop its advice */
 
 /* ---- hc_stream.c ---- */
 /* Resolve a stream handle for an API call; per_thread: called through a _ptsz/_ptds variant. */

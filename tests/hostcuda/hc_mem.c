@@ -27,6 +27,7 @@
 typedef struct hc_host {
     char *base;
     size_t size;
+    size_t req;            /* bytes asked for (size is rounded up to pages); 0: registered */
     int kind;              /* HC_MEM_PINNED or HC_MEM_MANAGED */
     int registered;        /* cuMemHostRegister: not ours to free */
     unsigned int flags;
@@ -54,8 +55,7 @@ CUresult hc_mem_init(void)
         if (!d->blocks)
             return CUDA_ERROR_OUT_OF_MEMORY;
         d->blocks->size = d->size;
-        d->default_pool.magic = HC_K_POOL;
-        d->default_pool.dev = i;
+        hc_pool_init_default(&d->default_pool, i);
         d->cur_pool = &d->default_pool;
         pthread_mutex_lock(&hc_mu);
         hc_reg_add(&d->default_pool, HC_K_POOL);
@@ -168,6 +168,15 @@ CUresult hc_mem_alloc(struct CUctx_st *c, size_t n, struct CUmemPoolHandle_st *p
         b->ctx = pool ? NULL : c;
         b->pool = pool;
         d->used += b->size;
+        if (pool) {
+            pool->live++;
+            pool->used += n;
+            pool->reserved += b->size;
+            if (pool->used > pool->used_high)
+                pool->used_high = pool->used;
+            if (pool->reserved > pool->reserved_high)
+                pool->reserved_high = pool->reserved;
+        }
         if (hc_opt.poison)   /* a read before any write sees NaN (f16/bf16/f32/f64) or -1, not 0 */
             memset(d->rw_base + b->off, HC_POISON_BYTE, n);
         *out = (CUdeviceptr)(uintptr_t)(d->dev_base + b->off);
@@ -228,6 +237,14 @@ static void punch(hc_dev *d, size_t off, size_t size)
 
 static void block_release(hc_dev *d, hc_block *b)
 {
+    struct CUmemPoolHandle_st *pool = b->pool;
+    if (pool) {
+        pool->live--;
+        pool->used -= b->req;
+        pool->reserved -= b->size;
+        if (pool->dying && pool->live == 0)
+            free(pool);   /* destroyed while in use: released with its last allocation */
+    }
     b->used = 0;
     b->ctx = NULL;
     b->pool = NULL;
@@ -277,6 +294,7 @@ CUresult hc_mem_free(CUdeviceptr p)
     hc_host *h = host_at(v);
     if (!h || h->kind != HC_MEM_MANAGED || (uintptr_t)h->base != v)
         return CUDA_ERROR_INVALID_VALUE;
+    hc_managed_forget(v);
     host_unlink(h);
     munmap(h->base, h->size);
     free(h);
@@ -297,6 +315,8 @@ void hc_mem_free_ctx(struct CUctx_st *c)
     for (hc_host *h = hc_hosts; h;) {
         hc_host *n = h->next;
         if (h->ctx == c) {
+            if (h->kind == HC_MEM_MANAGED)
+                hc_managed_forget((uintptr_t)h->base);
             host_unlink(h);
             if (!h->registered)
                 munmap(h->base, h->size);
@@ -566,6 +586,7 @@ static CUresult host_alloc(void **pp, size_t n, int kind, unsigned int flags)
     }
     h->base = p;
     h->size = len;
+    h->req = n;
     h->kind = kind;
     h->flags = flags;
     h->ctx = c;
@@ -850,4 +871,90 @@ CUresult CUDAAPI cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream)
 {
     HC_COUNT(cuMemFreeAsync_ptsz);
     return free_async(dptr, hStream, 1);
+}
+
+int hc_mem_managed_range(uintptr_t v, uintptr_t *base, size_t *size)
+{
+    hc_host *h = host_at(v);
+    if (!h || h->kind != HC_MEM_MANAGED)
+        return 0;
+    *base = (uintptr_t)h->base;
+    *size = h->size;
+    return 1;
+}
+
+/* ---------------------------------------------------------------- stream association of managed memory */
+/* Host memory is coherent for every stream and the host alike, so an association changes nothing
+ * that can be observed; the arguments are checked as the driver documents them (a managed
+ * allocation whose whole length or 0 is named, one of the three attach flags, a valid stream).
+ * Pageable memory is refused: CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS is 0 here. */
+static CUresult attach_mem(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags, int per_thread)
+{
+    HC_CHECK_INIT();
+    if (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST && flags != CU_MEM_ATTACH_SINGLE)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&hc_mu);
+    struct CUstream_st *s;
+    CUresult rc = hc_stream_resolve(hStream, per_thread, &s);
+    hc_host *h = rc == CUDA_SUCCESS ? host_at((uintptr_t)dptr) : NULL;
+    if (rc == CUDA_SUCCESS && (!h || h->kind != HC_MEM_MANAGED || (uintptr_t)h->base != (uintptr_t)dptr))
+        rc = CUDA_ERROR_INVALID_VALUE;
+    /* the whole allocation: 0 or its length as asked for */
+    if (rc == CUDA_SUCCESS && length != 0 && length != h->req)
+        rc = CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_unlock(&hc_mu);
+    return rc;
+}
+
+CUresult CUDAAPI cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags)
+{
+    HC_COUNT(cuStreamAttachMemAsync);
+    return attach_mem(hStream, dptr, length, flags, 0);
+}
+
+CUresult CUDAAPI cuStreamAttachMemAsync_ptsz(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags)
+{
+    HC_COUNT(cuStreamAttachMemAsync_ptsz);
+    return attach_mem(hStream, dptr, length, flags, 1);
+}
+
+/* ---------------------------------------------------------------- inter-process handles */
+/* hostcuda's memory lives in this process only: it answers as a GPU without IPC support
+ * (CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED is 0), after the arguments' own checks */
+CUresult CUDAAPI cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)
+{
+    HC_COUNT(cuIpcGetMemHandle);
+    HC_CHECK_INIT();
+    return !pHandle || !dptr ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult CUDAAPI cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)
+{
+    HC_COUNT(cuIpcOpenMemHandle_v2);
+    HC_CHECK_INIT();
+    (void)handle;
+    return !pdptr || (Flags & ~(unsigned)CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS) ? CUDA_ERROR_INVALID_VALUE
+                                                                           : CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult CUDAAPI cuIpcCloseMemHandle(CUdeviceptr dptr)
+{
+    HC_COUNT(cuIpcCloseMemHandle);
+    HC_CHECK_INIT();
+    return !dptr ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult CUDAAPI cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)
+{
+    HC_COUNT(cuIpcGetEventHandle);
+    HC_CHECK_INIT();
+    return !pHandle || !event ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult CUDAAPI cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)
+{
+    HC_COUNT(cuIpcOpenEventHandle);
+    HC_CHECK_INIT();
+    (void)handle;
+    return !phEvent ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_SUPPORTED;
 }

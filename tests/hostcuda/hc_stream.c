@@ -827,3 +827,137 @@ CUresult CUDAAPI cuStreamWaitEvent_ptsz(CUstream hStream, CUevent hEvent, unsign
     HC_COUNT(cuStreamWaitEvent_ptsz);
     return wait_event(hStream, hEvent, Flags, 1);
 }
+
+/* ---------------------------------------------------------------- stream attributes, device */
+/* the stream attributes (access policy window, synchronization policy, priority, memory sync
+ * domain and its map) are checked and kept: each reads back as set; PRIORITY is the stream's own,
+ * clamped to the context's range [-5, 0] as at creation */
+static CUresult stream_attr_check(CUstreamAttrID id, const CUstreamAttrValue *v)
+{
+    switch (id) {
+    case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW: {
+        const CUaccessPolicyWindow *w = &v->accessPolicyWindow;
+        int prop_ok = w->hitProp <= CU_ACCESS_PROPERTY_PERSISTING && w->missProp <= CU_ACCESS_PROPERTY_PERSISTING;
+        return !(w->hitRatio >= 0.0f && w->hitRatio <= 1.0f) || !prop_ok || w->missProp == CU_ACCESS_PROPERTY_PERSISTING ||
+                       w->num_bytes > 134213632 /* CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE */
+                   ? CUDA_ERROR_INVALID_VALUE
+                   : CUDA_SUCCESS;
+    }
+    case CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY:
+        return v->syncPolicy >= CU_SYNC_POLICY_AUTO && v->syncPolicy <= CU_SYNC_POLICY_BLOCKING_SYNC
+                   ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    case CU_LAUNCH_ATTRIBUTE_PRIORITY: return CUDA_SUCCESS;
+    case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP: return CUDA_SUCCESS;
+    case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN:
+        return v->memSyncDomain <= CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    default: return CUDA_ERROR_INVALID_VALUE;   /* not a stream attribute */
+    }
+}
+
+static void stream_attr_set(struct CUstream_st *s, CUstreamAttrID id, const CUstreamAttrValue *v)
+{
+    switch (id) {
+    case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW: s->apw = v->accessPolicyWindow; break;
+    case CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY: s->sync_policy = v->syncPolicy; break;
+    case CU_LAUNCH_ATTRIBUTE_PRIORITY: s->priority = v->priority > 0 ? 0 : v->priority < -5 ? -5 : v->priority; break;
+    case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP: s->dom_map = v->memSyncDomainMap; break;
+    case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN: s->dom = v->memSyncDomain; break;
+    default: break;
+    }
+}
+
+static void stream_attr_get(const struct CUstream_st *s, CUstreamAttrID id, CUstreamAttrValue *v)
+{
+    memset(v, 0, sizeof *v);
+    switch (id) {
+    case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW: v->accessPolicyWindow = s->apw; break;
+    case CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY: v->syncPolicy = s->sync_policy ? s->sync_policy : CU_SYNC_POLICY_AUTO; break;
+    case CU_LAUNCH_ATTRIBUTE_PRIORITY: v->priority = s->priority; break;
+    case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP: v->memSyncDomainMap = s->dom_map; break;
+    case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN: v->memSyncDomain = s->dom; break;
+    default: break;
+    }
+}
+
+static CUresult stream_set_attr(CUstream h, CUstreamAttrID id, const CUstreamAttrValue *v, int pt)
+{
+    if (!v)
+        return atomic_load(&hc_initialized) ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_INITIALIZED;
+    WITH_STREAM(h, pt, s, rc = stream_attr_check(id, v); if (rc == CUDA_SUCCESS) stream_attr_set(s, id, v););
+}
+CUresult CUDAAPI cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *value)
+{
+    HC_COUNT(cuStreamSetAttribute);
+    return stream_set_attr(hStream, attr, value, 0);
+}
+CUresult CUDAAPI cuStreamSetAttribute_ptsz(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *value)
+{
+    HC_COUNT(cuStreamSetAttribute_ptsz);
+    return stream_set_attr(hStream, attr, value, 1);
+}
+
+static CUresult stream_get_attr(CUstream h, CUstreamAttrID id, CUstreamAttrValue *v, int pt)
+{
+    if (!v)
+        return atomic_load(&hc_initialized) ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_INITIALIZED;
+    CUstreamAttrValue probe;
+    memset(&probe, 0, sizeof probe);
+    probe.syncPolicy = CU_SYNC_POLICY_AUTO;
+    WITH_STREAM(h, pt, s, rc = stream_attr_check(id, &probe); if (rc == CUDA_SUCCESS) stream_attr_get(s, id, v););
+}
+CUresult CUDAAPI cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out)
+{
+    HC_COUNT(cuStreamGetAttribute);
+    return stream_get_attr(hStream, attr, value_out, 0);
+}
+CUresult CUDAAPI cuStreamGetAttribute_ptsz(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out)
+{
+    HC_COUNT(cuStreamGetAttribute_ptsz);
+    return stream_get_attr(hStream, attr, value_out, 1);
+}
+
+static CUresult stream_copy_attrs(CUstream dst, CUstream src, int pt)
+{
+    HC_CHECK_INIT();
+    pthread_mutex_lock(&hc_mu);
+    struct CUstream_st *d, *s;
+    CUresult rc = hc_stream_resolve(dst, pt, &d);
+    if (rc == CUDA_SUCCESS)
+        rc = hc_stream_resolve(src, pt, &s);
+    if (rc == CUDA_SUCCESS) {
+        d->apw = s->apw;
+        d->sync_policy = s->sync_policy;
+        d->priority = s->priority;
+        d->dom_map = s->dom_map;
+        d->dom = s->dom;
+    }
+    pthread_mutex_unlock(&hc_mu);
+    return rc;
+}
+CUresult CUDAAPI cuStreamCopyAttributes(CUstream dst, CUstream src)
+{
+    HC_COUNT(cuStreamCopyAttributes);
+    return stream_copy_attrs(dst, src, 0);
+}
+CUresult CUDAAPI cuStreamCopyAttributes_ptsz(CUstream dst, CUstream src)
+{
+    HC_COUNT(cuStreamCopyAttributes_ptsz);
+    return stream_copy_attrs(dst, src, 1);
+}
+
+static CUresult stream_device(CUstream h, CUdevice *dev, int pt)
+{
+    if (!dev)
+        return atomic_load(&hc_initialized) ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_INITIALIZED;
+    WITH_STREAM(h, pt, s, *dev = s->ctx->dev;);
+}
+CUresult CUDAAPI cuStreamGetDevice(CUstream hStream, CUdevice *device)
+{
+    HC_COUNT(cuStreamGetDevice);
+    return stream_device(hStream, device, 0);
+}
+CUresult CUDAAPI cuStreamGetDevice_ptsz(CUstream hStream, CUdevice *device)
+{
+    HC_COUNT(cuStreamGetDevice_ptsz);
+    return stream_device(hStream, device, 1);
+}

@@ -112,24 +112,28 @@ HCRT_API cudaError_t cudaMemGetInfo(size_t *free_b, size_t *total_b)
     return HCRT_CU(cuMemGetInfo(free_b, total_b));
 }
 
-/* advice changes where pages live, which host memory does not model: the arguments are checked
- * as the driver checks them (a managed range, a known advice, a valid location), then nothing */
+/* advice is the driver's (cuMemAdvise_v2: hostcuda records it per page for the range queries) */
+_Static_assert(sizeof(struct cudaMemLocation) == sizeof(CUmemLocation), "location layouts differ");
 HCRT_API cudaError_t cudaMemAdvise(const void *p, size_t n, enum cudaMemoryAdvise advice, struct cudaMemLocation loc)
 {
     ENTER();
-    unsigned managed = 0;
-    if (p == NULL || n == 0 || advice < cudaMemAdviseSetReadMostly || advice > cudaMemAdviseUnsetAccessedBy ||
-        cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, DPTR(p)) != CUDA_SUCCESS || !managed)
-        return hcrt_ret(cudaErrorInvalidValue);
-    int ndev = 0;
-    cuDeviceGetCount(&ndev);
-    int needs_loc = advice != cudaMemAdviseSetReadMostly && advice != cudaMemAdviseUnsetReadMostly;
-    if (needs_loc && (loc.type == cudaMemLocationTypeDevice ? (loc.id < 0 || loc.id >= ndev)
-                                                            : loc.type != cudaMemLocationTypeHost &&
-                                                              loc.type != cudaMemLocationTypeHostNuma &&
-                                                              loc.type != cudaMemLocationTypeHostNumaCurrent))
-        return hcrt_ret(cudaErrorInvalidDevice);
-    return cudaSuccess;
+    CUmemLocation l = {(CUmemLocationType)loc.type, loc.id};
+    return HCRT_CU(cuMemAdvise(DPTR(p), n, (CUmem_advise)advice, l));
+}
+
+HCRT_API cudaError_t cudaMemRangeGetAttribute(void *data, size_t size, enum cudaMemRangeAttribute attr, const void *p,
+                                              size_t n)
+{
+    ENTER();
+    return HCRT_CU(cuMemRangeGetAttribute(data, size, (CUmem_range_attribute)attr, DPTR(p), n));
+}
+
+HCRT_API cudaError_t cudaMemRangeGetAttributes(void **data, size_t *sizes, enum cudaMemRangeAttribute *attrs, size_t num,
+                                               const void *p, size_t n)
+{
+    ENTER();
+    _Static_assert(sizeof(enum cudaMemRangeAttribute) == sizeof(CUmem_range_attribute), "range attribute sizes differ");
+    return HCRT_CU(cuMemRangeGetAttributes(data, sizes, (CUmem_range_attribute *)attrs, num, DPTR(p), n));
 }
 
 HCRT_API cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *a, const void *p)

@@ -242,6 +242,26 @@ HCRT_API cudaError_t cudaMallocAsync(void **p, size_t n, cudaStream_t s)
     return e;
 }
 
+HCRT_API cudaError_t cudaMallocFromPoolAsync(void **p, size_t n, cudaMemPool_t pool, cudaStream_t s)
+{
+    if (p == NULL)
+        return hcrt_ret(cudaErrorInvalidValue);
+    cudaError_t e = hcrt_enter();
+    if (e != cudaSuccess)
+        return e;
+    CUdeviceptr d = 0;
+    e = HCRT_CU(cuMemAllocFromPoolAsync(&d, n, (CUmemoryPool)pool, hcrt_s(s)));
+    *p = e == cudaSuccess ? (void *)(uintptr_t)d : NULL;
+    return e;
+}
+
+/* managed memory's stream association (hostcuda checks it and has nothing to move) */
+HCRT_API cudaError_t cudaStreamAttachMemAsync(cudaStream_t s, void *p, size_t n, unsigned flags)
+{
+    cudaError_t e = hcrt_enter();
+    return e != cudaSuccess ? e : HCRT_CU(cuStreamAttachMemAsync(hcrt_s(s), (CUdeviceptr)(uintptr_t)p, n, flags));
+}
+
 HCRT_API cudaError_t cudaFreeAsync(void *p, cudaStream_t s)
 {
     cudaError_t e = hcrt_enter();
@@ -315,24 +335,13 @@ HCRT_API cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **fn, unsi
     return cudaGetDriverEntryPointByVersion(symbol, fn, CUDART_VERSION, flags, st);
 }
 
-/* no migration to model on host memory: validate and succeed */
+/* a prefetch is the driver's (hostcuda records the location; host memory has no pages to move) */
 HCRT_API cudaError_t cudaMemPrefetchAsync(const void *p, size_t n, struct cudaMemLocation loc, unsigned flags,
                                           cudaStream_t s)
 {
     cudaError_t e = hcrt_enter();
     if (e != cudaSuccess)
         return e;
-    (void)s;
-    unsigned managed = 0;
-    if (p == NULL || n == 0 || flags != 0 ||
-        cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, (CUdeviceptr)(uintptr_t)p) != CUDA_SUCCESS ||
-        !managed)
-        return hcrt_ret(cudaErrorInvalidValue);
-    int ndev = 0;
-    cuDeviceGetCount(&ndev);
-    if (loc.type == cudaMemLocationTypeDevice ? (loc.id < 0 || loc.id >= ndev)
-                                              : (loc.type != cudaMemLocationTypeHost && loc.type != cudaMemLocationTypeHostNuma &&
-                                                 loc.type != cudaMemLocationTypeHostNumaCurrent))
-        return hcrt_ret(cudaErrorInvalidDevice);
-    return cudaSuccess;
+    CUmemLocation l = {(CUmemLocationType)loc.type, loc.id};
+    return HCRT_CU(cuMemPrefetchAsync((CUdeviceptr)(uintptr_t)p, n, l, flags, hcrt_s(s)));
 }

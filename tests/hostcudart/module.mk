@@ -8,13 +8,17 @@ HOSTCUDART_DIR := $(BUILD)/tests/hostcudart
 HOSTCUDART_LIB := $(HOSTCUDART_DIR)/libcudart.so.13
 HOSTCUDART_HDRS := $(addprefix $(HOSTCUDART_SRC_DIR)/,hcrt_internal.h hcrt_api.def hcrt_errors.def)
 HOSTCUDART_OBJS := $(addprefix $(HOSTCUDART_DIR)/,hcrt_core.o hcrt_register.o hcrt_mem.o hcrt_stream.o \
-                     hcrt_stream_pt.o hcrt_unimpl.o)
+                     hcrt_stream_pt.o hcrt_unimpl.o hcrt_pool.o \
+                     hcrt_pitched.o hcrt_pitched_pt.o hcrt_device.o)
 
 $(HOSTCUDART_DIR)/%.o: $(HOSTCUDART_SRC_DIR)/%.c $(HOSTCUDART_HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -I$(HOSTCUDART_SRC_DIR) -c -o $@ $<
 # the same source again: the headers rename each function and driver call to its per-thread twin
 $(HOSTCUDART_DIR)/hcrt_stream_pt.o: $(HOSTCUDART_SRC_DIR)/hcrt_stream.c $(HOSTCUDART_HDRS) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -DCUDA_API_PER_THREAD_DEFAULT_STREAM -I$(HOSTCUDART_SRC_DIR) -c -o $@ $<
+$(HOSTCUDART_DIR)/hcrt_pitched_pt.o: $(HOSTCUDART_SRC_DIR)/hcrt_pitched.c $(HOSTCUDART_HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -DCUDA_API_PER_THREAD_DEFAULT_STREAM -I$(HOSTCUDART_SRC_DIR) -c -o $@ $<
 
@@ -25,6 +29,16 @@ $(HOSTCUDART_LIB): $(HOSTCUDART_OBJS) $(HOSTCUDART_SRC_DIR)/libcudart.map $(HOST
 	ln -sf libcudart.so.13 $(HOSTCUDART_DIR)/libcudart.so
 
 ALL += $(HOSTCUDART_LIB)
+
+# rt_calls: the runtime calls beyond malloc/copy/launch (pools, stream attach, peers, 2D/3D, ...), no kernels
+$(HOSTCUDART_DIR)/rt_calls: $(HOSTCUDART_SRC_DIR)/rt_calls.cu $(HOSTCUDA_LIB) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(HOSTCUDART_NVCC) -o $@ $< -L$(HOSTCUDA_DIR) -lcuda
+$(HOSTCUDART_DIR)/rt_calls_ptsz: $(HOSTCUDART_SRC_DIR)/rt_calls.cu $(HOSTCUDA_LIB) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(HOSTCUDART_NVCC) --default-stream per-thread -DRT_CALLS_PTSZ -o $@ $< -L$(HOSTCUDA_DIR) -lcuda
+ALL += $(HOSTCUDART_DIR)/rt_calls $(HOSTCUDART_DIR)/rt_calls_ptsz
+TESTS += $(HOSTCUDART_SRC_DIR)/test_hcrt_calls.sh
 
 # test programs: rt_api (two fatbins: rt_api.cu + rt_kernels_b.cu), its per-thread-stream build,
 # their kernels' host twins, and the fault injector the sticky-error case preloads

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test_hcrt_valgrind.sh — proves hostcudart stays memcheck-clean: rt_api's launch, symbol, ctx
 # and memory cases (registration, per-context modules, launches, copies, streams, events, reset)
+# and rt_calls' cases (pools, pitched copies and memsets, stream attributes, peers, IPC)
 # run under valgrind with no invalid access and no definitely-lost block. The registry of
 # fatbins, kernels and variables lives as long as the process (as in NVIDIA's runtime): reachable,
 # not counted. Skips (77) without valgrind or the build.
@@ -21,5 +22,19 @@ for c in launch symbol ctx memory; do
     fi
     rm -f "$log"
 done
-[ "$fail" = 0 ] && echo "PASS: hostcudart is memcheck-clean (rt_api launch, symbol, ctx, memory)"
+# rt_calls: pools, stream attach, pitched copies and memsets, stream attributes, device settings
+if [ -e "$D/rt_calls" ]; then
+    for c in pool attach copy2d copy3d stream device managed; do
+        log=$(mktemp)
+        if valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite "$D/rt_calls" "$c" >"$log" 2>&1; then
+            echo "ok: rt_calls $c is clean under valgrind"
+        else
+            echo "FAIL: rt_calls $c under valgrind (exit $?):"; grep -E '==[0-9]+==|^FAIL' "$log" | head -40; fail=1
+        fi
+        rm -f "$log"
+    done
+else
+    echo "FAIL: $D/rt_calls is not built"; fail=1
+fi
+[ "$fail" = 0 ] && echo "PASS: hostcudart is memcheck-clean (rt_api launch, symbol, ctx, memory; rt_calls' cases)"
 exit "$fail"
