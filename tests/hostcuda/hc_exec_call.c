@@ -5,7 +5,8 @@
  * Invariant: a frame is [header][callee's saved registers][callee's frame] above the caller's;
  * an indirect call's target is a function address (HC_WIN_FUNC + 16 x index) of this module.
  * Threading: called on a launch's worker for one warp; shared state only through the xlaunch
- * (its mutex for output and faults). Must not: write outside the lane's local memory. */
+ * (its mutex for output and faults).
+ * Must not: write outside the lane's local memory. */
 #include "hc_exec_int.h"
 
 #include <stdio.h>
