@@ -77,6 +77,7 @@ enum hc_kind {
     HC_K_POOL = 0x504f4c21,
     HC_K_GRAPH = 0x47524121,      /* hc_graph.c */
     HC_K_GEXEC = 0x47455821,
+    HC_K_GNODE = 0x474e4421,
     HC_K_DEAD_CTX = 0x44454421,   /* destroyed context: kept (never freed) so stale uses are told so */
 };
 void hc_reg_add(const void *h, enum hc_kind k);        /* hc_mu held */
@@ -162,6 +163,7 @@ struct hc_block {
     int used;
     struct CUctx_st *ctx;        /* owner; NULL for stream-ordered (pool) allocations */
     struct CUmemPoolHandle_st *pool;  /* pool of a stream-ordered allocation, else NULL */
+    int graph_hold, graph_freed;  /* a graph memory node's: a free only marks it freed (hc_graph.c) */
     hc_block *prev, *next;
 };
 
@@ -199,6 +201,9 @@ struct hc_exec_range;
 /* hc_mu held: the live device and host allocations, sorted by address (malloc'ed; count in *n) */
 struct hc_exec_range *hc_mem_ranges(int *n);
 void hc_mem_free_ctx(struct CUctx_st *c);                                /* hc_mu held */
+/* hc_mu held: a graph's memory (alloc nodes): how 1 holds the block for the graph (a free then only
+ * marks it freed), 0 makes it live again (an alloc node's replay), -1 lets go (released if freed) */
+CUresult hc_mem_graph_hold(CUdeviceptr p, int how);
 
 /* ---- hc_stream.c ---- */
 /* Resolve a stream handle for an API call; per_thread: called through a _ptsz/_ptds variant. */
@@ -215,6 +220,31 @@ uint64_t hc_now_ns(void);
 /* ---- hc_graph.c ---- */
 /* hc_mu held, s->capture set: keep op (unrun, mark set done) in the capture; returns its mark */
 hc_mark *hc_graph_capture_op(struct CUstream_st *s, hc_op *op);
+/* hc_mu held, s->capture set: event e was recorded in s (it now names s's capture position) */
+void hc_graph_event_record(struct CUstream_st *s, struct CUevent_st *e);
+/* hc_mu held: if e was recorded in a live capture, join s to it (*rc: the call's result), 1; else 0 */
+int hc_graph_event_wait(struct CUstream_st *s, struct CUevent_st *e, CUresult *rc);
+/* hc_mu held, s->capture set: a call that conflicts with capture (synchronise, query) invalidates
+ * it; returns CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED */
+CUresult hc_graph_invalidate(struct CUstream_st *s);
+/* hc_mu held: CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED (invalidating the captures concerned) when the
+ * calling thread may not make a potentially unsafe call now (capture modes), else CUDA_SUCCESS */
+CUresult hc_graph_unsafe_call(void);
+/* hc_mu held: CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED (invalidating them) when streams of c capture */
+CUresult hc_graph_ctx_sync(struct CUctx_st *c);
+/* hc_mu held: s is being destroyed while it captures: it leaves (and invalidates) its capture */
+void hc_graph_stream_gone(struct CUstream_st *s);
+/* hc_mu held: cuMemAllocAsync of p on capturing stream s: a memory alloc node */
+CUresult hc_graph_capture_alloc(struct CUstream_st *s, CUdeviceptr p, size_t bytes);
+/* hc_module.c / hc_copy.c, for hc_graph.c */
+CUresult hc_launch_on(const void *f, const unsigned int dims[6], unsigned int shmem, CUstream h, void **params,
+                      void **extra);                     /* hc_mu not held */
+int hc_op_is_launch(const hc_op *op);
+/* a kernel's parameter values as given: one malloc'ed block, NULL-terminated pointers then values */
+CUresult hc_kernel_params_copy(const void *f, void **params, void **extra, void ***out, size_t *bytes); /* hc_mu held */
+int hc_xfer_kind(const hc_op *op);
+void hc_xfer_unstage(hc_op *op);
+int hc_op_is_free(const hc_op *op);
 
 /* ---- hc_vmm.c: reserved ranges (cuMemAddressReserve / cuMemMap) ---- */
 /* 1 if v lies in a reservation: *rw = read-write address of [v, v + n) when all of it is mapped

@@ -351,6 +351,8 @@ void hc_ctx_sync(struct CUctx_st *c)
 void hc_stream_destroy_locked(struct CUstream_st *s)
 {
     struct CUctx_st *c = s->ctx;
+    if (s->capture)
+        hc_graph_stream_gone(s);
     if (s == c->legacy) {
         c->legacy = NULL;
     } else {
@@ -442,7 +444,15 @@ CUresult CUDAAPI cuStreamDestroy_v2(CUstream hStream)
 
 static CUresult stream_sync(CUstream h, int pt)
 {
-    WITH_STREAM(h, pt, s, hc_stream_sync(s); hc_ctx_flush_printf(s->ctx); rc = hc_ctx_sticky(s->ctx););
+    WITH_STREAM(h, pt, s, {
+        if (s->capture) {
+            rc = hc_graph_invalidate(s);   /* conflicts with its capture, which it invalidates */
+        } else {
+            hc_stream_sync(s);
+            hc_ctx_flush_printf(s->ctx);
+            rc = hc_ctx_sticky(s->ctx);
+        }
+    });
 }
 CUresult CUDAAPI cuStreamSynchronize(CUstream hStream)
 {
@@ -457,7 +467,7 @@ CUresult CUDAAPI cuStreamSynchronize_ptsz(CUstream hStream)
 
 static CUresult stream_query(CUstream h, int pt)
 {
-    WITH_STREAM(h, pt, s, if (!stream_idle(s)) rc = CUDA_ERROR_NOT_READY;);
+    WITH_STREAM(h, pt, s, if (s->capture) rc = hc_graph_invalidate(s); else if (!stream_idle(s)) rc = CUDA_ERROR_NOT_READY;);
 }
 CUresult CUDAAPI cuStreamQuery(CUstream hStream)
 {
@@ -668,6 +678,8 @@ static CUresult event_record(CUevent e, CUstream h, unsigned int flags, int pt)
             hc_mark *m = hc_enqueue(s, op);
             hc_mark_unref(e->mark);
             e->mark = hc_mark_ref(m);
+            if (s->capture)
+                hc_graph_event_record(s, e);   /* cross-stream capture: a wait on e joins it */
         }
     }
     pthread_mutex_unlock(&hc_mu);
@@ -805,7 +817,9 @@ static CUresult wait_event(CUstream h, CUevent e, unsigned int flags, int pt)
         rc = CUDA_ERROR_INVALID_HANDLE;
     if (rc == CUDA_SUCCESS)
         rc = hc_stream_resolve(h, pt, &s);
-    if (rc == CUDA_SUCCESS && e->mark && !e->mark->done) {
+    if (rc == CUDA_SUCCESS && hc_graph_event_wait(s, e, &rc))
+        ;   /* e was recorded in a capture: s joined it */
+    else if (rc == CUDA_SUCCESS && e->mark && !e->mark->done) {
         hc_op *op = hc_op_new(NULL, NULL, NULL);
         if (!op) {
             rc = CUDA_ERROR_OUT_OF_MEMORY;

@@ -8,7 +8,7 @@ HOSTCUDART_DIR := $(BUILD)/tests/hostcudart
 HOSTCUDART_LIB := $(HOSTCUDART_DIR)/libcudart.so.13
 HOSTCUDART_HDRS := $(addprefix $(HOSTCUDART_SRC_DIR)/,hcrt_internal.h hcrt_api.def hcrt_errors.def)
 HOSTCUDART_OBJS := $(addprefix $(HOSTCUDART_DIR)/,hcrt_core.o hcrt_register.o hcrt_mem.o hcrt_stream.o \
-                     hcrt_stream_pt.o hcrt_unimpl.o)
+                     hcrt_stream_pt.o hcrt_graph.o hcrt_unimpl.o)
 
 $(HOSTCUDART_DIR)/%.o: $(HOSTCUDART_SRC_DIR)/%.c $(HOSTCUDART_HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
