@@ -6,7 +6,8 @@
 # cross-stream capture through events (also under HOSTCUDA_JITTER, which reorders what the CUDA
 # model allows), an unjoined fork refused; exec updates; errors with their controls; memory nodes
 # replayed; kernel node parameters read back. A conditional node is refused with a line naming
-# it. Skips (77) when not built.
+# it. Under valgrind (when installed) the cases have no invalid access and no definitely-lost
+# block: node, exec and replay lifetimes are sound. Skips (77) when not built.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=$ROOT/build/tests
@@ -32,6 +33,17 @@ run equal-jitter equal HOSTCUDA_JITTER=11
 # the refused conditional node says what was refused
 grep -q '^hostcuda: cuGraphAddNode: conditional nodes (type 13) are not supported$' "$tmp/errors.err" ||
     { echo "FAIL errors: no line naming the conditional node: $(head -3 "$tmp/errors.err")"; fails=$((fails + 1)); }
+if command -v valgrind >/dev/null; then
+    for c in equal fork update errors memnodes; do
+        env LD_LIBRARY_PATH="$D:$B/hostcuda" HOSTCUDA_DEVICES=2 HOSTCUDA_MEM_BYTES=256M timeout 300 valgrind -q \
+            --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite "$D/rt_graph" "$c" >"$tmp/vg.log" 2>&1
+        rc=$?
+        if [ "$rc" -eq 0 ]; then echo "ok valgrind $c: clean"
+        else echo "FAIL valgrind $c (exit $rc):"; grep -E '==[0-9]+==|^FAIL' "$tmp/vg.log" | head -30; fails=$((fails + 1)); fi
+    done
+else
+    echo "note: valgrind not installed, the memcheck pass is not run"
+fi
 # an unknown case is refused, not passed
 env LD_LIBRARY_PATH="$D:$B/hostcuda" "$D/rt_graph" nosuchcase >/dev/null 2>"$tmp/bad.err"
 [ $? -eq 2 ] && grep -q "unknown case 'nosuchcase'" "$tmp/bad.err" ||
