@@ -117,6 +117,7 @@ struct CUgraphNode_st {
 
 struct CUgraph_st {
     uint32_t magic;
+    int owned;                      /* a child-graph node's copy: not the caller's to destroy */
     struct CUgraphNode_st **nodes;  /* creation order */
     int n, cap;
 };
@@ -154,6 +155,8 @@ static void node_free(struct CUgraphNode_st *nd, hc_gdead *d) /* hc_mu held; reg
 
 static void graph_free(struct CUgraph_st *g, hc_gdead *d) /* hc_mu held */
 {
+    if (hc_reg_kind(g) == HC_K_GRAPH)
+        hc_reg_del(g);
     for (int i = 0; i < g->n; i++)
         node_free(g->nodes[i], d);
     free(g->nodes);
@@ -257,8 +260,10 @@ static struct CUgraph_st *graph_clone(const struct CUgraph_st *g, int reg, hc_gd
         nd->op = gop_ref(o->op);
         for (int k = 0; k < o->ndeps && ok; k++)
             ok = node_dep_add(nd, c->nodes[node_index(g, o->deps[k])]) == CUDA_SUCCESS;
-        if (ok && o->child)
-            ok = (nd->child = graph_clone(o->child, 0, d)) != NULL;
+        if (ok && o->child && (nd->child = graph_clone(o->child, reg, d)) != NULL)
+            nd->child->owned = 1;
+        else if (o->child)
+            ok = 0;
         if (ok && o->kargs) {
             ok = (nd->kargs = malloc(o->kargs_bytes)) != NULL;
             if (ok) {
@@ -709,8 +714,10 @@ CUresult CUDAAPI cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGra
     struct CUgraph_st *c = NULL;
     if (hc_reg_kind(hGraph) != HC_K_GRAPH || hc_reg_kind(childGraph) != HC_K_GRAPH || hGraph == childGraph)
         rc = CUDA_ERROR_INVALID_VALUE;
-    else if (!(c = graph_clone(childGraph, 0, &d)))
+    else if (!(c = graph_clone(childGraph, 1, &d)))
         rc = CUDA_ERROR_OUT_OF_MEMORY;
+    if (c)
+        c->owned = 1;
     if (rc == CUDA_SUCCESS)
         rc = node_new(hGraph, CU_GRAPH_NODE_TYPE_GRAPH, dependencies, numDependencies, &nd);
     if (rc == CUDA_SUCCESS) {
@@ -1203,11 +1210,10 @@ CUresult CUDAAPI cuGraphDestroy(CUgraph hGraph)
     HC_CHECK_INIT();
     hc_gdead d = {0};
     pthread_mutex_lock(&hc_mu);
-    if (hc_reg_kind(hGraph) != HC_K_GRAPH) {
+    if (hc_reg_kind(hGraph) != HC_K_GRAPH || hGraph->owned) {
         pthread_mutex_unlock(&hc_mu);
-        return CUDA_ERROR_INVALID_VALUE;
+        return CUDA_ERROR_INVALID_VALUE;   /* a child node's copy goes with its node */
     }
-    hc_reg_del(hGraph);
     graph_free(hGraph, &d);
     pthread_mutex_unlock(&hc_mu);
     gdead_free(&d);
@@ -1727,6 +1733,7 @@ static CUresult begin_capture(CUstream h, CUstreamCaptureMode mode, int pt)
         sh->thread = pthread_self();
         sh->id = next_capture_id++;
         sh->origin = s;
+        sh->g->owned = 1;   /* the capture's until it ends */
         hc_reg_add(sh->g, HC_K_GRAPH);
         sh->next = live_caps;
         live_caps = sh;
@@ -1819,6 +1826,7 @@ static CUresult end_capture(CUstream h, CUgraph *out, int pt)
         struct CUgraph_st *g = sh->g;
         cap_end(sh, &d);
         if (rc == CUDA_SUCCESS) {
+            g->owned = 0;
             *out = g;
         } else {
             *out = NULL;

@@ -20,6 +20,8 @@
 //   memnodes  alloc node -> kernel -> copy -> free node, replayed 3 times, gives the result each
 //             time; the alloc node reports its address, which stays the same
 //   params    cudaGraphKernelNodeGetParams gives back the host stub, dims and argument values
+//   child     a child graph node runs its own copy of the child in place; host and empty nodes;
+//             a clone, a node found in it and destroyed there changes the clone only
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -521,6 +523,79 @@ static void c_memnodes(void)
     OK(cudaGraphDestroy(g));
 }
 
+// ---- child graphs, host and empty nodes, clones
+static void CUDART_CB record_host(void *user)
+{
+    int *log = (int *)user;
+    log[++log[0]] = 7;   // appends one entry per run
+}
+
+static void c_child(void)
+{
+    int *d, h = 0;
+    OK(cudaMalloc(&d, N * sizeof(int)));
+    OK(cudaMemset(d, 0, N * sizeof(int)));
+    int n = N, one = 1, two = 2;
+    void *aa[] = {&d, &n, &one}, *am[] = {&d, &n, &two};
+    cudaKernelNodeParams pa = kparams((void *)add_k, aa), pm = kparams((void *)mul_k, am);
+    // child: x += 1; parent: child -> x *= 2 -> host node, an empty node joining two roots
+    cudaGraph_t child, g;
+    cudaGraphNode_t ck, cn, mk, hn, en, root2;
+    OK(cudaGraphCreate(&child, 0));
+    OK(cudaGraphAddKernelNode(&ck, child, NULL, 0, &pa));
+    OK(cudaGraphCreate(&g, 0));
+    OK(cudaGraphAddChildGraphNode(&cn, g, NULL, 0, child));
+    OK(cudaGraphDestroy(child));   // the node holds its own copy
+    OK(cudaGraphAddEmptyNode(&root2, g, NULL, 0));
+    cudaGraphNode_t both[2] = {cn, root2};
+    OK(cudaGraphAddEmptyNode(&en, g, both, 2));
+    OK(cudaGraphAddKernelNode(&mk, g, &en, 1, &pm));
+    int log[8] = {0};
+    cudaHostNodeParams hp = {record_host, log};
+    OK(cudaGraphAddHostNode(&hn, g, &mk, 1, &hp));
+    enum cudaGraphNodeType t;
+    OK(cudaGraphNodeGetType(cn, &t));
+    EXPECT_EQ("child node type", cudaGraphNodeTypeGraph, t);
+    cudaGraph_t inner;
+    OK(cudaGraphChildGraphNodeGetGraph(cn, &inner));
+    size_t ni = 0;
+    OK(cudaGraphGetNodes(inner, NULL, &ni));
+    EXPECT_EQ("the child's copy has its one node", 1, ni);
+    cudaGraph_t cl;
+    cudaGraphNode_t found;
+    OK(cudaGraphClone(&cl, g));
+    OK(cudaGraphNodeFindInClone(&found, mk, cl));
+    OK(cudaGraphNodeGetType(found, &t));
+    EXPECT_EQ("the clone's copy of the multiply is a kernel node", cudaGraphNodeTypeKernel, t);
+    OK(cudaGraphDestroyNode(found));   // the clone loses its multiply: (x + 1) only
+    cudaGraphExec_t x, xc;
+    OK(cudaGraphInstantiate(&x, g, 0));
+    OK(cudaGraphInstantiate(&xc, cl, 0));
+    OK(cudaGraphLaunch(x, 0));
+    OK(cudaGraphLaunch(x, 0));
+    OK(cudaDeviceSynchronize());
+    OK(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost));
+    EXPECT_EQ("two replays of (x + 1) * 2 from 0", 6, h);
+    EXPECT_EQ("the host node ran once per replay", 2, log[0]);
+    OK(cudaGraphLaunch(xc, 0));
+    OK(cudaDeviceSynchronize());
+    OK(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost));
+    EXPECT_EQ("the clone without its multiply: 6 + 1", 7, h);
+    EXPECT_EQ("the clone's host node ran too", 3, log[0]);
+    size_t nodes = 8;
+    cudaGraphNode_t list[8];
+    OK(cudaGraphGetNodes(cl, list, &nodes));
+    EXPECT_EQ("the clone has 4 nodes left", 4, nodes);
+    EXPECT_EQ("entries past the count are NULL", 1, list[4] == NULL && list[7] == NULL);
+    EXPECT_RT("destroying a child node's own graph", cudaErrorInvalidValue, cudaGraphDestroy(inner));
+    cudaGetLastError();
+    OK(cudaGraphExecDestroy(x));
+    OK(cudaGraphExecDestroy(xc));
+    OK(cudaGraphDestroy(g));
+    OK(cudaGraphDestroy(cl));
+    OK(cudaFree(d));
+}
+
 // ---- kernel node parameters read back
 static void c_params(void)
 {
@@ -567,8 +642,10 @@ int main(int argc, char **argv)
         c_memnodes();
     else if (!strcmp(c, "params"))
         c_params();
+    else if (!strcmp(c, "child"))
+        c_child();
     else {
-        fprintf(stderr, "rt_graph: unknown case '%s' (equal deps fork update errors memnodes params)\n", c);
+        fprintf(stderr, "rt_graph: unknown case '%s' (equal deps fork update errors memnodes params child)\n", c);
         return 2;
     }
     printf("%s: %d failure(s)\n", c, fails);

@@ -5,7 +5,7 @@
 # repeat it; dependency order beats creation order (control: without the edge, creation order);
 # cross-stream capture through events (also under HOSTCUDA_JITTER, which reorders what the CUDA
 # model allows), an unjoined fork refused; exec updates; errors with their controls; memory nodes
-# replayed; kernel node parameters read back. A conditional node is refused with a line naming
+# replayed; kernel node parameters read back; child graphs, host/empty nodes, clones. A conditional node is refused with a line naming
 # it. Under valgrind (when installed) the cases have no invalid access and no definitely-lost
 # block: node, exec and replay lifetimes are sound. Skips (77) when not built.
 set -u
@@ -27,14 +27,14 @@ run() { # run NAME CASE ENV...
     fi
     echo "ok $name ($(grep -c '^ok' "$tmp/$name.out") checks)"
 }
-for c in equal deps fork update errors memnodes params; do run "$c" "$c"; done
+for c in equal deps fork update errors memnodes params child; do run "$c" "$c"; done
 run fork-jitter fork HOSTCUDA_JITTER=7
 run equal-jitter equal HOSTCUDA_JITTER=11
 # the refused conditional node says what was refused
 grep -q '^hostcuda: cuGraphAddNode: conditional nodes (type 13) are not supported$' "$tmp/errors.err" ||
     { echo "FAIL errors: no line naming the conditional node: $(head -3 "$tmp/errors.err")"; fails=$((fails + 1)); }
 if command -v valgrind >/dev/null; then
-    for c in equal fork update errors memnodes; do
+    for c in equal fork update errors memnodes child; do
         env LD_LIBRARY_PATH="$D:$B/hostcuda" HOSTCUDA_DEVICES=2 HOSTCUDA_MEM_BYTES=256M timeout 300 valgrind -q \
             --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite "$D/rt_graph" "$c" >"$tmp/vg.log" 2>&1
         rc=$?
