@@ -1,45 +1,27 @@
 /* hc_graph.c — hostcuda: CUDA graphs. Graphs built node by node (kernel, memcpy, memset, host,
- * empty, child-graph, memory alloc/free nodes; cuGraphAddNode for the same kinds), stream capture
- * into them (cross-stream through events, capture modes, invalidation), instantiation, replay,
- * and updates of instantiated graphs (cuGraphExecKernelNodeSetParams, cuGraphExecUpdate).
+ * empty, child-graph, memory alloc/free nodes; cuGraphAddNode for the same kinds), node
+ * parameters, clones, instantiation, replay, and updates of instantiated graphs
+ * (cuGraphExecKernelNodeSetParams, cuGraphExecUpdate). Stream capture is hc_capture.c.
  *
- * A node's work is an op (hc_internal.h) built once and never changed: an immutable, refcounted
- * hc_gop shared by the node, its clones, the execs instantiated from it and in-flight replays
- * (every op kind's run() only reads its payload, so it may run again). Setting a node's
- * parameters builds a new op. A kernel op is built by launching on a private capturing stream
+ * A node's work is an op (hc_internal.h) built once and never changed (hc_gop, hc_graph.h): set
+ * parameters build a new op. A kernel op is built by launching on a private capturing stream
  * (hc_launch_on), so it is exactly the op cuLaunchKernel would queue. Instantiation flattens the
  * graph (child graphs inlined) into one topological order, ties broken by creation order; a
  * launch enqueues one replay op per node on the launch stream, so a replay runs in stream order,
- * every dependency honoured. Memory nodes: an alloc node allocates when it is created (fixed
- * address, as on a GPU); a free node (or a captured cuMemFreeAsync) frees when the last graph or
- * exec holding it goes, not at each replay, so a replay finds its memory again.
- * Capture: each capturing stream has its own set of frontier nodes; an event recorded in a
- * capture names its stream's frontier, and a wait on it joins the waiting stream to the capture.
- * Ops without work (event record/wait) make no node. Not modelled: event record/wait nodes,
- * conditional nodes, cuStreamUpdateCaptureDependencies, capture into an existing graph.
- * Threading: everything under hc_mu (hc_internal.h); ops are finalised outside it (hc_gdead).
- * Must not: run an op while its stream captures; change an op's payload after it is built; free
- * payloads under hc_mu.
+ * every dependency honoured. Memory nodes: an alloc node's block is allocated when the node is
+ * made and held for the graph (hc_mem_graph_hold): a free only marks it freed, the alloc node's
+ * replay makes it live again at the same address.
+ * Threading: everything under hc_mu; ops are finalised outside it (hc_gdead).
+ * Must not: change an op's payload after it is built; free payloads under hc_mu.
  */
-#include "hc_internal.h"
+#include "hc_graph.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ---------------------------------------------------------------- shared ops */
-typedef struct hc_gop {
-    int refs;
-    hc_op *op;
-} hc_gop;
-
-/* ops whose last reference went under hc_mu, finalised by gdead_free after unlocking */
-typedef struct hc_gdead {
-    hc_gop **v;
-    int n, cap;
-} hc_gdead;
-
-static hc_gop *gop_wrap(hc_op *op)
+hc_gop *hc_gop_wrap(hc_op *op)
 {
     hc_gop *g = calloc(1, sizeof *g);
     if (g) {
@@ -49,14 +31,14 @@ static hc_gop *gop_wrap(hc_op *op)
     return g;
 }
 
-static hc_gop *gop_ref(hc_gop *g)
+hc_gop *hc_gop_ref(hc_gop *g)
 {
     if (g)
         g->refs++;
     return g;
 }
 
-static void gop_unref(hc_gop *g, hc_gdead *d) /* hc_mu held */
+void hc_gop_unref(hc_gop *g, hc_gdead *d) /* hc_mu held */
 {
     if (!g || --g->refs > 0)
         return;
@@ -71,7 +53,7 @@ static void gop_unref(hc_gop *g, hc_gdead *d) /* hc_mu held */
     d->v[d->n++] = g;
 }
 
-static void gdead_free(hc_gdead *d) /* without hc_mu: finalisers may take it */
+void hc_gdead_free(hc_gdead *d) /* without hc_mu: finalisers may take it */
 {
     for (int i = 0; i < d->n; i++) {
         hc_op *op = d->v[i]->op;
@@ -92,36 +74,6 @@ static void gdead_free(hc_gdead *d) /* without hc_mu: finalisers may take it */
 }
 
 /* ---------------------------------------------------------------- graphs and nodes */
-struct CUgraphNode_st {
-    uint32_t magic;
-    struct CUgraph_st *g;
-    CUgraphNodeType type;
-    int captured;                 /* made by stream capture: parameters not kept */
-    hc_gop *op;                   /* its work; NULL for empty and child-graph nodes */
-    struct CUgraph_st *child;     /* CU_GRAPH_NODE_TYPE_GRAPH: the node's own copy */
-    struct CUgraphNode_st **deps;
-    int ndeps, capdeps;
-    struct CUgraphNode_st *orig;  /* in a clone: the node it copies */
-    union {
-        CUDA_KERNEL_NODE_PARAMS k;
-        CUDA_MEMCPY3D c;
-        CUDA_MEMSET_NODE_PARAMS m;
-        CUDA_HOST_NODE_PARAMS h;
-        CUDA_MEM_ALLOC_NODE_PARAMS a;
-        CUdeviceptr f;
-    } p;
-    void **kargs;                 /* kernel node: its parameter values (p.k.kernelParams) */
-    size_t kargs_bytes;
-    int scratch;                  /* instantiation and comparison, under hc_mu */
-};
-
-struct CUgraph_st {
-    uint32_t magic;
-    int owned;                      /* a child-graph node's copy: not the caller's to destroy */
-    struct CUgraphNode_st **nodes;  /* creation order */
-    int n, cap;
-};
-
 struct CUgraphExec_st {
     uint32_t magic;
     unsigned long long flags;
@@ -132,7 +84,7 @@ struct CUgraphExec_st {
     CUgraphNodeType *type;
 };
 
-static struct CUgraph_st *graph_alloc(void)
+struct CUgraph_st *hc_graph_alloc(void)
 {
     struct CUgraph_st *g = calloc(1, sizeof *g);
     if (g)
@@ -140,20 +92,19 @@ static struct CUgraph_st *graph_alloc(void)
     return g;
 }
 
-static void graph_free(struct CUgraph_st *g, hc_gdead *d);
 
 static void node_free(struct CUgraphNode_st *nd, hc_gdead *d) /* hc_mu held; registered nodes only */
 {
     hc_reg_del(nd);
-    gop_unref(nd->op, d);
+    hc_gop_unref(nd->op, d);
     if (nd->child)
-        graph_free(nd->child, d);
+        hc_graph_free(nd->child, d);
     free(nd->deps);
     free(nd->kargs);
     free(nd);
 }
 
-static void graph_free(struct CUgraph_st *g, hc_gdead *d) /* hc_mu held */
+void hc_graph_free(struct CUgraph_st *g, hc_gdead *d) /* hc_mu held */
 {
     if (hc_reg_kind(g) == HC_K_GRAPH)
         hc_reg_del(g);
@@ -191,7 +142,7 @@ static int node_has_dep(const struct CUgraphNode_st *nd, const struct CUgraphNod
 }
 
 /* hc_mu held: a new node of g depending on deps[0..n) (checked: nodes of g, no repeats) */
-static CUresult node_new(struct CUgraph_st *g, CUgraphNodeType type, const CUgraphNode *deps, size_t n,
+CUresult hc_gnode_new(struct CUgraph_st *g, CUgraphNodeType type, const CUgraphNode *deps, size_t n,
                          struct CUgraphNode_st **out)
 {
     if (n && !deps)
@@ -244,20 +195,20 @@ static int node_index(const struct CUgraph_st *g, const struct CUgraphNode_st *n
  * NULL when out of memory (what was built goes to d) */
 static struct CUgraph_st *graph_clone(const struct CUgraph_st *g, int reg, hc_gdead *d)
 {
-    struct CUgraph_st *c = graph_alloc();
+    struct CUgraph_st *c = hc_graph_alloc();
     if (!c)
         return NULL;
     int ok = 1;
     for (int i = 0; i < g->n && ok; i++) {
         const struct CUgraphNode_st *o = g->nodes[i];
         struct CUgraphNode_st *nd = NULL;
-        ok = node_new(c, o->type, NULL, 0, &nd) == CUDA_SUCCESS;
+        ok = hc_gnode_new(c, o->type, NULL, 0, &nd) == CUDA_SUCCESS;
         if (!ok)
             break;
         nd->captured = o->captured;
         nd->p = o->p;
         nd->orig = (struct CUgraphNode_st *)o;
-        nd->op = gop_ref(o->op);
+        nd->op = hc_gop_ref(o->op);
         for (int k = 0; k < o->ndeps && ok; k++)
             ok = node_dep_add(nd, c->nodes[node_index(g, o->deps[k])]) == CUDA_SUCCESS;
         if (ok && o->child && (nd->child = graph_clone(o->child, reg, d)) != NULL)
@@ -276,7 +227,7 @@ static struct CUgraph_st *graph_clone(const struct CUgraph_st *g, int reg, hc_gd
         }
     }
     if (!ok) {
-        graph_free(c, d);
+        hc_graph_free(c, d);
         return NULL;
     }
     if (reg)
@@ -285,14 +236,6 @@ static struct CUgraph_st *graph_clone(const struct CUgraph_st *g, int reg, hc_gd
 }
 
 /* ---------------------------------------------------------------- building ops */
-struct hc_capsh;
-struct hc_capture {                /* one stream's part in a capture */
-    struct hc_capsh *sh;           /* NULL: hc_graph.c's own op-building stream */
-    struct CUgraphNode_st **deps;  /* the stream's frontier: what its next node depends on */
-    int ndeps, capdeps;
-    hc_op *built;                  /* op-building stream: the op the call made */
-};
-
 /* A kernel op, exactly as cuLaunchKernel builds it: launched on a private capturing stream.
  * hc_mu not held. */
 static CUresult build_kernel(const CUDA_KERNEL_NODE_PARAMS *kp, hc_op **out)
@@ -529,7 +472,7 @@ static void run_gfree(hc_op *op)
     pthread_mutex_unlock(&hc_mu);
 }
 
-static hc_op *gmem_op(CUdeviceptr ptr, int alloc) /* hc_mu held */
+hc_op *hc_gmem_op(CUdeviceptr ptr, int alloc) /* hc_mu held */
 {
     gmem_payload *p = malloc(sizeof *p);
     hc_op *op = p ? hc_op_new(alloc ? run_galloc : run_gfree, alloc ? fini_galloc : fini_payload, p) : NULL;
@@ -559,13 +502,13 @@ static void op_discard(hc_op *op) /* hc_mu not held: an op never queued */
     if (!op)
         return;
     hc_gdead d = {0};
-    hc_gop *g = gop_wrap(op);
+    hc_gop *g = hc_gop_wrap(op);
     if (!g)
         return;   /* out of memory: leaked */
     pthread_mutex_lock(&hc_mu);
-    gop_unref(g, &d);
+    hc_gop_unref(g, &d);
     pthread_mutex_unlock(&hc_mu);
-    gdead_free(&d);
+    hc_gdead_free(&d);
 }
 
 /* hc_mu held: set nd's parameters (and its op, already built) */
@@ -581,11 +524,11 @@ static CUresult node_set(struct CUgraphNode_st *nd, const void *params, hc_op *o
             return rc;
     }
     hc_gop *g = NULL;
-    if (op && !(g = gop_wrap(op))) {
+    if (op && !(g = hc_gop_wrap(op))) {
         free(kargs);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
-    gop_unref(nd->op, d);
+    hc_gop_unref(nd->op, d);
     nd->op = g;
     switch (nd->type) {
     case CU_GRAPH_NODE_TYPE_KERNEL:
@@ -629,7 +572,7 @@ static CUresult add_node(CUgraphNode *ph, CUgraph g, const CUgraphNode *deps, si
     if (hc_reg_kind(g) != HC_K_GRAPH)
         rc = CUDA_ERROR_INVALID_VALUE;   /* destroyed meanwhile */
     if (rc == CUDA_SUCCESS)
-        rc = node_new(g, type, deps, n, &nd);
+        rc = hc_gnode_new(g, type, deps, n, &nd);
     if (rc == CUDA_SUCCESS) {
         rc = node_set(nd, params, op, &d);
         if (rc == CUDA_SUCCESS) {
@@ -641,7 +584,7 @@ static CUresult add_node(CUgraphNode *ph, CUgraph g, const CUgraphNode *deps, si
         }
     }
     pthread_mutex_unlock(&hc_mu);
-    gdead_free(&d);
+    hc_gdead_free(&d);
     op_discard(op);
     return rc;
 }
@@ -652,7 +595,7 @@ CUresult CUDAAPI cuGraphCreate(CUgraph *phGraph, unsigned int flags)
     HC_CHECK_INIT();
     if (!phGraph || flags)
         return CUDA_ERROR_INVALID_VALUE;
-    struct CUgraph_st *g = graph_alloc();
+    struct CUgraph_st *g = hc_graph_alloc();
     if (!g)
         return CUDA_ERROR_OUT_OF_MEMORY;
     pthread_mutex_lock(&hc_mu);
@@ -719,15 +662,15 @@ CUresult CUDAAPI cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGra
     if (c)
         c->owned = 1;
     if (rc == CUDA_SUCCESS)
-        rc = node_new(hGraph, CU_GRAPH_NODE_TYPE_GRAPH, dependencies, numDependencies, &nd);
+        rc = hc_gnode_new(hGraph, CU_GRAPH_NODE_TYPE_GRAPH, dependencies, numDependencies, &nd);
     if (rc == CUDA_SUCCESS) {
         nd->child = c;
         *phGraphNode = nd;
     } else if (c) {
-        graph_free(c, &d);
+        hc_graph_free(c, &d);
     }
     pthread_mutex_unlock(&hc_mu);
-    gdead_free(&d);
+    hc_gdead_free(&d);
     return rc;
 }
 
@@ -764,13 +707,13 @@ CUresult CUDAAPI cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph
         rc = hc_current_ctx(&c);
     struct CUgraphNode_st *nd = NULL;
     if (rc == CUDA_SUCCESS)
-        rc = node_new(hGraph, CU_GRAPH_NODE_TYPE_MEM_ALLOC, dependencies, numDependencies, &nd);
+        rc = hc_gnode_new(hGraph, CU_GRAPH_NODE_TYPE_MEM_ALLOC, dependencies, numDependencies, &nd);
     CUdeviceptr p = 0;
     if (rc == CUDA_SUCCESS) {
         /* allocated now, at a fixed address, and held for the graph */
         rc = hc_mem_alloc(c, nodeParams->bytesize, &hc_devs[pp->location.id].default_pool, &p);
-        hc_op *op = rc == CUDA_SUCCESS ? gmem_op(p, 1) : NULL;
-        if (op && !(nd->op = gop_wrap(op)))
+        hc_op *op = rc == CUDA_SUCCESS ? hc_gmem_op(p, 1) : NULL;
+        if (op && !(nd->op = hc_gop_wrap(op)))
             op = NULL;
         if (rc == CUDA_SUCCESS && !op) {
             (void)hc_mem_free(p);
@@ -808,9 +751,9 @@ CUresult CUDAAPI cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph,
     CUresult rc = hc_reg_kind(hGraph) == HC_K_GRAPH ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
     struct CUgraphNode_st *nd = NULL;
     if (rc == CUDA_SUCCESS)
-        rc = node_new(hGraph, CU_GRAPH_NODE_TYPE_MEM_FREE, dependencies, numDependencies, &nd);
+        rc = hc_gnode_new(hGraph, CU_GRAPH_NODE_TYPE_MEM_FREE, dependencies, numDependencies, &nd);
     hc_op *op = NULL;
-    if (rc == CUDA_SUCCESS && (!(op = gmem_op(dptr, 0)) || !(nd->op = gop_wrap(op)))) {
+    if (rc == CUDA_SUCCESS && (!(op = hc_gmem_op(dptr, 0)) || !(nd->op = hc_gop_wrap(op)))) {
         hc_gdead d = {0};
         hGraph->n--;
         node_free(nd, &d);
@@ -893,7 +836,7 @@ static CUresult set_params(CUgraphNode h, CUgraphNodeType type, const void *para
     if (rc == CUDA_SUCCESS && (rc = node_set(h, params, op, &d)) == CUDA_SUCCESS)
         op = NULL;
     pthread_mutex_unlock(&hc_mu);
-    gdead_free(&d);
+    hc_gdead_free(&d);
     op_discard(op);
     return rc;
 }
@@ -1154,7 +1097,7 @@ CUresult CUDAAPI cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)
     if (rc == CUDA_SUCCESS)
         *phGraphClone = c;
     pthread_mutex_unlock(&hc_mu);
-    gdead_free(&d);
+    hc_gdead_free(&d);
     return rc;
 }
 
@@ -1200,7 +1143,7 @@ CUresult CUDAAPI cuGraphDestroyNode(CUgraphNode hNode)
         node_free(hNode, &d);
     }
     pthread_mutex_unlock(&hc_mu);
-    gdead_free(&d);
+    hc_gdead_free(&d);
     return rc;
 }
 
@@ -1214,9 +1157,9 @@ CUresult CUDAAPI cuGraphDestroy(CUgraph hGraph)
         pthread_mutex_unlock(&hc_mu);
         return CUDA_ERROR_INVALID_VALUE;   /* a child node's copy goes with its node */
     }
-    graph_free(hGraph, &d);
+    hc_graph_free(hGraph, &d);
     pthread_mutex_unlock(&hc_mu);
-    gdead_free(&d);
+    hc_gdead_free(&d);
     return CUDA_SUCCESS;
 }
 
@@ -1252,7 +1195,7 @@ static int flat_push(flat *f, hc_gop *op, struct CUgraphNode_st *key, CUgraphNod
         f->type = t;
         f->cap = ncap;
     }
-    f->ops[f->n] = gop_ref(op);
+    f->ops[f->n] = hc_gop_ref(op);
     f->key[f->n] = key;
     f->type[f->n] = type;
     f->n++;
@@ -1300,7 +1243,7 @@ static CUresult flatten(const struct CUgraph_st *g, int top, flat *f)
 static void flat_drop(flat *f, hc_gdead *d)
 {
     for (int i = 0; i < f->n; i++)
-        gop_unref(f->ops[i], d);
+        hc_gop_unref(f->ops[i], d);
     free(f->ops);
     free(f->key);
     free(f->type);
@@ -1341,7 +1284,7 @@ static CUresult instantiate(CUgraphExec *out, CUgraph g, unsigned long long flag
     }
     flat_drop(&f, &d);
     pthread_mutex_unlock(&hc_mu);
-    gdead_free(&d);
+    hc_gdead_free(&d);
     return rc;
 }
 
@@ -1399,9 +1342,27 @@ static void fini_replay(hc_op *w)
 {
     hc_gdead d = {0};
     pthread_mutex_lock(&hc_mu);
-    gop_unref(w->payload, &d);
+    hc_gop_unref(w->payload, &d);
     pthread_mutex_unlock(&hc_mu);
-    gdead_free(&d);
+    hc_gdead_free(&d);
+}
+
+/* the node type of an op a capture records */
+CUgraphNodeType hc_gop_type(const hc_op *op)
+{
+    if (op->run == run_replay)
+        return hc_gop_type(((const hc_gop *)op->payload)->op);
+    if (hc_op_is_launch(op))
+        return CU_GRAPH_NODE_TYPE_KERNEL;
+    if (hc_xfer_kind(op) == 1 || op->run == run_copy3d)
+        return CU_GRAPH_NODE_TYPE_MEMCPY;
+    if (hc_xfer_kind(op) == 2 || op->run == run_set2d)
+        return CU_GRAPH_NODE_TYPE_MEMSET;
+    if (hc_op_is_free(op) || op->run == run_gfree)
+        return CU_GRAPH_NODE_TYPE_MEM_FREE;
+    if (op->run == run_galloc)
+        return CU_GRAPH_NODE_TYPE_MEM_ALLOC;
+    return op->run ? CU_GRAPH_NODE_TYPE_HOST : CU_GRAPH_NODE_TYPE_EMPTY;
 }
 
 static CUresult graph_launch(CUgraphExec x, CUstream h, int pt)
@@ -1420,7 +1381,7 @@ static CUresult graph_launch(CUgraphExec x, CUstream h, int pt)
             rc = CUDA_ERROR_OUT_OF_MEMORY;   /* the replay stops short: as a GPU's failed launch */
             break;
         }
-        gop_ref(x->ops[i]);
+        hc_gop_ref(x->ops[i]);
         hc_enqueue(s, w);   /* a capturing stream records the replay itself: graphs nest */
     }
     pthread_mutex_unlock(&hc_mu);
@@ -1471,9 +1432,9 @@ CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec)
     hc_reg_del(hGraphExec);
     flat f = {hGraphExec->ops, hGraphExec->key, hGraphExec->type, hGraphExec->n, hGraphExec->n};
     flat_drop(&f, &d);   /* queued replays hold their own references */
-    graph_free(hGraphExec->shape, &d);
+    hc_graph_free(hGraphExec->shape, &d);
     pthread_mutex_unlock(&hc_mu);
-    gdead_free(&d);
+    hc_gdead_free(&d);
     free(hGraphExec);
     return CUDA_SUCCESS;
 }
@@ -1499,17 +1460,17 @@ CUresult CUDAAPI cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgra
                 continue;
             if (hGraphExec->type[i] != CU_GRAPH_NODE_TYPE_KERNEL)
                 break;
-            hc_gop *g = gop_wrap(op);
+            hc_gop *g = hc_gop_wrap(op);
             rc = g ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
             if (g) {
-                gop_unref(hGraphExec->ops[i], &d);
+                hc_gop_unref(hGraphExec->ops[i], &d);
                 hGraphExec->ops[i] = g;   /* the graph's own node keeps its parameters */
                 op = NULL;
             }
             break;
         }
     pthread_mutex_unlock(&hc_mu);
-    gdead_free(&d);
+    hc_gdead_free(&d);
     op_discard(op);
     return rc;
 }
@@ -1584,538 +1545,7 @@ CUresult CUDAAPI cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, CU
     resultInfo->errorFromNode = NULL;
     flat_drop(&f, &d);
     pthread_mutex_unlock(&hc_mu);
-    gdead_free(&d);
+    hc_gdead_free(&d);
     return rc;
 }
 
-/* ---------------------------------------------------------------- stream capture */
-typedef struct {
-    struct CUevent_st *e;
-    struct CUgraphNode_st **deps;   /* the recording stream's frontier then */
-    int ndeps;
-} cap_event;
-
-typedef struct hc_capsh {           /* one capture sequence, shared by the streams in it */
-    struct CUgraph_st *g;
-    CUstreamCaptureMode mode;
-    pthread_t thread;               /* that began it */
-    unsigned long long id;
-    int invalid;
-    struct CUstream_st *origin;
-    struct CUstream_st **members;
-    int nmem, capmem;
-    cap_event *evs;
-    int nev, capev;
-    struct CUgraphNode_st **left;   /* frontiers of member streams destroyed before the end */
-    int nleft, capleft;
-    hc_gop **dropped;               /* ops that made no node (event record/wait): kept for their marks */
-    int ndropped, capdropped;
-    struct hc_capsh *next;
-} hc_capsh;
-
-static hc_capsh *live_caps;
-static unsigned long long next_capture_id = 1;
-static _Thread_local CUstreamCaptureMode thread_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
-
-static int grow(void **v, int *cap, int n, size_t each)
-{
-    if (n < *cap)
-        return 1;
-    int ncap = *cap ? 2 * *cap : 8;
-    void *nv = realloc(*v, (size_t)ncap * each);
-    if (!nv)
-        return 0;
-    *v = nv;
-    *cap = ncap;
-    return 1;
-}
-
-static CUgraphNodeType op_type(const hc_op *op)
-{
-    if (op->run == run_replay)
-        return op_type(((const hc_gop *)op->payload)->op);
-    if (hc_op_is_launch(op))
-        return CU_GRAPH_NODE_TYPE_KERNEL;
-    if (hc_xfer_kind(op) == 1 || op->run == run_copy3d)
-        return CU_GRAPH_NODE_TYPE_MEMCPY;
-    if (hc_xfer_kind(op) == 2 || op->run == run_set2d)
-        return CU_GRAPH_NODE_TYPE_MEMSET;
-    if (hc_op_is_free(op) || op->run == run_gfree)
-        return CU_GRAPH_NODE_TYPE_MEM_FREE;
-    if (op->run == run_galloc)
-        return CU_GRAPH_NODE_TYPE_MEM_ALLOC;
-    return op->run ? CU_GRAPH_NODE_TYPE_HOST : CU_GRAPH_NODE_TYPE_EMPTY;
-}
-
-static int frontier_set(struct hc_capture *c, struct CUgraphNode_st *const *deps, int n)
-{
-    c->ndeps = 0;
-    for (int i = 0; i < n; i++) {
-        if (!grow((void **)&c->deps, &c->capdeps, c->ndeps, sizeof *c->deps))
-            return 0;
-        c->deps[c->ndeps++] = deps[i];
-    }
-    return 1;
-}
-
-hc_mark *hc_graph_capture_op(struct CUstream_st *s, hc_op *op)
-{
-    struct hc_capture *c = s->capture;
-    op->mark->done = 1; /* captured, not run: nobody may wait for it */
-    op->mark->time_ns = hc_now_ns();
-    pthread_cond_broadcast(&hc_cv);
-    if (!c->sh) {       /* hc_graph.c's op-building stream */
-        c->built = op;
-        return op->mark;
-    }
-    hc_capsh *sh = c->sh;
-    hc_mark *m = op->mark;
-    hc_xfer_unstage(op);
-    if (!op->run) {   /* event record/wait make no node; the op is kept, unrun, for its mark */
-        if (grow((void **)&sh->dropped, &sh->capdropped, sh->ndropped, sizeof *sh->dropped)) {
-            hc_gop *keep = gop_wrap(op);
-            if (keep)
-                sh->dropped[sh->ndropped++] = keep;
-        }
-        return m;
-    }
-    struct CUgraphNode_st *nd = NULL;
-    hc_gop *g = gop_wrap(op);
-    if (!g || node_new(sh->g, op_type(op), (const CUgraphNode *)c->deps, (size_t)c->ndeps, &nd) != CUDA_SUCCESS)
-        abort(); /* a test double: no graceful way to lose a captured op */
-    nd->op = g;
-    nd->captured = 1;
-    if (!frontier_set(c, &nd, 1))
-        abort();
-    return m;
-}
-
-static int cap_member_add(hc_capsh *sh, struct CUstream_st *s, struct CUgraphNode_st *const *deps, int n)
-{
-    struct hc_capture *c = calloc(1, sizeof *c);
-    if (!c || !grow((void **)&sh->members, &sh->capmem, sh->nmem, sizeof *sh->members) || !frontier_set(c, deps, n)) {
-        if (c)
-            free(c->deps);
-        free(c);
-        return 0;
-    }
-    c->sh = sh;
-    sh->members[sh->nmem++] = s;
-    s->capture = c;
-    return 1;
-}
-
-static CUresult begin_capture(CUstream h, CUstreamCaptureMode mode, int pt)
-{
-    HC_CHECK_INIT();
-    if (mode != CU_STREAM_CAPTURE_MODE_GLOBAL && mode != CU_STREAM_CAPTURE_MODE_THREAD_LOCAL &&
-        mode != CU_STREAM_CAPTURE_MODE_RELAXED)
-        return CUDA_ERROR_INVALID_VALUE;
-    pthread_mutex_lock(&hc_mu);
-    struct CUstream_st *s;
-    CUresult rc = hc_stream_resolve(h, pt, &s);
-    hc_capsh *sh = NULL;
-    if (rc == CUDA_SUCCESS && s->kind == HC_S_LEGACY)
-        rc = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
-    else if (rc == CUDA_SUCCESS && s->capture)
-        rc = CUDA_ERROR_ILLEGAL_STATE;
-    else if (rc == CUDA_SUCCESS && (!(sh = calloc(1, sizeof *sh)) || !(sh->g = graph_alloc()) ||
-                                    !cap_member_add(sh, s, NULL, 0))) {
-        if (sh) {
-            free(sh->g);
-            free(sh->members);
-        }
-        free(sh);
-        rc = CUDA_ERROR_OUT_OF_MEMORY;
-    }
-    if (rc == CUDA_SUCCESS) {
-        sh->mode = mode;
-        sh->thread = pthread_self();
-        sh->id = next_capture_id++;
-        sh->origin = s;
-        sh->g->owned = 1;   /* the capture's until it ends */
-        hc_reg_add(sh->g, HC_K_GRAPH);
-        sh->next = live_caps;
-        live_caps = sh;
-    }
-    pthread_mutex_unlock(&hc_mu);
-    return rc;
-}
-
-CUresult CUDAAPI cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode)
-{
-    HC_COUNT(cuStreamBeginCapture_v2);
-    return begin_capture(hStream, mode, 0);
-}
-CUresult CUDAAPI cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureMode mode)
-{
-    HC_COUNT(cuStreamBeginCapture_v2_ptsz);
-    return begin_capture(hStream, mode, 1);
-}
-
-/* is `want` an ancestor of (or one of) the nodes from[0..n)? */
-static int reaches(struct CUgraphNode_st *const *from, int n, const struct CUgraphNode_st *want, int depth)
-{
-    for (int i = 0; i < n; i++) {
-        if (from[i] == want)
-            return 1;
-        if (depth < 100000 && reaches(from[i]->deps, from[i]->ndeps, want, depth + 1))
-            return 1;
-    }
-    return 0;
-}
-
-static void cap_end(hc_capsh *sh, hc_gdead *d) /* hc_mu held: every member leaves; sh freed */
-{
-    for (int i = 0; i < sh->nmem; i++) {
-        struct hc_capture *c = sh->members[i]->capture;
-        sh->members[i]->capture = NULL;
-        if (c)
-            free(c->deps);
-        free(c);
-    }
-    for (hc_capsh **p = &live_caps; *p; p = &(*p)->next)
-        if (*p == sh) {
-            *p = sh->next;
-            break;
-        }
-    for (int i = 0; i < sh->nev; i++)
-        free(sh->evs[i].deps);
-    for (int i = 0; i < sh->ndropped; i++)
-        gop_unref(sh->dropped[i], d);
-    free(sh->dropped);
-    free(sh->left);
-    free(sh->evs);
-    free(sh->members);
-    free(sh);
-}
-
-static CUresult end_capture(CUstream h, CUgraph *out, int pt)
-{
-    HC_CHECK_INIT();
-    if (!out)
-        return CUDA_ERROR_INVALID_VALUE;
-    hc_gdead d = {0};
-    pthread_mutex_lock(&hc_mu);
-    struct CUstream_st *s;
-    CUresult rc = hc_stream_resolve(h, pt, &s);
-    if (rc == CUDA_SUCCESS && (!s->capture || !s->capture->sh))
-        rc = CUDA_ERROR_ILLEGAL_STATE;
-    hc_capsh *sh = rc == CUDA_SUCCESS ? s->capture->sh : NULL;
-    if (sh && sh->origin != s) {
-        rc = CUDA_ERROR_STREAM_CAPTURE_UNMATCHED;   /* not the stream that began it */
-        sh = NULL;
-    }
-    if (sh && !pthread_equal(sh->thread, pthread_self()) && sh->mode != CU_STREAM_CAPTURE_MODE_RELAXED) {
-        rc = CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD;
-        sh = NULL;
-    }
-    if (sh) {
-        struct hc_capture *o = s->capture;
-        if (sh->invalid)
-            rc = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
-        for (int i = 0; rc == CUDA_SUCCESS && i < sh->nmem; i++) {
-            struct hc_capture *c = sh->members[i]->capture;
-            for (int k = 0; c != o && rc == CUDA_SUCCESS && k < c->ndeps; k++)
-                if (!reaches(o->deps, o->ndeps, c->deps[k], 0))
-                    rc = CUDA_ERROR_STREAM_CAPTURE_UNJOINED;   /* a fork not joined back into s */
-        }
-        for (int k = 0; rc == CUDA_SUCCESS && k < sh->nleft; k++)
-            if (!reaches(o->deps, o->ndeps, sh->left[k], 0))
-                rc = CUDA_ERROR_STREAM_CAPTURE_UNJOINED;
-        struct CUgraph_st *g = sh->g;
-        cap_end(sh, &d);
-        if (rc == CUDA_SUCCESS) {
-            g->owned = 0;
-            *out = g;
-        } else {
-            *out = NULL;
-            if (hc_reg_kind(g) == HC_K_GRAPH) {
-                hc_reg_del(g);
-                graph_free(g, &d);
-            }
-        }
-    }
-    pthread_mutex_unlock(&hc_mu);
-    gdead_free(&d);
-    return rc;
-}
-
-CUresult CUDAAPI cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
-{
-    HC_COUNT(cuStreamEndCapture);
-    return end_capture(hStream, phGraph, 0);
-}
-CUresult CUDAAPI cuStreamEndCapture_ptsz(CUstream hStream, CUgraph *phGraph)
-{
-    HC_COUNT(cuStreamEndCapture_ptsz);
-    return end_capture(hStream, phGraph, 1);
-}
-
-static CUstreamCaptureStatus cap_status(const struct CUstream_st *s)
-{
-    if (!s->capture || !s->capture->sh)
-        return CU_STREAM_CAPTURE_STATUS_NONE;
-    return s->capture->sh->invalid ? CU_STREAM_CAPTURE_STATUS_INVALIDATED : CU_STREAM_CAPTURE_STATUS_ACTIVE;
-}
-
-static CUresult is_capturing(CUstream h, CUstreamCaptureStatus *status, int pt)
-{
-    HC_CHECK_INIT();
-    if (!status)
-        return CUDA_ERROR_INVALID_VALUE;
-    pthread_mutex_lock(&hc_mu);
-    struct CUstream_st *s;
-    CUresult rc = hc_stream_resolve(h, pt, &s);
-    if (rc == CUDA_SUCCESS)
-        *status = cap_status(s);
-    pthread_mutex_unlock(&hc_mu);
-    return rc;
-}
-
-CUresult CUDAAPI cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)
-{
-    HC_COUNT(cuStreamIsCapturing);
-    return is_capturing(hStream, captureStatus, 0);
-}
-CUresult CUDAAPI cuStreamIsCapturing_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus)
-{
-    HC_COUNT(cuStreamIsCapturing_ptsz);
-    return is_capturing(hStream, captureStatus, 1);
-}
-
-static CUresult capture_info(CUstream h, CUstreamCaptureStatus *status, cuuint64_t *id, CUgraph *graph,
-                             const CUgraphNode **deps, const CUgraphEdgeData **edges, size_t *ndeps, int pt)
-{
-    HC_CHECK_INIT();
-    if (!status)
-        return CUDA_ERROR_INVALID_VALUE;
-    pthread_mutex_lock(&hc_mu);
-    struct CUstream_st *s;
-    CUresult rc = hc_stream_resolve(h, pt, &s);
-    if (rc == CUDA_SUCCESS) {
-        *status = cap_status(s);
-        int on = *status != CU_STREAM_CAPTURE_STATUS_NONE;
-        struct hc_capture *c = s->capture;
-        if (id && on)
-            *id = c->sh->id;
-        if (graph)
-            *graph = on ? c->sh->g : NULL;
-        if (deps)
-            *deps = on ? (const CUgraphNode *)c->deps : NULL;
-        if (edges)
-            *edges = NULL;   /* every edge is a default one */
-        if (ndeps)
-            *ndeps = on ? (size_t)c->ndeps : 0;
-    }
-    pthread_mutex_unlock(&hc_mu);
-    return rc;
-}
-
-CUresult CUDAAPI cuStreamGetCaptureInfo_v2(CUstream hStream, CUstreamCaptureStatus *captureStatus_out,
-                                           cuuint64_t *id_out, CUgraph *graph_out,
-                                           const CUgraphNode **dependencies_out, size_t *numDependencies_out);
-CUresult CUDAAPI cuStreamGetCaptureInfo_v2_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus_out,
-                                                cuuint64_t *id_out, CUgraph *graph_out,
-                                                const CUgraphNode **dependencies_out, size_t *numDependencies_out);
-CUresult CUDAAPI cuStreamGetCaptureInfo_v2(CUstream hStream, CUstreamCaptureStatus *captureStatus_out,
-                                           cuuint64_t *id_out, CUgraph *graph_out,
-                                           const CUgraphNode **dependencies_out, size_t *numDependencies_out)
-{
-    HC_COUNT(cuStreamGetCaptureInfo_v2);
-    return capture_info(hStream, captureStatus_out, id_out, graph_out, dependencies_out, NULL, numDependencies_out, 0);
-}
-CUresult CUDAAPI cuStreamGetCaptureInfo_v2_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus_out,
-                                                cuuint64_t *id_out, CUgraph *graph_out,
-                                                const CUgraphNode **dependencies_out, size_t *numDependencies_out)
-{
-    HC_COUNT(cuStreamGetCaptureInfo_v2_ptsz);
-    return capture_info(hStream, captureStatus_out, id_out, graph_out, dependencies_out, NULL, numDependencies_out, 1);
-}
-CUresult CUDAAPI cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus *captureStatus_out,
-                                           cuuint64_t *id_out, CUgraph *graph_out,
-                                           const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out,
-                                           size_t *numDependencies_out)
-{
-    HC_COUNT(cuStreamGetCaptureInfo_v3);
-    return capture_info(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out,
-                        numDependencies_out, 0);
-}
-CUresult CUDAAPI cuStreamGetCaptureInfo_v3_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus_out,
-                                                cuuint64_t *id_out, CUgraph *graph_out,
-                                                const CUgraphNode **dependencies_out,
-                                                const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out);
-CUresult CUDAAPI cuStreamGetCaptureInfo_v3_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus_out,
-                                                cuuint64_t *id_out, CUgraph *graph_out,
-                                                const CUgraphNode **dependencies_out,
-                                                const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out)
-{
-    HC_COUNT(cuStreamGetCaptureInfo_v3_ptsz);
-    return capture_info(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out,
-                        numDependencies_out, 1);
-}
-
-CUresult CUDAAPI cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
-{
-    HC_COUNT(cuThreadExchangeStreamCaptureMode);
-    HC_CHECK_INIT();
-    if (!mode || (*mode != CU_STREAM_CAPTURE_MODE_GLOBAL && *mode != CU_STREAM_CAPTURE_MODE_THREAD_LOCAL &&
-                  *mode != CU_STREAM_CAPTURE_MODE_RELAXED))
-        return CUDA_ERROR_INVALID_VALUE;
-    CUstreamCaptureMode old = thread_mode;
-    thread_mode = *mode;
-    *mode = old;
-    return CUDA_SUCCESS;
-}
-
-/* ---- the hooks hc_stream.c and hc_core.c call ---- */
-void hc_graph_event_record(struct CUstream_st *s, struct CUevent_st *e)
-{
-    for (hc_capsh *sh = live_caps; sh; sh = sh->next)   /* a new record replaces the old one */
-        for (int i = 0; i < sh->nev; i++)
-            if (sh->evs[i].e == e) {
-                free(sh->evs[i].deps);
-                sh->evs[i] = sh->evs[--sh->nev];
-                break;
-            }
-    struct hc_capture *c = s->capture;
-    if (!c || !c->sh)
-        return;
-    hc_capsh *sh = c->sh;
-    struct CUgraphNode_st **deps = c->ndeps ? malloc((size_t)c->ndeps * sizeof *deps) : NULL;
-    if ((c->ndeps && !deps) || !grow((void **)&sh->evs, &sh->capev, sh->nev, sizeof *sh->evs)) {
-        free(deps);
-        sh->invalid = 1;   /* cannot remember the join point: the capture cannot be trusted */
-        return;
-    }
-    if (c->ndeps)
-        memcpy(deps, c->deps, (size_t)c->ndeps * sizeof *deps);
-    sh->evs[sh->nev++] = (cap_event){e, deps, c->ndeps};
-}
-
-int hc_graph_event_wait(struct CUstream_st *s, struct CUevent_st *e, CUresult *rc)
-{
-    for (hc_capsh *sh = live_caps; sh; sh = sh->next)
-        for (int i = 0; i < sh->nev; i++) {
-            if (sh->evs[i].e != e)
-                continue;
-            const cap_event *ev = &sh->evs[i];
-            struct hc_capture *c = s->capture;
-            *rc = CUDA_SUCCESS;
-            if (c && c->sh != sh) {
-                *rc = CUDA_ERROR_STREAM_CAPTURE_ISOLATION;   /* joins two captures (or ours) */
-            } else if (!c) {
-                if (s->kind == HC_S_LEGACY)
-                    *rc = CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
-                else if (!cap_member_add(sh, s, ev->deps, ev->ndeps))
-                    *rc = CUDA_ERROR_OUT_OF_MEMORY;
-            } else {
-                for (int k = 0; k < ev->ndeps && *rc == CUDA_SUCCESS; k++) {
-                    int have = 0;
-                    for (int j = 0; j < c->ndeps && !have; j++)
-                        have = c->deps[j] == ev->deps[k];
-                    if (have)
-                        continue;
-                    if (!grow((void **)&c->deps, &c->capdeps, c->ndeps, sizeof *c->deps))
-                        *rc = CUDA_ERROR_OUT_OF_MEMORY;
-                    else
-                        c->deps[c->ndeps++] = ev->deps[k];
-                }
-            }
-            if (*rc != CUDA_SUCCESS)
-                sh->invalid = 1;
-            return 1;
-        }
-    return 0;
-}
-
-CUresult hc_graph_invalidate(struct CUstream_st *s)
-{
-    if (s->capture && s->capture->sh)
-        s->capture->sh->invalid = 1;
-    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
-}
-
-CUresult hc_graph_unsafe_call(void)
-{
-    if (thread_mode == CU_STREAM_CAPTURE_MODE_RELAXED)
-        return CUDA_SUCCESS;
-    CUresult rc = CUDA_SUCCESS;
-    for (hc_capsh *sh = live_caps; sh; sh = sh->next) {
-        int mine = pthread_equal(sh->thread, pthread_self());
-        if ((mine && sh->mode != CU_STREAM_CAPTURE_MODE_RELAXED) ||
-            (!mine && thread_mode == CU_STREAM_CAPTURE_MODE_GLOBAL && sh->mode == CU_STREAM_CAPTURE_MODE_GLOBAL)) {
-            sh->invalid = 1;
-            rc = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
-        }
-    }
-    return rc;
-}
-
-void hc_graph_stream_gone(struct CUstream_st *s)
-{
-    struct hc_capture *c = s->capture;
-    s->capture = NULL;
-    if (!c)
-        return;
-    hc_capsh *sh = c->sh;
-    for (int k = 0; k < c->ndeps; k++) {   /* its work must still be joined into the origin */
-        if (!grow((void **)&sh->left, &sh->capleft, sh->nleft, sizeof *sh->left)) {
-            sh->invalid = 1;
-            break;
-        }
-        sh->left[sh->nleft++] = c->deps[k];
-    }
-    free(c->deps);
-    free(c);
-    for (int i = 0; i < sh->nmem; i++)
-        if (sh->members[i] == s) {
-            sh->members[i] = sh->members[--sh->nmem];
-            break;
-        }
-    if (sh->origin == s) {   /* nobody can end it now */
-        hc_gdead d = {0};
-        struct CUgraph_st *g = sh->g;
-        cap_end(sh, &d);
-        if (hc_reg_kind(g) == HC_K_GRAPH) {
-            hc_reg_del(g);
-            graph_free(g, &d);
-        }
-        /* ops without a finaliser that needs hc_mu could go now; keep it simple and leak them */
-        free(d.v);
-    }
-}
-
-CUresult hc_graph_ctx_sync(struct CUctx_st *c)
-{
-    CUresult rc = CUDA_SUCCESS;
-    for (hc_capsh *sh = live_caps; sh; sh = sh->next)
-        for (int i = 0; i < sh->nmem; i++)
-            if (sh->members[i]->ctx == c) {
-                sh->invalid = 1;
-                rc = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
-            }
-    return rc;
-}
-
-CUresult hc_graph_capture_alloc(struct CUstream_st *s, CUdeviceptr p, size_t bytes)
-{
-    struct hc_capture *c = s->capture;
-    if (!c->sh)
-        return CUDA_SUCCESS;
-    hc_op *op = gmem_op(p, 1);
-    hc_gop *g = op ? gop_wrap(op) : NULL;
-    struct CUgraphNode_st *nd = NULL;
-    if (!g || node_new(c->sh->g, CU_GRAPH_NODE_TYPE_MEM_ALLOC, (const CUgraphNode *)c->deps, (size_t)c->ndeps,
-                       &nd) != CUDA_SUCCESS || !frontier_set(c, &nd, 1))
-        abort(); /* a test double: no graceful way to lose a captured allocation */
-    op->mark->done = 1;
-    nd->op = g;
-    nd->captured = 1;
-    nd->p.a.bytesize = bytes;
-    nd->p.a.dptr = p;
-    nd->p.a.poolProps.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
-    nd->p.a.poolProps.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-    nd->p.a.poolProps.location.id = s->ctx->dev;
-    return hc_mem_graph_hold(p, 1);
-}
