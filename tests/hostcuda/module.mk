@@ -44,7 +44,7 @@ $(HOSTCUDA_TKERN_SO): $(HOSTCUDA_DIR)/test_kernels.host.o
 	$(CC) -shared -o $@ $<
 
 HOSTCUDA_TESTS := $(addprefix $(HOSTCUDA_DIR)/,test_hc_basic test_hc_memory test_hc_streams test_hc_kernels \
-                    test_hc_vmm_graph)
+                    test_hc_vmm_graph test_hc_graph)
 HOSTCUDA_TEST_LDFLAGS := -L$(HOSTCUDA_DIR) -Wl,-rpath,$(abspath $(HOSTCUDA_DIR))
 $(HOSTCUDA_DIR)/test_hc_%: $(HOSTCUDA_SRC_DIR)/test_hc_%.c $(HOSTCUDA_SRC_DIR)/test_hc_util.h \
                            $(HOSTCUDA_SRC_DIR)/hostcuda.h $(HOSTCUDA_LIB) | $(DEPS_STAMP)
