@@ -272,6 +272,18 @@ static CUstreamCaptureStatus cap_status(const struct CUstream_st *s)
     return s->capture->sh->invalid ? CU_STREAM_CAPTURE_STATUS_INVALIDATED : CU_STREAM_CAPTURE_STATUS_ACTIVE;
 }
 
+/* the legacy stream of a context where a blocking stream captures cannot say: IMPLICIT */
+static int legacy_implicit(const struct CUstream_st *s)
+{
+    if (s->kind != HC_S_LEGACY)
+        return 0;
+    for (hc_capsh *sh = live_caps; sh; sh = sh->next)
+        for (int i = 0; i < sh->nmem; i++)
+            if (sh->members[i]->ctx == s->ctx && !(sh->members[i]->flags & CU_STREAM_NON_BLOCKING))
+                return 1;
+    return 0;
+}
+
 static CUresult is_capturing(CUstream h, CUstreamCaptureStatus *status, int pt)
 {
     HC_CHECK_INIT();
@@ -280,6 +292,8 @@ static CUresult is_capturing(CUstream h, CUstreamCaptureStatus *status, int pt)
     pthread_mutex_lock(&hc_mu);
     struct CUstream_st *s;
     CUresult rc = hc_stream_resolve(h, pt, &s);
+    if (rc == CUDA_SUCCESS && legacy_implicit(s))
+        rc = CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
     if (rc == CUDA_SUCCESS)
         *status = cap_status(s);
     pthread_mutex_unlock(&hc_mu);
@@ -306,6 +320,8 @@ static CUresult capture_info(CUstream h, CUstreamCaptureStatus *status, cuuint64
     pthread_mutex_lock(&hc_mu);
     struct CUstream_st *s;
     CUresult rc = hc_stream_resolve(h, pt, &s);
+    if (rc == CUDA_SUCCESS && legacy_implicit(s))
+        rc = CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
     if (rc == CUDA_SUCCESS) {
         *status = cap_status(s);
         int on = *status != CU_STREAM_CAPTURE_STATUS_NONE;

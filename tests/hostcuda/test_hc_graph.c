@@ -5,7 +5,8 @@
  * across threads: a global capture in one thread makes cuMemAlloc fail in another thread in
  * global mode and lets it through in relaxed mode, and a thread-local capture does not reach the
  * other thread; a stream of the capture destroyed before the end leaves it, and its work must
- * still be joined; the legacy stream cannot join a capture (IMPLICIT); a captured
+ * still be joined; the legacy stream cannot join a capture, nor say whether it captures while a
+ * blocking stream does (IMPLICIT); a captured
  * cuMemAllocAsync/cuMemFreeAsync pair replays with the same address each time; a captured graph
  * updates from another capture of the same shape and refuses one whose node types differ.
  */
@@ -210,6 +211,20 @@ static void test_capture_streams(void **state)
     CUdeviceptr d;
     CU_OK(cuMemAlloc(&d, 64));
     CUgraph g;
+    /* asking the legacy stream while a blocking stream captures: IMPLICIT; a non-blocking one: none */
+    CUstream blocking;
+    CU_OK(cuStreamCreate(&blocking, 0));
+    CU_OK(cuStreamBeginCapture(blocking, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    CUstreamCaptureStatus lst;
+    CU_EXPECT(cuStreamIsCapturing(CU_STREAM_LEGACY, &lst), CUDA_ERROR_STREAM_CAPTURE_IMPLICIT);
+    CU_OK(cuStreamEndCapture(blocking, &g));
+    CU_OK(cuGraphDestroy(g));
+    CU_OK(cuStreamDestroy(blocking));
+    CU_OK(cuStreamBeginCapture(s1, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    CU_OK(cuStreamIsCapturing(CU_STREAM_LEGACY, &lst));
+    assert_int_equal(lst, CU_STREAM_CAPTURE_STATUS_NONE);
+    CU_OK(cuStreamEndCapture(s1, &g));
+    CU_OK(cuGraphDestroy(g));
     /* the legacy stream cannot join */
     CU_OK(cuStreamBeginCapture(s1, CU_STREAM_CAPTURE_MODE_GLOBAL));
     CU_OK(cuEventRecord(e, s1));
