@@ -1,7 +1,7 @@
-/* hc_graph.h — private to hostcuda's graph files (hc_graph.c: graphs, nodes, execs, replays;
- * hc_capture.c: stream capture). It owns the shapes both need: the shared immutable op (hc_gop),
- * the list of ops finalised after unlocking (hc_gdead), nodes, graphs and a stream's part in a
- * capture. Threading: everything under hc_mu (hc_internal.h); hc_gdead_free without it.
+/* hc_graph.h — private to hostcuda's graph files (hc_graph.c: graphs, structure, execs,
+ * replays, updates; hc_gnode.c: nodes built by hand; hc_capture.c: stream capture). It owns the
+ * shapes they share: the immutable op (hc_gop), the list of ops finalised after unlocking
+ * (hc_gdead), nodes, graphs and a stream's part in a capture. Threading: everything under hc_mu (hc_internal.h); hc_gdead_free without it.
  */
 #ifndef HC_GRAPH_H
 #define HC_GRAPH_H
@@ -71,5 +71,15 @@ void hc_graph_free(struct CUgraph_st *g, hc_gdead *d);  /* hc_mu held: unregiste
 /* hc_mu held: a new node of g depending on deps[0..n) (checked: nodes of g, no repeats) */
 CUresult hc_gnode_new(struct CUgraph_st *g, CUgraphNodeType type, const CUgraphNode *deps, size_t n,
                       struct CUgraphNode_st **out);
+
+void hc_gnode_free(struct CUgraphNode_st *nd, hc_gdead *d);   /* hc_mu held; registered nodes only */
+/* hc_mu held: a deep copy of g (ops shared, kernel parameters copied), registered if reg; NULL
+ * when out of memory (what was built goes to d) */
+struct CUgraph_st *hc_graph_clone(const struct CUgraph_st *g, int reg, hc_gdead *d);
+const hc_op *hc_graph_replay_inner(const hc_op *op);   /* a graph replay's op: the node's op, else NULL */
+CUresult hc_gbuild_kernel(const CUDA_KERNEL_NODE_PARAMS *kp, hc_op **out);   /* hc_mu not held */
+/* CUDA_SUCCESS when every edge is a default one, else NOT_SUPPORTED (one line on stderr) */
+CUresult hc_gedges_default(const CUgraphEdgeData *e, size_t n);
+void hc_gop_discard(hc_op *op);                      /* hc_mu not held: an op never queued */
 
 #endif /* HC_GRAPH_H */

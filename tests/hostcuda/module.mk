@@ -5,7 +5,7 @@
 HOSTCUDA_SRC_DIR := tests/hostcuda
 HOSTCUDA_SRCS := $(addprefix $(HOSTCUDA_SRC_DIR)/,hc_core.c hc_mem.c hc_copy.c hc_stream.c hc_ptx.c \
                    hc_module.c hc_errors.c hc_procaddr.c hc_fatbin.c \
-                   hc_vmm.c hc_graph.c hc_capture.c hc_exec.c hc_exec_ops.c hc_exec_num.c hc_occupancy.c)
+                   hc_vmm.c hc_graph.c hc_gnode.c hc_capture.c hc_exec.c hc_exec_ops.c hc_exec_num.c hc_occupancy.c)
 HOSTCUDA_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(HOSTCUDA_SRCS)) $(BUILD)/shim/ptx/ash_ptx.o $(BUILD)/shim/ptx/ash_ptx_lex.o
 HOSTCUDA_HDRS := $(addprefix $(HOSTCUDA_SRC_DIR)/,hc_internal.h hc_graph.h hc_ptx.h hc_api.def hostcuda.h hc_exec.h \
                    hc_exec_ops.h hc_exec_num.h) shim/ptx/ash_ptx.h shim/ptx/ash_ptx_int.h
