@@ -56,13 +56,13 @@ static void fini_xfer(hc_op *op)
     free(p);
 }
 
-/* hc_graph.c: 1 for a copy op, 2 for a memset op, 0 for any other (a captured node's type) */
+/* hc_capture.c: 1 for a copy op, 2 for a memset op, 0 for any other (a captured node's type) */
 int hc_xfer_kind(const hc_op *op)
 {
     return op->run != run_xfer ? 0 : ((const xfer_payload *)op->payload)->width ? 2 : 1;
 }
 
-/* hc_graph.c: a captured copy from pageable memory reads its source when it runs (at each replay),
+/* hc_capture.c: a captured copy from pageable memory reads its source when it runs (at each replay),
  * not a copy staged at the call (hc_mu held; the op has not run) */
 void hc_xfer_unstage(hc_op *op)
 {

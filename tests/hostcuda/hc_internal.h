@@ -121,7 +121,7 @@ struct CUstream_st {
     hc_mark *last;              /* mark of the last enqueued op, or NULL */
     int worker_started, dying;
     pthread_t worker;
-    struct hc_capture *capture; /* non-NULL while capturing: hc_enqueue records, not runs (hc_graph.c) */
+    struct hc_capture *capture; /* non-NULL while capturing: hc_enqueue records, not runs (hc_capture.c) */
     struct CUstream_st *next;   /* in ctx->streams */
 };
 
@@ -163,7 +163,7 @@ struct hc_block {
     int used;
     struct CUctx_st *ctx;        /* owner; NULL for stream-ordered (pool) allocations */
     struct CUmemPoolHandle_st *pool;  /* pool of a stream-ordered allocation, else NULL */
-    int graph_hold, graph_freed;  /* a graph memory node's: a free only marks it freed (hc_graph.c) */
+    int graph_hold, graph_freed;  /* a graph memory node's: a free only marks it freed (hc_gnode.c) */
     hc_block *prev, *next;
 };
 
@@ -217,10 +217,10 @@ void hc_stream_destroy_locked(struct CUstream_st *s);    /* hc_mu held */
 void hc_event_destroy_locked(struct CUevent_st *e);      /* hc_mu held */
 uint64_t hc_now_ns(void);
 
-/* ---- hc_graph.c ---- */
+/* ---- hc_capture.c (stream capture; graphs are hc_graph.c, hc_gnode.c) ---- */
 /* hc_mu held, s->capture set: keep op (unrun, mark set done) in the capture; returns its mark */
 hc_mark *hc_graph_capture_op(struct CUstream_st *s, hc_op *op);
-/* hc_mu held, s->capture set: event e was recorded in s (it now names s's capture position) */
+/* hc_mu held: event e was recorded in s; in a capture it now names s's capture position */
 void hc_graph_event_record(struct CUstream_st *s, struct CUevent_st *e);
 /* hc_mu held: if e was recorded in a live capture, join s to it (*rc: the call's result), 1; else 0 */
 int hc_graph_event_wait(struct CUstream_st *s, struct CUevent_st *e, CUresult *rc);
@@ -232,11 +232,12 @@ CUresult hc_graph_invalidate(struct CUstream_st *s);
 CUresult hc_graph_unsafe_call(void);
 /* hc_mu held: CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED (invalidating them) when streams of c capture */
 CUresult hc_graph_ctx_sync(struct CUctx_st *c);
-/* hc_mu held: s is being destroyed while it captures: it leaves (and invalidates) its capture */
+/* hc_mu held: s is destroyed while it captures: it leaves the capture (its work must still be
+ * joined into the origin; the origin's own destruction invalidates the capture) */
 void hc_graph_stream_gone(struct CUstream_st *s);
 /* hc_mu held: cuMemAllocAsync of p on capturing stream s: a memory alloc node */
 CUresult hc_graph_capture_alloc(struct CUstream_st *s, CUdeviceptr p, size_t bytes);
-/* hc_module.c / hc_copy.c, for hc_graph.c */
+/* hc_module.c / hc_copy.c / hc_mem.c, for the graph files */
 CUresult hc_launch_on(const void *f, const unsigned int dims[6], unsigned int shmem, CUstream h, void **params,
                       void **extra);                     /* hc_mu not held */
 int hc_op_is_launch(const hc_op *op);

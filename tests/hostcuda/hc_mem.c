@@ -793,7 +793,7 @@ static void fini_free(hc_op *op)
     free(op->payload);
 }
 
-/* hc_graph.c: is op a cuMemFreeAsync (a captured free node)? */
+/* hc_gnode.c: is op a cuMemFreeAsync (a captured free node)? */
 int hc_op_is_free(const hc_op *op)
 {
     return op->run == run_free;

@@ -1335,8 +1335,8 @@ static CUresult launch(const void *f, unsigned int gx, unsigned int gy, unsigned
     return rc;
 }
 
-/* hc_graph.c: a kernel node is built as cuLaunchKernel builds its op, on a capturing stream of
- * hc_graph.c's own (hc_mu not held) */
+/* hc_gnode.c: a kernel node is built as cuLaunchKernel builds its op, on a capturing stream of
+ * its own (hc_mu not held) */
 CUresult hc_launch_on(const void *f, const unsigned int dims[6], unsigned int shmem, CUstream h, void **params,
                       void **extra)
 {
@@ -1348,7 +1348,7 @@ int hc_op_is_launch(const hc_op *op)
     return op->run == run_launch;
 }
 
-/* hc_graph.c: a kernel node's parameters as the caller gave them, for cuGraphKernelNodeGetParams:
+/* hc_gnode.c: a kernel node's parameters as the caller gave them, for cuGraphKernelNodeGetParams:
  * one malloc'ed block, nparams pointers then the values (hc_mu held) */
 CUresult hc_kernel_params_copy(const void *f, void **params, void **extra, void ***out, size_t *bytes)
 {

@@ -186,7 +186,7 @@ static void *worker_main(void *arg)
 
 hc_mark *hc_enqueue(struct CUstream_st *s, hc_op *op)
 {
-    if (s->capture)   /* stream capture: recorded for the graph, not run (hc_graph.c) */
+    if (s->capture)   /* stream capture: recorded for the graph, not run (hc_capture.c) */
         return hc_graph_capture_op(s, op);
     struct CUctx_st *c = s->ctx;
     if (s->kind == HC_S_LEGACY) {
@@ -678,8 +678,7 @@ static CUresult event_record(CUevent e, CUstream h, unsigned int flags, int pt)
             hc_mark *m = hc_enqueue(s, op);
             hc_mark_unref(e->mark);
             e->mark = hc_mark_ref(m);
-            if (s->capture)
-                hc_graph_event_record(s, e);   /* cross-stream capture: a wait on e joins it */
+            hc_graph_event_record(s, e);   /* in a capture, a wait on e joins it (hc_capture.c) */
         }
     }
     pthread_mutex_unlock(&hc_mu);

@@ -6,7 +6,7 @@
  * global mode and lets it through in relaxed mode, and a thread-local capture does not reach the
  * other thread; a stream of the capture destroyed before the end leaves it, and its work must
  * still be joined; the legacy stream cannot join a capture, nor say whether it captures while a
- * blocking stream does (IMPLICIT); a captured
+ * blocking stream does (IMPLICIT); an event recorded again outside the capture joins no more; a captured
  * cuMemAllocAsync/cuMemFreeAsync pair replays with the same address each time; a captured graph
  * updates from another capture of the same shape and refuses one whose node types differ.
  */
@@ -250,6 +250,18 @@ static void test_capture_streams(void **state)
     CU_OK(cuMemsetD32Async(d, 7, 16, s3));
     CU_OK(cuStreamDestroy(s3));
     CU_EXPECT(cuStreamEndCapture(s1, &g), CUDA_ERROR_STREAM_CAPTURE_UNJOINED);
+    /* an event recorded again outside the capture no longer joins a stream that waits on it */
+    CU_OK(cuStreamCreate(&s3, CU_STREAM_NON_BLOCKING));
+    CU_OK(cuStreamBeginCapture(s1, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    CU_OK(cuEventRecord(e, s1));
+    CU_OK(cuEventRecord(e, s2));
+    CU_OK(cuStreamWaitEvent(s3, e, 0));
+    CUstreamCaptureStatus st3;
+    CU_OK(cuStreamIsCapturing(s3, &st3));
+    assert_int_equal(st3, CU_STREAM_CAPTURE_STATUS_NONE);
+    CU_OK(cuStreamEndCapture(s1, &g));
+    CU_OK(cuGraphDestroy(g));
+    CU_OK(cuStreamDestroy(s3));
     /* ending on the joined stream, not the origin: UNMATCHED */
     CU_OK(cuStreamBeginCapture(s1, CU_STREAM_CAPTURE_MODE_GLOBAL));
     CU_OK(cuEventRecord(e, s1));
