@@ -408,7 +408,8 @@ void hc_graph_event_record(struct CUstream_st *s, struct CUevent_st *e)
                 break;
             }
     struct hc_capture *c = s->capture;
-    if (!c || !c->sh)
+    e->captured = c && c->sh;
+    if (!e->captured)
         return;
     hc_capsh *sh = c->sh;
     struct CUgraphNode_st **deps = c->ndeps ? malloc((size_t)c->ndeps * sizeof *deps) : NULL;

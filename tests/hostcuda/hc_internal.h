@@ -130,6 +130,7 @@ struct CUevent_st {
     struct CUctx_st *ctx;
     unsigned int flags;
     hc_mark *mark;              /* last record, NULL if never recorded */
+    int captured;               /* last recorded in a capturing stream: not to be queried (hc_capture.c) */
     struct CUevent_st *next;    /* in ctx->events */
 };
 

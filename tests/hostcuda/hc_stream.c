@@ -713,6 +713,8 @@ CUresult CUDAAPI cuEventQuery(CUevent hEvent)
     CUresult rc = CUDA_SUCCESS;
     if (hc_reg_kind(hEvent) != HC_K_EVENT)
         rc = CUDA_ERROR_INVALID_HANDLE;
+    else if (hEvent->captured)
+        rc = CUDA_ERROR_CAPTURED_EVENT;   /* it stands for no work that will run */
     else if (hEvent->mark && !hEvent->mark->done)
         rc = CUDA_ERROR_NOT_READY;
     pthread_mutex_unlock(&hc_mu);
@@ -727,6 +729,8 @@ CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
     CUresult rc = CUDA_SUCCESS;
     if (hc_reg_kind(hEvent) != HC_K_EVENT) {
         rc = CUDA_ERROR_INVALID_HANDLE;
+    } else if (hEvent->captured) {
+        rc = CUDA_ERROR_CAPTURED_EVENT;
     } else {
         hc_mark *m = hc_mark_ref(hEvent->mark);
         hc_mark_wait(m);

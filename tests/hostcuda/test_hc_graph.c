@@ -6,7 +6,8 @@
  * global mode and lets it through in relaxed mode, and a thread-local capture does not reach the
  * other thread; a stream of the capture destroyed before the end leaves it, and its work must
  * still be joined; the legacy stream cannot join a capture, nor say whether it captures while a
- * blocking stream does (IMPLICIT); an event recorded again outside the capture joins no more; a captured
+ * blocking stream does (IMPLICIT); an event recorded in a capture cannot be queried or
+ * synchronised (CAPTURED_EVENT), and once recorded again outside it joins no more; a captured
  * cuMemAllocAsync/cuMemFreeAsync pair replays with the same address each time; a captured graph
  * updates from another capture of the same shape and refuses one whose node types differ.
  */
@@ -254,7 +255,10 @@ static void test_capture_streams(void **state)
     CU_OK(cuStreamCreate(&s3, CU_STREAM_NON_BLOCKING));
     CU_OK(cuStreamBeginCapture(s1, CU_STREAM_CAPTURE_MODE_GLOBAL));
     CU_OK(cuEventRecord(e, s1));
+    CU_EXPECT(cuEventQuery(e), CUDA_ERROR_CAPTURED_EVENT);         /* it stands for no work that runs */
+    CU_EXPECT(cuEventSynchronize(e), CUDA_ERROR_CAPTURED_EVENT);
     CU_OK(cuEventRecord(e, s2));
+    CU_OK(cuEventSynchronize(e));                                  /* control: recorded outside */
     CU_OK(cuStreamWaitEvent(s3, e, 0));
     CUstreamCaptureStatus st3;
     CU_OK(cuStreamIsCapturing(s3, &st3));
