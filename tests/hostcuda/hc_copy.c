@@ -56,6 +56,23 @@ static void fini_xfer(hc_op *op)
     free(p);
 }
 
+/* hc_capture.c: 1 for a copy op, 2 for a memset op, 0 for any other (a captured node's type) */
+int hc_xfer_kind(const hc_op *op)
+{
+    return op->run != run_xfer ? 0 : ((const xfer_payload *)op->payload)->width ? 2 : 1;
+}
+
+/* hc_capture.c: a captured copy from pageable memory reads its source when it runs (at each replay),
+ * not a copy staged at the call (hc_mu held; the op has not run) */
+void hc_xfer_unstage(hc_op *op)
+{
+    if (op->run != run_xfer)
+        return;
+    xfer_payload *p = op->payload;
+    free(p->staging);
+    p->staging = NULL;
+}
+
 static int dev_side(int kind)   /* may be named as a device pointer */
 {
     return kind != HC_MEM_PAGEABLE;

@@ -794,7 +794,14 @@ CUresult CUDAAPI cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPr
 CUresult CUDAAPI cuCtxSynchronize(void)
 {
     HC_COUNT(cuCtxSynchronize);
-    WITH_CTX(c, hc_ctx_sync(c); hc_ctx_flush_printf(c); with_rc_ = hc_ctx_sticky(c););
+    WITH_CTX(c, {
+        with_rc_ = hc_graph_ctx_sync(c);   /* invalid while a stream of c captures */
+        if (with_rc_ == CUDA_SUCCESS) {
+            hc_ctx_sync(c);
+            hc_ctx_flush_printf(c);
+            with_rc_ = hc_ctx_sticky(c);
+        }
+    });
 }
 
 /* ---------------------------------------------------------------- primary contexts */

@@ -77,6 +77,7 @@ enum hc_kind {
     HC_K_POOL = 0x504f4c21,
     HC_K_GRAPH = 0x47524121,      /* hc_graph.c */
     HC_K_GEXEC = 0x47455821,
+    HC_K_GNODE = 0x474e4421,
     HC_K_DEAD_CTX = 0x44454421,   /* destroyed context: kept (never freed) so stale uses are told so */
 };
 void hc_reg_add(const void *h, enum hc_kind k);        /* hc_mu held */
@@ -120,7 +121,7 @@ struct CUstream_st {
     hc_mark *last;              /* mark of the last enqueued op, or NULL */
     int worker_started, dying;
     pthread_t worker;
-    struct hc_capture *capture; /* non-NULL while capturing: hc_enqueue records, not runs (hc_graph.c) */
+    struct hc_capture *capture; /* non-NULL while capturing: hc_enqueue records, not runs (hc_capture.c) */
     /* cuStreamSetAttribute's values, kept and handed back (hostcuda's caches have nothing to tune) */
     CUaccessPolicyWindow apw;
     CUsynchronizationPolicy sync_policy;   /* 0: never set (reads as CU_SYNC_POLICY_AUTO) */
@@ -134,6 +135,7 @@ struct CUevent_st {
     struct CUctx_st *ctx;
     unsigned int flags;
     hc_mark *mark;              /* last record, NULL if never recorded */
+    int captured;               /* last recorded in a capturing stream: not to be queried (hc_capture.c) */
     struct CUevent_st *next;    /* in ctx->events */
 };
 
@@ -181,6 +183,7 @@ struct hc_block {
     int used;
     struct CUctx_st *ctx;        /* owner; NULL for stream-ordered (pool) allocations */
     struct CUmemPoolHandle_st *pool;  /* pool of a stream-ordered allocation, else NULL */
+    int graph_hold, graph_freed;  /* a graph memory node's: a free only marks it freed (hc_gnode.c) */
     hc_block *prev, *next;
 };
 
@@ -223,6 +226,9 @@ int hc_mem_managed_range(uintptr_t v, uintptr_t *base, size_t *size);
 
 /* ---- hc_managed.c ---- */
 void hc_managed_forget(uintptr_t base);   /* hc_mu held: a managed allocation is freed, drop its advice */
+/* hc_mu held: a graph's memory (alloc nodes): how 1 holds the block for the graph (a free then only
+ * marks it freed), 0 makes it live again (an alloc node's replay), -1 lets go (released if freed) */
+CUresult hc_mem_graph_hold(CUdeviceptr p, int how);
 
 /* ---- hc_stream.c ---- */
 /* Resolve a stream handle for an API call; per_thread: called through a _ptsz/_ptds variant. */
@@ -236,9 +242,35 @@ void hc_stream_destroy_locked(struct CUstream_st *s);    /* hc_mu held */
 void hc_event_destroy_locked(struct CUevent_st *e);      /* hc_mu held */
 uint64_t hc_now_ns(void);
 
-/* ---- hc_graph.c ---- */
+/* ---- hc_capture.c (stream capture; graphs are hc_graph.c, hc_gnode.c) ---- */
 /* hc_mu held, s->capture set: keep op (unrun, mark set done) in the capture; returns its mark */
 hc_mark *hc_graph_capture_op(struct CUstream_st *s, hc_op *op);
+/* hc_mu held: event e was recorded in s; in a capture it now names s's capture position */
+void hc_graph_event_record(struct CUstream_st *s, struct CUevent_st *e);
+/* hc_mu held: if e was recorded in a live capture, join s to it (*rc: the call's result), 1; else 0 */
+int hc_graph_event_wait(struct CUstream_st *s, struct CUevent_st *e, CUresult *rc);
+/* hc_mu held, s->capture set: a call that conflicts with capture (synchronise, query) invalidates
+ * it; returns CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED */
+CUresult hc_graph_invalidate(struct CUstream_st *s);
+/* hc_mu held: CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED (invalidating the captures concerned) when the
+ * calling thread may not make a potentially unsafe call now (capture modes), else CUDA_SUCCESS */
+CUresult hc_graph_unsafe_call(void);
+/* hc_mu held: CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED (invalidating them) when streams of c capture */
+CUresult hc_graph_ctx_sync(struct CUctx_st *c);
+/* hc_mu held: s is destroyed while it captures: it leaves the capture (its work must still be
+ * joined into the origin; the origin's own destruction invalidates the capture) */
+void hc_graph_stream_gone(struct CUstream_st *s);
+/* hc_mu held: cuMemAllocAsync of p on capturing stream s: a memory alloc node */
+CUresult hc_graph_capture_alloc(struct CUstream_st *s, CUdeviceptr p, size_t bytes);
+/* hc_module.c / hc_copy.c / hc_mem.c, for the graph files */
+CUresult hc_launch_on(const void *f, const unsigned int dims[6], unsigned int shmem, CUstream h, void **params,
+                      void **extra);                     /* hc_mu not held */
+int hc_op_is_launch(const hc_op *op);
+/* a kernel's parameter values as given: one malloc'ed block, NULL-terminated pointers then values */
+CUresult hc_kernel_params_copy(const void *f, void **params, void **extra, void ***out, size_t *bytes); /* hc_mu held */
+int hc_xfer_kind(const hc_op *op);
+void hc_xfer_unstage(hc_op *op);
+int hc_op_is_free(const hc_op *op);
 
 /* ---- hc_vmm.c: reserved ranges (cuMemAddressReserve / cuMemMap) ---- */
 /* 1 if v lies in a reservation: *rw = read-write address of [v, v + n) when all of it is mapped

@@ -288,6 +288,12 @@ CUresult hc_mem_free(CUdeviceptr p)
         hc_block *b = block_at(d, off);
         if (!b || b->off != off)
             return CUDA_ERROR_INVALID_VALUE;
+        if (b->graph_hold) {   /* a graph's memory: freed, but its address stays the graph's */
+            if (b->graph_freed)
+                return CUDA_ERROR_INVALID_VALUE;
+            b->graph_freed = 1;
+            return CUDA_SUCCESS;
+        }
         block_release(d, b);
         return CUDA_SUCCESS;
     }
@@ -298,6 +304,27 @@ CUresult hc_mem_free(CUdeviceptr p)
     host_unlink(h);
     munmap(h->base, h->size);
     free(h);
+    return CUDA_SUCCESS;
+}
+
+CUresult hc_mem_graph_hold(CUdeviceptr p, int how)
+{
+    uintptr_t v = (uintptr_t)p;
+    int di = dev_of(v);
+    hc_dev *d = di >= 0 ? &hc_devs[di] : NULL;
+    hc_block *b = d ? block_at(d, v - (uintptr_t)d->dev_base) : NULL;
+    if (!b || !b->used || (uintptr_t)d->dev_base + b->off != v)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (how > 0) {
+        b->graph_hold = 1;
+        b->graph_freed = 0;
+    } else if (how == 0) {
+        b->graph_freed = 0;
+    } else {
+        b->graph_hold = 0;
+        if (b->graph_freed)
+            block_release(d, b);
+    }
     return CUDA_SUCCESS;
 }
 
@@ -335,6 +362,8 @@ static CUresult mem_alloc(CUdeviceptr *dptr, size_t bytesize)
     pthread_mutex_lock(&hc_mu);
     struct CUctx_st *c;
     CUresult rc = hc_current_ctx(&c);
+    if (rc == CUDA_SUCCESS)
+        rc = hc_graph_unsafe_call();   /* not observed by a stream capture: prohibited in its modes */
     if (rc == CUDA_SUCCESS)
         rc = hc_mem_alloc(c, bytesize, NULL, dptr);
     pthread_mutex_unlock(&hc_mu);
@@ -785,6 +814,12 @@ static void fini_free(hc_op *op)
     free(op->payload);
 }
 
+/* hc_gnode.c: is op a cuMemFreeAsync (a captured free node)? */
+int hc_op_is_free(const hc_op *op)
+{
+    return op->run == run_free;
+}
+
 static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream,
                             int per_thread, int check_pool)
 {
@@ -802,6 +837,8 @@ static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool poo
         rc = CUDA_ERROR_INVALID_VALUE;
     if (rc == CUDA_SUCCESS)
         rc = hc_mem_alloc(s->ctx, bytesize, check_pool ? pool : hc_devs[s->ctx->dev].cur_pool, dptr);
+    if (rc == CUDA_SUCCESS && s->capture)
+        rc = hc_graph_capture_alloc(s, *dptr, bytesize);   /* a memory alloc node of the capture */
     pthread_mutex_unlock(&hc_mu);
     return rc;
 }

@@ -1374,6 +1374,47 @@ static CUresult launch(const void *f, unsigned int gx, unsigned int gy, unsigned
     return rc;
 }
 
+/* hc_gnode.c: a kernel node is built as cuLaunchKernel builds its op, on a capturing stream of
+ * its own (hc_mu not held) */
+CUresult hc_launch_on(const void *f, const unsigned int dims[6], unsigned int shmem, CUstream h, void **params,
+                      void **extra)
+{
+    return launch(f, dims[0], dims[1], dims[2], dims[3], dims[4], dims[5], shmem, h, params, extra, 0, 0);
+}
+
+int hc_op_is_launch(const hc_op *op)
+{
+    return op->run == run_launch;
+}
+
+/* hc_gnode.c: a kernel node's parameters as the caller gave them, for cuGraphKernelNodeGetParams:
+ * one malloc'ed block, nparams pointers then the values (hc_mu held) */
+CUresult hc_kernel_params_copy(const void *f, void **params, void **extra, void ***out, size_t *bytes)
+{
+    hc_ptx_entry *e;
+    CUresult rc = callee(f, &e, NULL, NULL);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    launch_payload p = {.px = 0};   /* no twin rewrite: the caller's values */
+    rc = gather_params(e, params, extra, &p);
+    size_t n = ((size_t)e->nparams + 1) * sizeof(void *) + e->argsize + 8;
+    void **v = rc == CUDA_SUCCESS ? malloc(n) : NULL;
+    if (rc == CUDA_SUCCESS && !v)
+        rc = CUDA_ERROR_OUT_OF_MEMORY;
+    if (rc == CUDA_SUCCESS) {
+        unsigned char *blob = (unsigned char *)(v + e->nparams + 1);
+        memcpy(blob, p.blob, e->argsize);
+        for (int i = 0; i < e->nparams; i++)
+            v[i] = blob + e->params[i].offset;
+        v[e->nparams] = NULL;
+        *out = v;
+        *bytes = n;
+    }
+    free(p.args);
+    free(p.blob);
+    return rc;
+}
+
 CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
                                 unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,
                                 unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)

@@ -186,7 +186,7 @@ static void *worker_main(void *arg)
 
 hc_mark *hc_enqueue(struct CUstream_st *s, hc_op *op)
 {
-    if (s->capture)   /* stream capture: recorded for the graph, not run (hc_graph.c) */
+    if (s->capture)   /* stream capture: recorded for the graph, not run (hc_capture.c) */
         return hc_graph_capture_op(s, op);
     struct CUctx_st *c = s->ctx;
     if (s->kind == HC_S_LEGACY) {
@@ -351,6 +351,8 @@ void hc_ctx_sync(struct CUctx_st *c)
 void hc_stream_destroy_locked(struct CUstream_st *s)
 {
     struct CUctx_st *c = s->ctx;
+    if (s->capture)
+        hc_graph_stream_gone(s);
     if (s == c->legacy) {
         c->legacy = NULL;
     } else {
@@ -442,7 +444,15 @@ CUresult CUDAAPI cuStreamDestroy_v2(CUstream hStream)
 
 static CUresult stream_sync(CUstream h, int pt)
 {
-    WITH_STREAM(h, pt, s, hc_stream_sync(s); hc_ctx_flush_printf(s->ctx); rc = hc_ctx_sticky(s->ctx););
+    WITH_STREAM(h, pt, s, {
+        if (s->capture) {
+            rc = hc_graph_invalidate(s);   /* conflicts with its capture, which it invalidates */
+        } else {
+            hc_stream_sync(s);
+            hc_ctx_flush_printf(s->ctx);
+            rc = hc_ctx_sticky(s->ctx);
+        }
+    });
 }
 CUresult CUDAAPI cuStreamSynchronize(CUstream hStream)
 {
@@ -457,7 +467,7 @@ CUresult CUDAAPI cuStreamSynchronize_ptsz(CUstream hStream)
 
 static CUresult stream_query(CUstream h, int pt)
 {
-    WITH_STREAM(h, pt, s, if (!stream_idle(s)) rc = CUDA_ERROR_NOT_READY;);
+    WITH_STREAM(h, pt, s, if (s->capture) rc = hc_graph_invalidate(s); else if (!stream_idle(s)) rc = CUDA_ERROR_NOT_READY;);
 }
 CUresult CUDAAPI cuStreamQuery(CUstream hStream)
 {
@@ -668,6 +678,7 @@ static CUresult event_record(CUevent e, CUstream h, unsigned int flags, int pt)
             hc_mark *m = hc_enqueue(s, op);
             hc_mark_unref(e->mark);
             e->mark = hc_mark_ref(m);
+            hc_graph_event_record(s, e);   /* in a capture, a wait on e joins it (hc_capture.c) */
         }
     }
     pthread_mutex_unlock(&hc_mu);
@@ -702,6 +713,8 @@ CUresult CUDAAPI cuEventQuery(CUevent hEvent)
     CUresult rc = CUDA_SUCCESS;
     if (hc_reg_kind(hEvent) != HC_K_EVENT)
         rc = CUDA_ERROR_INVALID_HANDLE;
+    else if (hEvent->captured)
+        rc = CUDA_ERROR_CAPTURED_EVENT;   /* it stands for no work that will run */
     else if (hEvent->mark && !hEvent->mark->done)
         rc = CUDA_ERROR_NOT_READY;
     pthread_mutex_unlock(&hc_mu);
@@ -716,6 +729,8 @@ CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
     CUresult rc = CUDA_SUCCESS;
     if (hc_reg_kind(hEvent) != HC_K_EVENT) {
         rc = CUDA_ERROR_INVALID_HANDLE;
+    } else if (hEvent->captured) {
+        rc = CUDA_ERROR_CAPTURED_EVENT;
     } else {
         hc_mark *m = hc_mark_ref(hEvent->mark);
         hc_mark_wait(m);
@@ -805,7 +820,9 @@ static CUresult wait_event(CUstream h, CUevent e, unsigned int flags, int pt)
         rc = CUDA_ERROR_INVALID_HANDLE;
     if (rc == CUDA_SUCCESS)
         rc = hc_stream_resolve(h, pt, &s);
-    if (rc == CUDA_SUCCESS && e->mark && !e->mark->done) {
+    if (rc == CUDA_SUCCESS && hc_graph_event_wait(s, e, &rc))
+        ;   /* e was recorded in a capture: s joined it */
+    else if (rc == CUDA_SUCCESS && e->mark && !e->mark->done) {
         hc_op *op = hc_op_new(NULL, NULL, NULL);
         if (!op) {
             rc = CUDA_ERROR_OUT_OF_MEMORY;

@@ -5,10 +5,10 @@
 HOSTCUDA_SRC_DIR := tests/hostcuda
 HOSTCUDA_SRCS := $(addprefix $(HOSTCUDA_SRC_DIR)/,hc_core.c hc_mem.c hc_copy.c hc_stream.c hc_ptx.c \
                    hc_module.c hc_errors.c hc_procaddr.c hc_fatbin.c \
-                   hc_vmm.c hc_graph.c hc_exec.c hc_exec_call.c hc_exec_ops.c hc_exec_num.c hc_occupancy.c hc_limit.c \
-                   hc_pool.c hc_copy3d.c hc_managed.c hc_ctxcfg.c)
+                   hc_vmm.c hc_graph.c hc_gnode.c hc_capture.c hc_exec.c hc_exec_call.c hc_exec_ops.c hc_exec_num.c \
+                   hc_occupancy.c hc_limit.c hc_pool.c hc_copy3d.c hc_managed.c hc_ctxcfg.c)
 HOSTCUDA_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(HOSTCUDA_SRCS)) $(BUILD)/shim/ptx/ash_ptx.o $(BUILD)/shim/ptx/ash_ptx_lex.o
-HOSTCUDA_HDRS := $(addprefix $(HOSTCUDA_SRC_DIR)/,hc_internal.h hc_ptx.h hc_api.def hostcuda.h hc_exec.h \
+HOSTCUDA_HDRS := $(addprefix $(HOSTCUDA_SRC_DIR)/,hc_internal.h hc_graph.h hc_ptx.h hc_api.def hostcuda.h hc_exec.h \
                    hc_exec_ops.h hc_exec_num.h hc_exec_int.h) shim/ptx/ash_ptx.h shim/ptx/ash_ptx_int.h
 # -Bsymbolic (link): hostcuda's references to its own functions (the cuGetProcAddress table, the
 # thunks) bind inside it, as a real driver's do; a preloaded interposer cannot redirect them.
@@ -45,7 +45,7 @@ $(HOSTCUDA_TKERN_SO): $(HOSTCUDA_DIR)/test_kernels.host.o
 	$(CC) -shared -o $@ $<
 
 HOSTCUDA_TESTS := $(addprefix $(HOSTCUDA_DIR)/,test_hc_basic test_hc_memory test_hc_streams test_hc_kernels \
-                    test_hc_vmm_graph)
+                    test_hc_vmm_graph test_hc_graph)
 HOSTCUDA_TEST_LDFLAGS := -L$(HOSTCUDA_DIR) -Wl,-rpath,$(abspath $(HOSTCUDA_DIR))
 $(HOSTCUDA_DIR)/test_hc_%: $(HOSTCUDA_SRC_DIR)/test_hc_%.c $(HOSTCUDA_SRC_DIR)/test_hc_util.h \
                            $(HOSTCUDA_SRC_DIR)/hostcuda.h $(HOSTCUDA_LIB) | $(DEPS_STAMP)

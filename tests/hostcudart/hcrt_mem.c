@@ -221,7 +221,7 @@ HCRT_API cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEven
     return HCRT_CU(cuEventElapsedTime(ms, (CUevent)start, (CUevent)end));
 }
 
-/* graphs: what stream capture makes (hostcuda builds no graph node by node) */
+/* graphs (the rest of the graph calls are in hcrt_graph.c) */
 HCRT_API cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *exec, cudaGraph_t g, unsigned long long flags)
 {
     if (exec == NULL)

@@ -8,7 +8,7 @@ HOSTCUDART_DIR := $(BUILD)/tests/hostcudart
 HOSTCUDART_LIB := $(HOSTCUDART_DIR)/libcudart.so.13
 HOSTCUDART_HDRS := $(addprefix $(HOSTCUDART_SRC_DIR)/,hcrt_internal.h hcrt_api.def hcrt_errors.def)
 HOSTCUDART_OBJS := $(addprefix $(HOSTCUDART_DIR)/,hcrt_core.o hcrt_register.o hcrt_mem.o hcrt_stream.o \
-                     hcrt_stream_pt.o hcrt_unimpl.o hcrt_pool.o \
+                     hcrt_stream_pt.o hcrt_graph.o hcrt_unimpl.o hcrt_pool.o \
                      hcrt_pitched.o hcrt_pitched_pt.o hcrt_device.o)
 
 $(HOSTCUDART_DIR)/%.o: $(HOSTCUDART_SRC_DIR)/%.c $(HOSTCUDART_HDRS) | $(DEPS_STAMP)
@@ -64,6 +64,10 @@ $(HOSTCUDART_DIR)/fault_inject.so: $(HOSTCUDART_SRC_DIR)/fault_inject.c | $(DEPS
 $(HOSTCUDART_DIR)/rt_badfat: $(HOSTCUDART_SRC_DIR)/rt_badfat.c $(HOSTCUDART_LIB) | $(DEPS_STAMP)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ $< -L$(HOSTCUDART_DIR) -lcudart -Wl,-rpath-link,$(HOSTCUDA_DIR)
 
+# CUDA graphs: capture, hand-built graphs, updates, memory nodes (test_hcrt_graph.sh)
+$(HOSTCUDART_DIR)/rt_graph: $(HOSTCUDART_SRC_DIR)/rt_graph.cu $(HOSTCUDA_LIB) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(HOSTCUDART_NVCC) -o $@ $< -L$(HOSTCUDA_DIR) -lcuda
 # an ordinary Thrust program, built as a user builds one (nvcc's default code, -cudart shared)
 $(HOSTCUDART_DIR)/rt_thrust: $(HOSTCUDART_SRC_DIR)/rt_thrust.cu | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
@@ -74,8 +78,9 @@ $(HOSTCUDART_DIR)/rt_coop: $(HOSTCUDART_SRC_DIR)/rt_coop.cu $(HOSTCUDA_LIB) | $(
 	$(HOSTCUDART_NVCC) -o $@ $< -L$(HOSTCUDA_DIR) -lcuda
 
 HOSTCUDART_PROGS := $(addprefix $(HOSTCUDART_DIR)/,rt_api rt_api_ptsz rt_api_rdc librt_kernels_host.so fault_inject.so \
-                      rt_badfat rt_thrust rt_coop)
+                      rt_badfat rt_thrust rt_coop rt_graph)
 ALL += $(HOSTCUDART_PROGS)
 TESTS += $(HOSTCUDART_SRC_DIR)/test_hcrt_exports.sh $(HOSTCUDART_SRC_DIR)/test_hcrt_api.sh \
          $(HOSTCUDART_SRC_DIR)/test_hcrt_shim.sh $(HOSTCUDART_SRC_DIR)/test_hcrt_valgrind.sh \
-         $(HOSTCUDART_SRC_DIR)/test_hcrt_thrust.sh $(HOSTCUDART_SRC_DIR)/test_hcrt_coop.sh
+         $(HOSTCUDART_SRC_DIR)/test_hcrt_thrust.sh $(HOSTCUDART_SRC_DIR)/test_hcrt_coop.sh \
+         $(HOSTCUDART_SRC_DIR)/test_hcrt_graph.sh

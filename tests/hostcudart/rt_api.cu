@@ -312,9 +312,10 @@ static void t_threads(void)
 
 static void t_unimpl(void)
 {
-    cudaGraph_t g;
-    EXPECT_RT("cudaGraphCreate", cudaErrorNotSupported, cudaGraphCreate(&g, 0));
-    EXPECT_RT("cudaGraphCreate again", cudaErrorNotSupported, cudaGraphCreate(&g, 0));
+    cudaGraphNode_t n;
+    EXPECT_RT("cudaGraphAddEventRecordNode", cudaErrorNotSupported, cudaGraphAddEventRecordNode(&n, NULL, NULL, 0, NULL));
+    EXPECT_RT("cudaGraphAddEventRecordNode again", cudaErrorNotSupported,
+              cudaGraphAddEventRecordNode(&n, NULL, NULL, 0, NULL));
     EXPECT_RT("recorded as the last error", cudaErrorNotSupported, cudaGetLastError());
     cudaArray_t a;
     cudaChannelFormatDesc desc = cudaCreateChannelDesc(32, 0, 0, 0, cudaChannelFormatKindFloat);
