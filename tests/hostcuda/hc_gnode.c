@@ -7,7 +7,8 @@
  * node is made. Memory nodes: an alloc node's block is allocated when the node is made and held
  * for the graph (hc_mem_graph_hold): a free only marks it freed, the alloc node's replay makes it
  * live again at the same address. Threading: node lists under hc_mu; ops are built without it
- * (they take it themselves) and finalised outside it. Must not: change an op after it is built.
+ * (they take it themselves) and finalised outside it.
+ * Must not: change an op after it is built.
  */
 #include "hc_graph.h"
 
