@@ -22,8 +22,23 @@ start_watch() {
 stop_watch() {
   [ -n "$WATCH_PID" ] || return 0
   kill -TERM "$WATCH_PID" 2>/dev/null
-  wait "$WATCH_PID" 2>/dev/null
+  reap "$WATCH_PID"
   WATCH_PID=''
+}
+
+# reap PID...: wait for each PID that still exists (running or a zombie). Never a bare `wait PID`
+# on a process that is gone: after a signal trap ran during a wait, bash can keep a reaped child
+# as running, and `wait` on it then blocks in wait4(-1) until every other child ends (the job's
+# watcher never does: a launcher stopped by SIGTERM was seen waiting so, for good).
+reap() {
+  local p
+  for p in "$@"; do
+    while kill -0 "$p" 2>/dev/null; do
+      wait "$p" 2>/dev/null && break
+      [ -d "/proc/$p" ] || break
+      sleep 0.05
+    done
+  done
 }
 
 # Stop the ranks of the launcher's own engine: SIGTERM to each rank's process group, SIGKILL
@@ -108,7 +123,7 @@ run_local() {
     fi
     pid=''
   done
-  wait "${RANK_PIDS[@]}"
+  reap "${RANK_PIDS[@]}"
   jobs >/dev/null         # consume the notices now, while stderr still goes nowhere
   exec 2>&6 6>&-
   return 0
@@ -134,7 +149,7 @@ start_collector() {
 stop_collector() {
   [ -n "$COLLECTOR_PID" ] || return 0
   kill -TERM "$COLLECTOR_PID" 2>/dev/null
-  wait "$COLLECTOR_PID" 2>/dev/null
+  reap "$COLLECTOR_PID"
   COLLECTOR_PID=''
 }
 
