@@ -84,6 +84,7 @@ $(TP_SPLIT_CHECK): tests/thirdparty/llmc_split_check.c | $(DEPS_STAMP)
 thirdparty: $(if $(wildcard $(TP_LLMC)/llmc/dataloader.h),$(TP_SPLIT_CHECK))
 
 TESTS += tests/thirdparty/test_llmc_tiny.sh tests/thirdparty/test_fetch_thirdparty.sh tests/thirdparty/test_samples.sh \
+         tests/thirdparty/test_try_samples.sh \
          tests/thirdparty/test_llmc_fp32.sh tests/thirdparty/test_llmc_fp32_shim.sh tests/thirdparty/test_llmc_bf16_shim.sh \
          tests/thirdparty/test_llmc_record.sh tests/thirdparty/test_llmc_overlap.sh \
          tests/thirdparty/test_llmc_eval_watch.sh
