@@ -31,10 +31,10 @@ $(HOSTCUDART_LIB): $(HOSTCUDART_OBJS) $(HOSTCUDART_SRC_DIR)/libcudart.map $(HOST
 ALL += $(HOSTCUDART_LIB)
 
 # rt_calls: the runtime calls beyond malloc/copy/launch (pools, stream attach, peers, 2D/3D, ...), no kernels
-$(HOSTCUDART_DIR)/rt_calls: $(HOSTCUDART_SRC_DIR)/rt_calls.cu $(HOSTCUDA_LIB) | $(DEPS_STAMP)
+$(HOSTCUDART_DIR)/rt_calls: $(HOSTCUDART_SRC_DIR)/rt_calls.cu $(HOSTCUDART_SRC_DIR)/rt_expect.h $(HOSTCUDA_LIB) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(HOSTCUDART_NVCC) -o $@ $< -L$(HOSTCUDA_DIR) -lcuda
-$(HOSTCUDART_DIR)/rt_calls_ptsz: $(HOSTCUDART_SRC_DIR)/rt_calls.cu $(HOSTCUDA_LIB) | $(DEPS_STAMP)
+$(HOSTCUDART_DIR)/rt_calls_ptsz: $(HOSTCUDART_SRC_DIR)/rt_calls.cu $(HOSTCUDART_SRC_DIR)/rt_expect.h $(HOSTCUDA_LIB) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(HOSTCUDART_NVCC) --default-stream per-thread -DRT_CALLS_PTSZ -o $@ $< -L$(HOSTCUDA_DIR) -lcuda
 ALL += $(HOSTCUDART_DIR)/rt_calls $(HOSTCUDART_DIR)/rt_calls_ptsz
@@ -42,7 +42,7 @@ TESTS += $(HOSTCUDART_SRC_DIR)/test_hcrt_calls.sh
 
 # test programs: rt_api (two fatbins: rt_api.cu + rt_kernels_b.cu), its per-thread-stream build,
 # their kernels' host twins, and the fault injector the sticky-error case preloads
-HOSTCUDART_RT_SRCS := $(addprefix $(HOSTCUDART_SRC_DIR)/,rt_api.cu rt_kernels_a.cu rt_kernels_b.cu)
+HOSTCUDART_RT_SRCS := $(addprefix $(HOSTCUDART_SRC_DIR)/,rt_api.cu rt_kernels_a.cu rt_kernels_b.cu rt_expect.h)
 HOSTCUDART_NVCC := $(NVCC) -O2 -cudart shared -gencode arch=compute_80,code=compute_80 -Iinclude -I$(HOSTCUDART_SRC_DIR)
 $(HOSTCUDART_DIR)/rt_api: $(HOSTCUDART_RT_SRCS) include/ash_kernel.h $(HOSTCUDA_LIB) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
@@ -65,7 +65,7 @@ $(HOSTCUDART_DIR)/rt_badfat: $(HOSTCUDART_SRC_DIR)/rt_badfat.c $(HOSTCUDART_LIB)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ $< -L$(HOSTCUDART_DIR) -lcudart -Wl,-rpath-link,$(HOSTCUDA_DIR)
 
 # CUDA graphs: capture, hand-built graphs, updates, memory nodes (test_hcrt_graph.sh)
-$(HOSTCUDART_DIR)/rt_graph: $(HOSTCUDART_SRC_DIR)/rt_graph.cu $(HOSTCUDA_LIB) | $(DEPS_STAMP)
+$(HOSTCUDART_DIR)/rt_graph: $(HOSTCUDART_SRC_DIR)/rt_graph.cu $(HOSTCUDART_SRC_DIR)/rt_expect.h $(HOSTCUDA_LIB) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(HOSTCUDART_NVCC) -o $@ $< -L$(HOSTCUDA_DIR) -lcuda
 # an ordinary Thrust program, built as a user builds one (nvcc's default code, -cudart shared)

@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "rt_kernels_a.cu"
+#include "rt_expect.h"
 
 #ifdef __CUDACC__
 __device__ int rt_gv[4];
@@ -27,27 +28,6 @@ __constant__ float rt_cv[2];
 void rt_add_launch(int *p, int v, int n, cudaStream_t s);
 extern "C" unsigned long long hostcuda_call_count(const char *exported_symbol) __attribute__((weak));
 
-static int fails;
-static const char *cur;
-
-#define EXPECT_EQ(what, expected, got)                                                                   \
-    do {                                                                                                 \
-        long long e_ = (long long)(expected), g_ = (long long)(got);                                     \
-        if (e_ != g_) {                                                                                  \
-            printf("FAIL %s: %s: expected %lld, got %lld\n", cur, what, e_, g_);                         \
-            fails++;                                                                                     \
-        } else                                                                                           \
-            printf("ok %s: %s\n", cur, what);                                                            \
-    } while (0)
-#define EXPECT_RT(what, expected, call)                                                                  \
-    do {                                                                                                 \
-        cudaError_t g_ = (call), e_ = (expected);                                                        \
-        if (e_ != g_) {                                                                                  \
-            printf("FAIL %s: %s: expected %s, got %s\n", cur, what, cudaGetErrorName(e_), cudaGetErrorName(g_)); \
-            fails++;                                                                                     \
-        } else                                                                                           \
-            printf("ok %s: %s\n", cur, what);                                                            \
-    } while (0)
 
 /* the index of the first element of d[0..n) that is not first + i, or -1 */
 static int check_seq(int *d, int n, int first)
@@ -148,7 +128,7 @@ static void t_errors(void)
     cudaFree(d);
 }
 
-/* run with fault_inject.so and HCRT_TEST_FAULT=<CUresult>: cuCtxSynchronize fails with it */
+/* run with fault_inject.so and HCRT_TEST_FAULT=<CUresult>: cuCtxSynchronize rt_fails with it */
 static void t_sticky(void)
 {
     int expect = atoi(getenv("HCRT_TEST_FAULT") ? getenv("HCRT_TEST_FAULT") : "0");
@@ -159,7 +139,7 @@ static void t_sticky(void)
     EXPECT_RT("cudaGetLastError returns it", (cudaError_t)expect, cudaGetLastError());
     EXPECT_RT(sticky ? "sticky: cudaGetLastError returns it again" : "not sticky: reset",
               sticky ? (cudaError_t)expect : cudaSuccess, cudaGetLastError());
-    EXPECT_RT(sticky ? "sticky: the next call fails with it" : "not sticky: the next call works",
+    EXPECT_RT(sticky ? "sticky: the next call rt_fails with it" : "not sticky: the next call works",
               sticky ? (cudaError_t)expect : cudaSuccess, cudaMemset(d, 0, 64));
     /* another thread that has made no call yet: a sticky error is its error too */
     cudaError_t other = cudaErrorUnknown;
@@ -178,7 +158,7 @@ static void t_fault(void)
     EXPECT_RT("the faulting kernel: cudaDeviceSynchronize", cudaErrorIllegalAddress, e);
     EXPECT_RT("cudaGetLastError returns it", cudaErrorIllegalAddress, cudaGetLastError());
     EXPECT_RT("and again (sticky)", cudaErrorIllegalAddress, cudaGetLastError());
-    EXPECT_RT("the next call fails with it", cudaErrorIllegalAddress, cudaMalloc(&d, 64));
+    EXPECT_RT("the next call rt_fails with it", cudaErrorIllegalAddress, cudaMalloc(&d, 64));
     EXPECT_RT("cudaDeviceReset does not clear it", cudaErrorIllegalAddress, cudaDeviceReset());
 }
 
@@ -188,7 +168,7 @@ static void t_ctx(void)
     EXPECT_RT("cudaGetDeviceCount", cudaSuccess, cudaGetDeviceCount(&n));
     int want = n >= 2 ? 1 : 0; /* another device than the runtime's default where there is one */
     CUdevice dev1;
-    CUcontext mine = NULL, cur = NULL;
+    CUcontext mine = NULL, now = NULL;
     EXPECT_EQ("cuInit", CUDA_SUCCESS, cuInit(0));
     EXPECT_EQ("cuDeviceGet", CUDA_SUCCESS, cuDeviceGet(&dev1, want));
     EXPECT_EQ("cuCtxCreate", CUDA_SUCCESS, cuCtxCreate(&mine, NULL, 0, dev1));
@@ -206,19 +186,19 @@ static void t_ctx(void)
     rt_fill<<<1, 64>>>(d, 3, 64);
     EXPECT_RT("a launch inside it", cudaSuccess, cudaDeviceSynchronize());
     EXPECT_EQ("first wrong element (-1: none)", -1, check_seq(d, 64, 3));
-    cuCtxGetCurrent(&cur);
-    EXPECT_EQ("the program's context is still current", 1, cur == mine);
+    cuCtxGetCurrent(&now);
+    EXPECT_EQ("the program's context is still current", 1, now == mine);
     cudaFree(d);
     EXPECT_EQ("cuCtxDestroy", CUDA_SUCCESS, cuCtxDestroy(mine));
-    cuCtxGetCurrent(&cur);
-    EXPECT_EQ("no context after destroy", 1, cur == NULL);
+    cuCtxGetCurrent(&now);
+    EXPECT_EQ("no context after destroy", 1, now == NULL);
     EXPECT_RT("the runtime falls back to the primary context", cudaSuccess, cudaMalloc(&d, 64));
-    cuCtxGetCurrent(&cur);
+    cuCtxGetCurrent(&now);
     CUcontext prim = NULL;
     CUdevice dev0;
     cuDeviceGet(&dev0, 0);
     cuDevicePrimaryCtxRetain(&prim, dev0);
-    EXPECT_EQ("the current context is device 0's primary", 1, cur == prim && cur != NULL && cur != mine);
+    EXPECT_EQ("the current context is device 0's primary", 1, now == prim && now != NULL && now != mine);
     cuDevicePrimaryCtxRelease(dev0);
     rt_fill<<<1, 32>>>(d, 9, 16);
     EXPECT_RT("a launch there", cudaSuccess, cudaDeviceSynchronize());
@@ -561,9 +541,9 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         if (strcmp(argv[1], cases[i].name) == 0) {
-            cur = cases[i].name;
+            rt_cur = cases[i].name;
             cases[i].fn();
-            return fails ? 1 : 0;
+            return rt_fails ? 1 : 0;
         }
     fprintf(stderr, "rt_api: unknown case '%s'\n", argv[1]);
     return 2;

@@ -30,33 +30,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "rt_expect.h"
 
 /* the shared-memory configuration calls are deprecated in CUDA 13, and still tested */
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 
 extern "C" unsigned long long hostcuda_call_count(const char *exported_symbol) __attribute__((weak));
 
-static int fails;
-static const char *cur;
-
-#define EXPECT_EQ(what, expected, got)                                                                   \
-    do {                                                                                                 \
-        long long e_ = (long long)(expected), g_ = (long long)(got);                                     \
-        if (e_ != g_) {                                                                                  \
-            printf("FAIL %s: %s: expected %lld, got %lld\n", cur, what, e_, g_);                         \
-            fails++;                                                                                     \
-        } else                                                                                           \
-            printf("ok %s: %s\n", cur, what);                                                            \
-    } while (0)
-#define EXPECT_RT(what, expected, call)                                                                  \
-    do {                                                                                                 \
-        cudaError_t g_ = (call), e_ = (expected);                                                        \
-        if (e_ != g_) {                                                                                  \
-            printf("FAIL %s: %s: expected %s, got %s\n", cur, what, cudaGetErrorName(e_), cudaGetErrorName(g_)); \
-            fails++;                                                                                     \
-        } else                                                                                           \
-            printf("ok %s: %s\n", cur, what);                                                            \
-    } while (0)
 #define OK(what, call) EXPECT_RT(what, cudaSuccess, call)
 
 /* compare n bytes; print the first differing offset with both sides */
@@ -71,12 +51,12 @@ static void expect_bytes(const char *what, const unsigned char *expected, const 
         e[n / 2] ^= 0x5a;
     for (size_t i = 0; i < n; i++)
         if (e[i] != got[i]) {
-            printf("FAIL %s: %s: byte %zu: expected 0x%02x, got 0x%02x\n", cur, what, i, e[i], got[i]);
-            fails++;
+            printf("FAIL %s: %s: byte %zu: expected 0x%02x, got 0x%02x\n", rt_cur, what, i, e[i], got[i]);
+            rt_fails++;
             free(e);
             return;
         }
-    printf("ok %s: %s\n", cur, what);
+    printf("ok %s: %s\n", rt_cur, what);
     free(e);
 }
 
@@ -85,8 +65,8 @@ static void expect_bytes(const char *what, const unsigned char *expected, const 
 static void expect_driver_called(const char *legacy, const char *twin)
 {
     if (!hostcuda_call_count) {
-        printf("FAIL %s: hostcuda_call_count is missing (not on hostcuda?)\n", cur);
-        fails++;
+        printf("FAIL %s: hostcuda_call_count is missing (not on hostcuda?)\n", rt_cur);
+        rt_fails++;
         return;
     }
 #ifdef RT_CALLS_PTSZ
@@ -106,8 +86,8 @@ static unsigned long long pool_attr(cudaMemPool_t p, cudaMemPoolAttr a)
     unsigned long long v = ~0ull;
     cudaError_t e = cudaMemPoolGetAttribute(p, a, &v);
     if (e != cudaSuccess) {
-        printf("FAIL %s: cudaMemPoolGetAttribute(%d): %s\n", cur, (int)a, cudaGetErrorName(e));
-        fails++;
+        printf("FAIL %s: cudaMemPoolGetAttribute(%d): %s\n", rt_cur, (int)a, cudaGetErrorName(e));
+        rt_fails++;
     }
     return v;
 }
@@ -294,7 +274,7 @@ static void case_p2p(void)
               cudaDeviceGetP2PAttribute(&v, cudaDevP2PAttrAccessSupported, 0, n));
     cudaGetLastError();
     if (n < 2) {
-        printf("ok %s: one device: no pair to query\n", cur);
+        printf("ok %s: one device: no pair to query\n", rt_cur);
         return;
     }
     int can = -1;
@@ -689,8 +669,8 @@ static int range_int(cudaMemRangeAttribute a, const void *p, size_t n)
     int v = 12345;
     cudaError_t e = cudaMemRangeGetAttribute(&v, sizeof v, a, p, n);
     if (e != cudaSuccess) {
-        printf("FAIL %s: cudaMemRangeGetAttribute(%d): %s\n", cur, (int)a, cudaGetErrorName(e));
-        fails++;
+        printf("FAIL %s: cudaMemRangeGetAttribute(%d): %s\n", rt_cur, (int)a, cudaGetErrorName(e));
+        rt_fails++;
     }
     return v;
 }
@@ -878,9 +858,9 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         if (strcmp(argv[1], cases[i].name) == 0) {
-            cur = cases[i].name;
+            rt_cur = cases[i].name;
             cases[i].fn();
-            return fails ? 1 : 0;
+            return rt_fails ? 1 : 0;
         }
     fprintf(stderr, "rt_calls: unknown case '%s'\n", argv[1]);
     return 2;

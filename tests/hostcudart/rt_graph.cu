@@ -11,7 +11,7 @@
 //             capture, works in parallel and joins back; the graph equals the plain run; a fork
 //             not joined back ends the capture with cudaErrorStreamCaptureUnjoined
 //   update    cudaGraphExecKernelNodeSetParams changes the next replay only; cudaGraphExecUpdate
-//             from a graph of the same shape takes its parameters, from another shape it fails
+//             from a graph of the same shape takes its parameters, from another shape it rt_fails
 //             with TopologyChanged and the exec keeps working as before
 //   errors    a launch of a destroyed exec, a dependency from another graph, a cycle, a synchronise
 //             inside capture (invalidates it), cudaMalloc during a global capture (relaxed mode:
@@ -26,29 +26,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "rt_expect.h"
 
-static int fails;
-static const char *cur = "";
-
-#define EXPECT_RT(what, expected, call)                                                                  \
-    do {                                                                                                 \
-        cudaError_t g_ = (call), e_ = (expected);                                                        \
-        if (e_ != g_) {                                                                                  \
-            printf("FAIL %s: %s: expected %s, got %s\n", cur, what, cudaGetErrorName(e_), cudaGetErrorName(g_)); \
-            fails++;                                                                                     \
-        } else                                                                                           \
-            printf("ok %s: %s\n", cur, what);                                                            \
-    } while (0)
 #define OK(call) EXPECT_RT(#call, cudaSuccess, call)
-#define EXPECT_EQ(what, expected, got)                                                                   \
-    do {                                                                                                 \
-        long long e_ = (long long)(expected), g_ = (long long)(got);                                     \
-        if (e_ != g_) {                                                                                  \
-            printf("FAIL %s: %s: expected %lld, got %lld\n", cur, what, e_, g_);                         \
-            fails++;                                                                                     \
-        } else                                                                                           \
-            printf("ok %s: %s\n", cur, what);                                                            \
-    } while (0)
 
 #define N 256
 
@@ -85,11 +65,11 @@ static int diff(const char *what, const int *a, const int *b, int n)
 {
     for (int i = 0; i < n; i++)
         if (a[i] != b[i]) {
-            printf("FAIL %s: %s: element %d differs: %d vs %d\n", cur, what, i, a[i], b[i]);
-            fails++;
+            printf("FAIL %s: %s: element %d differs: %d vs %d\n", rt_cur, what, i, a[i], b[i]);
+            rt_fails++;
             return i;
         }
-    printf("ok %s: %s (%d elements equal)\n", cur, what, n);
+    printf("ok %s: %s (%d elements equal)\n", rt_cur, what, n);
     return -1;
 }
 
@@ -184,10 +164,10 @@ static void c_equal(void)
         if (other[i] != plain[i])
             at = i;
     if (at < 0) {
-        printf("FAIL %s: control: a graph without the +1 node should differ from the plain run\n", cur);
-        fails++;
+        printf("FAIL %s: control: a graph without the +1 node should differ from the plain run\n", rt_cur);
+        rt_fails++;
     } else {
-        printf("ok %s: control: without the +1 node element %d differs (%d vs %d)\n", cur, at, other[at], plain[at]);
+        printf("ok %s: control: without the +1 node element %d differs (%d vs %d)\n", rt_cur, at, other[at], plain[at]);
     }
     OK(cudaGraphExecDestroy(nx));
     OK(cudaGraphDestroy(ng));
@@ -627,7 +607,7 @@ int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IONBF, 0);
     const char *c = argc > 1 ? argv[1] : "";
-    cur = c;
+    rt_cur = c;
     if (!strcmp(c, "equal"))
         c_equal();
     else if (!strcmp(c, "deps"))
@@ -648,6 +628,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "rt_graph: unknown case '%s' (equal deps fork update errors memnodes params child)\n", c);
         return 2;
     }
-    printf("%s: %d failure(s)\n", c, fails);
-    return fails ? 1 : 0;
+    printf("%s: %d failure(s)\n", c, rt_fails);
+    return rt_fails ? 1 : 0;
 }
