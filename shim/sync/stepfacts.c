@@ -98,12 +98,12 @@ static const ash_stepfacts_kernel_t *sf_make(const sf_image_t *im, int f)
         return NULL;
     const ash_ptx_func *fn = &im->m.funcs[f];
     const ash_ptx_ffacts *ff = &im->fx.funcs[f];
+    if (ff->untracked_write || ff->nparams != fn->nparams) /* it writes where its facts cannot say */
+        return NULL;
     size_t n = fn->nparams > 0 ? (size_t)fn->nparams : 1;
     uint32_t *offs = calloc(n, sizeof *offs), *sizes = calloc(n, sizeof *sizes);
     unsigned char *acc = calloc(n, 1);
-    if (ff->untracked_write) /* it writes where its facts cannot say: no evidence */
-        return NULL;
-    if (!offs || !sizes || !acc || ff->nparams != fn->nparams) {
+    if (!offs || !sizes || !acc) {
         free(offs);
         free(sizes);
         free(acc);

@@ -90,7 +90,7 @@ $(HOSTCUDA_DIR)/hc_ptx_check: $(HOSTCUDA_SRC_DIR)/hc_ptx_check.c $(BUILD)/$(HOST
 $(HOSTCUDA_DIR)/exec_kernels.ptx: $(HOSTCUDA_SRC_DIR)/exec_kernels.cu | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) -o $@ $<
-$(HOSTCUDA_DIR)/test_hc_exec: $(HOSTCUDA_SRC_DIR)/test_hc_exec.c $(HOSTCUDA_LIB) $(HOSTCUDA_DIR)/exec_kernels.ptx \
+$(HOSTCUDA_DIR)/test_hc_exec: $(HOSTCUDA_SRC_DIR)/test_hc_exec.c $(HOSTCUDA_SRC_DIR)/test_hc_check.h $(HOSTCUDA_LIB) $(HOSTCUDA_DIR)/exec_kernels.ptx \
                               | $(DEPS_STAMP)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ $< $(HOSTCUDA_TEST_LDFLAGS) -lcuda
 
@@ -98,7 +98,7 @@ $(HOSTCUDA_DIR)/test_hc_exec: $(HOSTCUDA_SRC_DIR)/test_hc_exec.c $(HOSTCUDA_LIB)
 $(HOSTCUDA_DIR)/coop_kernels.ptx: $(HOSTCUDA_SRC_DIR)/coop_kernels.cu | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) -o $@ $<
-$(HOSTCUDA_DIR)/test_hc_coop: $(HOSTCUDA_SRC_DIR)/test_hc_coop.c $(HOSTCUDA_LIB) $(HOSTCUDA_DIR)/coop_kernels.ptx \
+$(HOSTCUDA_DIR)/test_hc_coop: $(HOSTCUDA_SRC_DIR)/test_hc_coop.c $(HOSTCUDA_SRC_DIR)/test_hc_check.h $(HOSTCUDA_LIB) $(HOSTCUDA_DIR)/coop_kernels.ptx \
                               | $(DEPS_STAMP)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ $< $(HOSTCUDA_TEST_LDFLAGS) -lcuda
 ALL += $(HOSTCUDA_DIR)/coop_kernels.ptx $(HOSTCUDA_DIR)/test_hc_coop

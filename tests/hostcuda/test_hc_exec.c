@@ -16,42 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int fails;
-#define CK(call)                                                                                \
-    do {                                                                                       \
-        CUresult rc_ = (call);                                                                 \
-        if (rc_ != CUDA_SUCCESS) {                                                             \
-            const char *n_ = "?";                                                              \
-            cuGetErrorName(rc_, &n_);                                                          \
-            fprintf(stderr, "FAIL %s:%d: %s -> %s\n", __FILE__, __LINE__, #call, n_);          \
-            exit(1);                                                                           \
-        }                                                                                      \
-    } while (0)
-#define EXPECT_EQ(what, got, want)                                                              \
-    do {                                                                                       \
-        long long g_ = (long long)(got), w_ = (long long)(want);                               \
-        if (g_ != w_) {                                                                        \
-            if (fails++ < 20)                                                                  \
-                fprintf(stderr, "FAIL %s: got %lld, want %lld\n", what, g_, w_);               \
-        }                                                                                      \
-    } while (0)
+#include "test_hc_check.h"
 
-static CUmodule mod;
 static const char *ptx_path;
-
-static CUfunction fn(const char *name)
-{
-    CUfunction f;
-    CK(cuModuleGetFunction(&f, mod, name));
-    return f;
-}
-
-static CUdeviceptr dalloc(size_t n)
-{
-    CUdeviceptr p;
-    CK(cuMemAlloc(&p, n));
-    return p;
-}
 
 static void case_reduce(void)
 {
