@@ -35,7 +35,10 @@ typedef struct hc_image {
     int *px_func;                  /* per entry: its function in px */
     int *px_var;                   /* per px variable: its index in ptx.vars, or -1 */
     int *use_px;                   /* per entry: launched through the interpreter */
-    char **refused;                /* per entry: why it cannot run (the hostcuda: line), or NULL */
+    struct hc_refusal {            /* per entry: why it cannot run (the hostcuda: line, or NULL) */
+        CUresult code;             /* and what asking for it answers */
+        char *why;
+    } *refused;
 } hc_image;
 
 struct CUfunc_st {
@@ -253,13 +256,6 @@ void hc_ctx_flush_printf(struct CUctx_st *c)
     }
 }
 
-/* the CUresult a refused kernel's lookup answers: unreadable PTX or no such entry is invalid PTX;
- * what the interpreter does not implement, not supported */
-static int refused_code(int px_ok, int found)
-{
-    return px_ok && found ? CUDA_ERROR_NOT_SUPPORTED : CUDA_ERROR_INVALID_PTX;
-}
-
 /* Decode the PTX for the interpreter and choose, per entry, twin or interpreter. A kernel that
  * must be interpreted but uses what the interpreter does not implement (or whose PTX cannot be
  * read) is refused on its own: the image loads, as on a GPU, and asking for that kernel answers
@@ -313,12 +309,10 @@ static CUresult image_decode(hc_image *img, const char *text)
                 continue;
             }
         }
-        /* "N:" + the line: N is the CUresult the kernel's lookup answers */
-        int code = refused_code(img->px_ok, f >= 0);
-        size_t len = strlen(msg) + 16;
-        if (!(img->refused[i] = malloc(len)))
+        /* unreadable PTX or no such entry: invalid PTX; what the interpreter lacks: not supported */
+        img->refused[i].code = img->px_ok && f >= 0 ? CUDA_ERROR_NOT_SUPPORTED : CUDA_ERROR_INVALID_PTX;
+        if (!(img->refused[i].why = strdup(msg)))
             return CUDA_ERROR_OUT_OF_MEMORY;
-        snprintf(img->refused[i], len, "%d:%s", code, msg);
     }
     return CUDA_SUCCESS;
 }
@@ -332,7 +326,7 @@ static void image_release(hc_image *img)
     free(img->px_var);
     free(img->use_px);
     for (int i = 0; img->refused && i < img->ptx.nentries; i++)
-        free(img->refused[i]);
+        free(img->refused[i].why);
     free(img->refused);
     free(img);
 }
@@ -608,8 +602,8 @@ CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
 /* entry I of IMG was refused at load: say why (one hostcuda: line) and answer its CUresult */
 static CUresult refusal(const hc_image *img, int i)
 {
-    fprintf(stderr, "hostcuda: %s\n", strchr(img->refused[i], ':') + 1);
-    return (CUresult)atoi(img->refused[i]);
+    fprintf(stderr, "hostcuda: %s\n", img->refused[i].why);
+    return img->refused[i].code;
 }
 
 /* hc_mu held */
@@ -618,7 +612,7 @@ static CUresult module_function(struct CUmod_st *m, const char *name, struct CUf
     int i = entry_index(m->img, name);
     if (i < 0)
         return CUDA_ERROR_NOT_FOUND;
-    if (!m->funcs[i] && m->img->refused[i])
+    if (!m->funcs[i] && m->img->refused[i].why)
         return refusal(m->img, i);
     if (!m->funcs[i]) {
         int px = m->img->use_px[i] ? m->img->px_func[i] : -1;
@@ -799,7 +793,7 @@ CUresult CUDAAPI cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const 
         rc = CUDA_ERROR_INVALID_HANDLE;
     else if ((i = entry_index(library->img, name)) < 0)
         rc = CUDA_ERROR_NOT_FOUND;
-    if (rc == CUDA_SUCCESS && !library->kerns[i] && library->img->refused[i])
+    if (rc == CUDA_SUCCESS && !library->kerns[i] && library->img->refused[i].why)
         rc = refusal(library->img, i);
     else if (rc == CUDA_SUCCESS && !library->kerns[i]) {
         int px = library->img->use_px[i] ? library->img->px_func[i] : -1;
