@@ -30,7 +30,7 @@ $(HOSTCUBLASLT_LIB): tests/hostcublas/hostcublaslt.c tests/hostcublas/hostcublas
 # test_hcb: both doubles against a double-precision reference (linked to them directly)
 HOSTCUBLAS_TEST := $(HOSTCUBLAS_DIR)/test_hcb
 TESTS += $(HOSTCUBLAS_TEST)
-$(HOSTCUBLAS_TEST): tests/hostcublas/test_hcb.c $(HOSTCUBLAS_LIB) $(HOSTCUBLASLT_LIB) | $(DEPS_STAMP)
+$(HOSTCUBLAS_TEST): tests/hostcublas/test_hcb.c tests/hostcublas/test_hcb_check.h $(HOSTCUBLAS_LIB) $(HOSTCUBLASLT_LIB) | $(DEPS_STAMP)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ $< -Wl,-rpath,$(abspath $(HOSTCUBLAS_DIR)):$(abspath $(HOSTCUDA_DIR)) \
 	  $(HOSTCUBLAS_LIB) $(HOSTCUBLASLT_LIB) $(HOSTCUDA_DIR)/libcuda.so.1 -lcmocka -lm
 
@@ -39,6 +39,6 @@ $(HOSTCUBLAS_TEST): tests/hostcublas/test_hcb.c $(HOSTCUBLAS_LIB) $(HOSTCUBLASLT
 HOSTCUBLAS_BLAS_TEST := $(HOSTCUBLAS_DIR)/test_hcb_blas
 ALL += $(HOSTCUBLAS_BLAS_TEST)
 TESTS += $(HOSTCUBLAS_BLAS_TEST) tests/hostcublas/test_hcb_exports.sh tests/hostcublas/test_hcb_valgrind.sh
-$(HOSTCUBLAS_BLAS_TEST): tests/hostcublas/test_hcb_blas.c $(HOSTCUBLAS_LIB) | $(DEPS_STAMP)
+$(HOSTCUBLAS_BLAS_TEST): tests/hostcublas/test_hcb_blas.c tests/hostcublas/test_hcb_check.h $(HOSTCUBLAS_LIB) | $(DEPS_STAMP)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ $< -Wl,-rpath,$(abspath $(HOSTCUBLAS_DIR)):$(abspath $(HOSTCUDA_DIR)) \
 	  $(HOSTCUBLAS_LIB) $(HOSTCUDA_DIR)/libcuda.so.1 -lcmocka -lm

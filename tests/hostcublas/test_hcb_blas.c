@@ -33,20 +33,7 @@
 
 #include "../../collectives/ash_coll_cast.h"
 
-#define CU_OK(call)                                                                                         \
-    do {                                                                                                    \
-        CUresult r_ = (call);                                                                               \
-        if (r_ != CUDA_SUCCESS)                                                                             \
-            fail_msg("%s:%d: %s returned %d", __FILE__, __LINE__, #call, (int)r_);                          \
-    } while (0)
-#define ST_EXPECT(call, want)                                                                               \
-    do {                                                                                                    \
-        cublasStatus_t s_ = (call), w_ = (want);                                                            \
-        if (s_ != w_)                                                                                       \
-            fail_msg("%s:%d: %s returned status %d, expected %d", __FILE__, __LINE__, #call, (int)s_,       \
-                     (int)w_);                                                                              \
-    } while (0)
-#define ST_OK(call) ST_EXPECT(call, CUBLAS_STATUS_SUCCESS)
+#include "test_hcb_check.h"
 
 static CUcontext g_ctx;
 static uint64_t g_rng = 4242;
