@@ -63,6 +63,35 @@ t_tmp() {
     trap 'rm -rf "$T_TMP"' EXIT
 }
 
+# t_free_port [N]: a TCP port P with P .. P+N-1 (default N = 1) free on every address now, drawn
+# from 20000..31999, below Linux's ephemeral range (32768..60999), so that no outgoing connection
+# of another test takes it meanwhile; each port is checked by binding it (python3, no SO_REUSEADDR,
+# so a socket in TIME_WAIT counts as taken). A random port could collide with a listener: rank 0
+# then cannot listen, and the test fails for a reason that is not the product's. None free: a line
+# on stderr, status 1, nothing on stdout.
+t_free_port() {
+    python3 - "${1:-1}" <<'PY' || { echo "t_free_port: no run of ${1:-1} free TCP port(s) in 20000..31999" >&2; return 1; }
+import random, socket, sys
+n = int(sys.argv[1])
+for _ in range(500):
+    p = random.randrange(20000, 32000 - n)
+    held = []
+    try:
+        for q in range(p, p + n):
+            s = socket.socket()
+            held.append(s)
+            s.bind(("", q))
+    except OSError:
+        continue
+    finally:
+        for s in held:
+            s.close()
+    print(p)
+    sys.exit(0)
+sys.exit(1)
+PY
+}
+
 # ---- running ranks -------------------------------------------------------------------------
 # t_mpirun NP ARGS...: Open MPI on this host only: as root it must be told; --oversubscribe lets
 # 4 ranks share 2 cores; TCP and shared memory on loopback (no single-copy: containers forbid it).

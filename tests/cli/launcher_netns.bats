@@ -125,7 +125,7 @@ on_nodea() {
   need_trainer
   need_shim
   need_file "$BUILD/tests/hostnccl/libnccl.so.2" hostnccl
-  local policy=$TOP/examples/mlp.yaml steps=5 b=4 port=$((20000 + RANDOM % 20000))
+  local policy=$TOP/examples/mlp.yaml steps=5 b=4 port=$(t_free_port 2)
   cd "$WORK" || return 1
   run "$A" --cpu -n 1 --policy "$policy" -- "$TRAINER" --steps $steps --batch $((4 * b)) --seed 5
   status_is 0

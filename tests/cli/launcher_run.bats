@@ -193,7 +193,7 @@ check_failure() {   # check_failure STATUS HOW
 # per_machine_run DIR POLICY-ARGS... : machines 0 and 1 (two launchers on this host), 2 ranks each,
 # the trainer saving DIR/p{rank}.bin; they meet through NCCL at 127.0.0.1:<a free port> (hostnccl)
 per_machine_run() {
-  local d=$1 port=$((20000 + RANDOM % 20000)) m1; shift
+  local d=$1 port=$(t_free_port 2) m1; shift
   mkdir -p "$d"
   local common=(--cpu -n 4 --num-machines 2 --main-process-ip 127.0.0.1 --main-process-port "$port" --job-id "pm-$port" "$@"
                 -- "$TRAINER" --steps 6 --batch 2 --shard-rank '{rank}' --shard-count '{world_size}' --save "$d/p{rank}.bin")
@@ -236,7 +236,7 @@ per_machine_run() {
   need_trainer
   need_shim
   need_file "$BUILD/tests/hostnccl/libnccl.so.2" hostnccl
-  port=$((20000 + RANDOM % 20000))
+  port=$(t_free_port 2)
   common=(--cpu -n 2 --num-machines 2 --main-process-ip 127.0.0.1 --main-process-port "$port" --job-id "fp-$port" --debug
           --policy "$TOP/tests/equivalence/policies/sgd-fused.yaml" -- "$TRAINER" --steps 4 --batch 2 --shard-rank '{rank}' --shard-count '{world_size}' --bad-count-rank 1)
   timeout 120 "$A" --machine-rank 1 "${common[@]}" >m1.out 2>&1 &

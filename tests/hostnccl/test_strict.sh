@@ -12,7 +12,7 @@ t_tmp
 
 # pair MODE: both ranks; their "result" lines in $T_TMP/r0 and r1, stderr in e0 and e1
 pair() {
-    local port=$((20000 + RANDOM % 20000)) r pids=()
+    local port=$(t_free_port 2) r pids=()
     for r in 0 1; do
         NCCL_COMM_ID=127.0.0.1:$port LD_LIBRARY_PATH="$B:$T_HOSTCUDA_DIR" timeout -k 5 60 \
             "$B/test_strict" "$r" "$1" >"$T_TMP/r$r" 2>"$T_TMP/e$r" &

@@ -16,7 +16,7 @@ need "$RL_MLP" "$RL_SHIM" "$RL_BUILD/tests/hostnccl/libnccl.so.2" "$RL_LAUNCHER"
 # stalling before step 5 of 10, the others running 5 steps; each machine's exit status in rc[M].
 # KILL: rank 0's trainer is killed (SIGKILL) once it has printed its checksum (at its exit).
 machines() {
-    local port=$((20000 + RANDOM % 20000)) m pids=() extra i p
+    local port=$(t_free_port 2) m pids=() extra i p
     for m in 0 1 2; do
         extra=(--steps 5 --save "$RL_TMP/p$m.bin")
         [ "$m" = "$1" ] && extra=(--steps 10 --stall-rank "$m" --stall-at-step 5)

@@ -43,7 +43,7 @@ show() { local f; for f in "$@"; do echo "--- $f (exit $(cat "$RL_TMP/$f.rc" 2>/
 names() { grep -m1 -E "accelshim rank $2\] .*belongs to job \"$4\".*not to this job \"$3\"" "$RL_TMP/$1"; }
 
 # ---- cross-pairing, made certain by the start order
-port=$((20000 + RANDOM % 20000))
+port=$(t_free_port 2)
 machine B 1 "$port"; sleep 0.5   # B's rank 1 waits for a rank 0 at the port
 machine A 0 "$port"; sleep 1.5   # A's rank 0 listens: B's rank 1 is the only one there
 machine A 1 "$port"; sleep 0.3
@@ -58,7 +58,7 @@ names B-1 1 B A || { show A-0 B-1; fail "cross-pairing: rank 1 of job B did not 
 echo "ok: cross-pairing: every rank refuses the other job's rank, exit 2, both jobs named"
 
 # ---- a stranger with the job's address and rank 1, before the real rank 1
-port=$((20000 + RANDOM % 20000))
+port=$(t_free_port 2)
 machine S 1 "$port"; sleep 0.5
 machine J 0 "$port"; sleep 1.5
 machine J 1 "$port"
@@ -105,13 +105,13 @@ verdict() {
     else echo "exit $rc, checksums rank 0 '$c0' rank 1 '$c1'"
     fi
 }
-port=$((20000 + RANDOM % 20000))
+port=$(t_free_port 2)
 local_job 1 "$port"; wait_rc L-1 || fail "control: the job alone did not end"
 [ "$(verdict 1)" = ok ] || { show L-1; fail "control: one job alone: $(verdict 1), expected exit 0 with equal checksums"; }
 echo "ok: control: one job alone on the port trains (exit 0, equal checksums)"
 refused=0 unpaired=0
 for i in 1 2 3; do
-    port=$((20000 + RANDOM % 20000))
+    port=$(t_free_port 2)
     rm -f "$RL_TMP"/L-[12]*
     local_job 1 "$port"; local_job 2 "$port"
     wait_rc L-1 L-2 || { show L-1 L-2; fail "loop $i: a launcher did not end"; }

@@ -10,7 +10,7 @@
 need "$RL_MLP" "$RL_SHIM" "$RL_BUILD/tests/hostnccl/libnccl.so.2" "$RL_LAUNCHER"
 command -v python3 >/dev/null || skip "python3 not installed"
 
-port=$((20000 + RANDOM % 20000))
+port=$(t_free_port 2)
 common=(--cpu -n 2 --num-machines 2 --main-process-ip 127.0.0.1 --main-process-port "$port"
         --job-id "flood-$port" --timeout 10 --policy "$RL_POL/sgd-fused.yaml")
 prog=(-- "$RL_MLP" --steps 4000 --batch 2 --shard-rank '{rank}' --shard-count '{world_size}' --save "$RL_TMP/p{rank}.bin")

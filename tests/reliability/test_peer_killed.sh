@@ -11,7 +11,7 @@ need "$RL_MLP" "$RL_SHIM" "$RL_BUILD/tests/hostnccl/libnccl.so.2" "$RL_LAUNCHER"
 # machines STEPS [kill]: both machines in the background; with kill, rank 1's trainer is SIGKILLed
 # once it printed step 3; each machine's exit status in rc[M], output in $RL_TMP/mM
 machines() {
-    local port=$((20000 + RANDOM % 20000)) m pids=() i p
+    local port=$(t_free_port 2) m pids=() i p
     for m in 0 1; do
         timeout -k 5 60 "$RL_LAUNCHER" --cpu -n 2 --num-machines 2 --machine-rank "$m" \
             --main-process-ip 127.0.0.1 --main-process-port "$port" --job-id "peer-killed-$port" --timeout 10 \

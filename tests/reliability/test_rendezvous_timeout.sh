@@ -12,7 +12,7 @@
 . "$(dirname "$0")/lib.sh"
 need "$RL_MLP" "$RL_SHIM" "$RL_BUILD/tests/hostnccl/libnccl.so.2" "$RL_LAUNCHER"
 
-port=$((20000 + RANDOM % 20000))
+port=$(t_free_port 2)
 common=(--cpu -n 2 --num-machines 2 --main-process-ip 127.0.0.1 --main-process-port "$port" --job-id rdv --timeout 3
         --policy "$RL_POL/sgd-fused.yaml" -- "$RL_MLP" --steps 3 --batch 2 --shard-rank '{rank}' --shard-count '{world_size}')
 rl_launch 120 --machine-rank 0 "${common[@]}"
@@ -24,7 +24,7 @@ grep -q "rendezvous.*did not all arrive within 3 s" "$RL_TMP/out" \
 grep -m1 "did not all arrive" "$RL_TMP/out"
 echo "ok: a peer that never arrives: the rendezvous ends with the timeout's exit 4, naming it"
 
-port=$((20000 + RANDOM % 20000))
+port=$(t_free_port 2)
 lone=(--cpu -n 2 --num-machines 2 --main-process-ip 127.0.0.1 --main-process-port "$port" --job-id "root-missing-$$"
         --policy "$RL_POL/sgd-fused.yaml" -- "$RL_MLP" --steps 3 --batch 2 --shard-rank '{rank}' --shard-count '{world_size}')
 # the double gives up connecting after 3 s here (60 s by default), long before debug.timeout_s
@@ -37,7 +37,7 @@ grep -m1 "rank 0 did not answer" "$RL_TMP/out"
 echo "ok: rank 0 never comes: exit 4, naming the address"
 
 # control: both machines: the job runs
-port=$((20000 + RANDOM % 20000))
+port=$(t_free_port 2)
 common[8]=$port
 timeout -k 5 120 "$RL_LAUNCHER" --machine-rank 1 "${common[@]}" >"$RL_TMP/m1" 2>&1 &
 m1=$!

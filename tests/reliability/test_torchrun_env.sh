@@ -36,7 +36,7 @@ tr_job() {
     return $rc
 }
 
-PORT=$((20000 + RANDOM % 20000))
+PORT=$(t_free_port 2)
 # a stand-in for torchrun's store on MASTER_PORT: the shim must meet elsewhere
 store=''
 if command -v python3 >/dev/null 2>&1; then
@@ -58,7 +58,7 @@ t_equiv "$RL_TMP/eq" --ref "$RL_TMP/ref.bin" "$RL_TMP/sync-0.bin" "$RL_TMP/sync-
     || { t_show "$RL_TMP/eq"; fail "torchrun-style ranks differ from each other or from 1 rank x 4 batch"; }
 echo "ok: RANK/WORLD_SIZE/LOCAL_RANK/MASTER_ADDR/MASTER_PORT, 2 processes: bit-identical ranks = 1 rank, batch 4 ($(tail -n 1 "$RL_TMP/eq"))"
 
-PORT=$((20000 + RANDOM % 20000))
+PORT=$(t_free_port 2)
 tr_job nosync ACCELSHIM_SYNC=optional -- || fail "the unsynchronised control job failed"
 if t_equiv "$RL_TMP/eq" --ref "$RL_TMP/ref.bin" "$RL_TMP/nosync-0.bin" "$RL_TMP/nosync-1.bin"; then
     fail "control: unsynchronised ranks compared equal (the comparison proves nothing)"
