@@ -24,6 +24,8 @@ static int var_new(parser *P, ash_ptx_var **out)
     ash_ptx_var *v = &P->m->vars[P->m->nvars++];
     memset(v, 0, sizeof *v);
     v->func = -1;
+    v->unit = P->unit;
+    v->linkage = P->linkage;
     *out = v;
     return P->m->nvars - 1;
 }
@@ -119,7 +121,7 @@ static int parse_init(parser *P, ash_ptx_var *v, int esz, size_t *idx, size_t co
         e = next(P);
     }
     int sym = e.kind == TK_WORD ? var_lookup(P, e.s, e.n) : -1;
-    int func = sym < 0 && e.kind == TK_WORD ? func_lookup(P->m, e.s, e.n) : -1;   /* a vtable's entry */
+    int func = sym < 0 && e.kind == TK_WORD ? func_lookup(P->m, P->unit, e.s, e.n) : -1;   /* a vtable's entry */
     if (sym < 0 && func < 0) {
         perr(P, &e, "unknown symbol in the initialiser of %s", v->name);
         return -1;
@@ -613,7 +615,7 @@ static int parse_operand(parser *P, ash_ptx_insn *in, int k, int ii)
         }
         return 0;
     }
-    int f = func_lookup(P->m, t.s, t.n);
+    int f = func_lookup(P->m, P->unit, t.s, t.n);
     if (f >= 0) {
         o->kind = ASH_PTX_K_FUNC;
         o->sym = f;
@@ -641,7 +643,7 @@ static int parse_call(parser *P, ash_ptx_insn *in)
             return -1;
     }
     tok f = next(P);
-    int fi = f.kind == TK_WORD ? func_lookup(P->m, f.s, f.n) : -1;
+    int fi = f.kind == TK_WORD ? func_lookup(P->m, P->unit, f.s, f.n) : -1;
     int freg = fi < 0 && f.kind == TK_WORD ? reg_lookup(P, f.s, f.n) : -1;
     if (fi < 0 && freg < 0) {
         perr(P, &f, "bad call target");
@@ -1046,6 +1048,8 @@ static int parse_function(parser *P, int entry, int is_extern)
     memset(f, 0, sizeof *f);
     f->is_entry = entry;
     f->is_extern = is_extern;
+    f->unit = P->unit;
+    f->linkage = P->linkage;
     f->line = P->line;
     P->fn = fi;
     if (has_ret && parse_params(P, fi, 0, 1))
@@ -1060,7 +1064,7 @@ static int parse_function(parser *P, int entry, int is_extern)
     /* a second declaration (or the definition after a prototype) replaces the first */
     int prev = -1;
     for (int i = 0; i < fi; i++)
-        if (!strcmp(m->funcs[i].name, f->name))
+        if (m->funcs[i].unit == P->unit && !strcmp(m->funcs[i].name, f->name))
             prev = i;
     if (peek(P)->kind == '(' && parse_params(P, fi, entry, 0))
         return -1;
@@ -1130,15 +1134,19 @@ static int parse_function(parser *P, int entry, int is_extern)
     return rc;
 }
 
+/* appends the lines of P->text to m->lines (one unit after another) */
 static int keep_lines(parser *P)
 {
     ash_ptx_module *m = P->m;
     int n = 1;
     for (const char *p = P->text; *p; p++)
         n += *p == '\n';
-    m->lines = calloc((size_t)n, sizeof *m->lines);
-    if (!m->lines)
+    char **nl = realloc(m->lines, (size_t)(m->nlines + n) * sizeof *m->lines);
+    if (!nl)
         return -1;
+    m->lines = nl;
+    int base = m->nlines;
+    memset(m->lines + base, 0, (size_t)n * sizeof *m->lines);
     const char *s = P->text;
     for (int i = 0; i < n; i++) {
         const char *e = strchr(s, '\n');
@@ -1151,15 +1159,16 @@ static int keep_lines(parser *P)
         while (len && (b[len - 1] == ' ' || b[len - 1] == '\t' || b[len - 1] == '\r'))
             len--;
         /* instruction lines are what messages show: keep them; others too while short */
-        m->lines[i] = dupn(b, (int)(len > 200 ? 200 : len));
-        if (!m->lines[i])
+        char *ln = dupn(b, (int)(len > 200 ? 200 : len));
+        if (!ln)
             return -1;
-        char *w = m->lines[i];   /* nvcc separates operands with tabs: one space for a run */
-        for (const char *c = m->lines[i]; *c; c++)
-            if (!((*c == ' ' || *c == '\t') && w > m->lines[i] && w[-1] == ' '))
+        m->lines[base + i] = ln;
+        char *w = ln;   /* nvcc separates operands with tabs: one space for a run */
+        for (const char *c = ln; *c; c++)
+            if (!((*c == ' ' || *c == '\t') && w > ln && w[-1] == ' '))
                 *w++ = *c == '\t' ? ' ' : *c;
         *w = 0;
-        m->nlines = i + 1;
+        m->nlines = base + i + 1;
         if (!e)
             break;
         s = e + 1;
@@ -1167,81 +1176,70 @@ static int keep_lines(parser *P)
     return 0;
 }
 
-int ash_ptx_parse(const char *text, const char *name, ash_ptx_module *m, char *err, size_t errlen)
+/* one unit's module-scope directives, into P->m */
+static void parse_unit(parser *P)
 {
-    char dummy[8];
-    parser P;
-    memset(&P, 0, sizeof P);
-    memset(m, 0, sizeof *m);
-    P.text = P.p = P.line_start = text;
-    P.name = name ? name : "ptx";
-    P.line = 1;
-    P.err = err ? err : dummy;
-    P.errlen = err ? errlen : sizeof dummy;
-    P.m = m;
-    m->name = strdup(P.name);
+    ash_ptx_module *m = P->m;
     int seen_version = 0;
-    if (!m->name || keep_lines(&P)) {
-        perr(&P, NULL, "out of memory");
-        goto fail;
-    }
-    while (!P.failed) {
-        tok t = next(&P);
+    while (!P->failed) {
+        tok t = next(P);
         if (t.kind == TK_EOF)
             break;
         if (t.kind != TK_WORD) {
-            perr(&P, &t, "unexpected");
+            perr(P, &t, "unexpected");
             break;
         }
         if (is(&t, ".version")) {
-            tok v = next(&P);
+            tok v = next(P);
             if (sscanf(v.s, "%d.%d", &m->version_major, &m->version_minor) != 2)
-                perr(&P, &v, "bad .version");
+                perr(P, &v, "bad .version");
             seen_version = 1;
         } else if (is(&t, ".target")) {
             do {
-                tok v = next(&P);
+                tok v = next(P);
                 if (v.n > 3 && !memcmp(v.s, "sm_", 3))
                     m->target_sm = atoi(v.s + 3);
-            } while (accept(&P, ','));
+            } while (accept(P, ','));
         } else if (is(&t, ".address_size")) {
-            tok v = next(&P);
+            tok v = next(P);
             m->address_size = atoi(v.s);
         } else if (is(&t, ".file") || is(&t, ".loc")) {
-            skip_line(&P);
+            skip_line(P);
         } else if (is(&t, ".section")) {
-            while (!P.failed && peek(&P)->kind != '{' && peek(&P)->kind != TK_EOF)
-                next(&P);
+            while (!P->failed && peek(P)->kind != '{' && peek(P)->kind != TK_EOF)
+                next(P);
             int depth = 0;
             do {
-                tok s = next(&P);
+                tok s = next(P);
                 if (s.kind == '{') depth++;
                 if (s.kind == '}') depth--;
                 if (s.kind == TK_EOF) break;
             } while (depth > 0);
         } else if (is(&t, ".pragma")) {
-            skip_to_semicolon(&P);
+            skip_to_semicolon(P);
         } else {
             int is_extern = 0, linkage = 1;
+            P->linkage = ASH_PTX_L_INTERNAL;
             while (linkage && t.kind == TK_WORD) {
                 if (is(&t, ".visible") || is(&t, ".weak") || is(&t, ".common")) {
-                    t = next(&P);
+                    P->linkage = is(&t, ".visible") ? ASH_PTX_L_VISIBLE : ASH_PTX_L_WEAK;
+                    t = next(P);
                 } else if (is(&t, ".extern")) {
                     is_extern = 1;
-                    t = next(&P);
+                    t = next(P);
                 } else {
                     linkage = 0;
                 }
             }
             if (is(&t, ".entry") || is(&t, ".func")) {
-                if (parse_function(&P, is(&t, ".entry"), is_extern))
+                if (parse_function(P, is(&t, ".entry"), is_extern))
                     break;
             } else if (is(&t, ".global") || is(&t, ".const") || is(&t, ".shared")) {
                 int space = is(&t, ".global") ? ASH_PTX_S_GLOBAL : is(&t, ".const") ? ASH_PTX_S_CONST
                                                                                     : ASH_PTX_S_SHARED;
-                P.nscope = 0;
+                P->nscope = 0;
                 int vi;
-                if (parse_var(&P, space, is_extern, -1, 0, &vi))
+                if (parse_var(P, space, is_extern, -1, 0, &vi))
                     break;
                 ash_ptx_var *v = &m->vars[vi];
                 if (space == ASH_PTX_S_SHARED && !v->is_extern) {
@@ -1249,16 +1247,149 @@ int ash_ptx_parse(const char *text, const char *name, ash_ptx_module *m, char *e
                     v->offset = m->module_shared;
                     m->module_shared += v->size;
                 }
-                if (!expect(&P, ';', "';' after the variable"))
+                if (!expect(P, ';', "';' after the variable"))
                     break;
             } else {
-                perr(&P, &t, "unknown directive");
+                perr(P, &t, "unknown directive");
             }
+            P->linkage = ASH_PTX_L_INTERNAL;
         }
     }
-    if (!P.failed && !seen_version)
-        perr(&P, NULL, "not PTX: no .version directive");
+    if (!P->failed && !seen_version)
+        perr(P, NULL, "not PTX: no .version directive");
+}
+
+/* the definition in another unit that a declaration of unit `unit` named `name` takes: the
+ * .visible one, else the first .weak; -1 if none. `var`: among module variables, else functions. */
+static int link_target(const ash_ptx_module *m, int var, const char *name, int unit)
+{
+    int weak = -1;
+    int n = var ? m->nvars : m->nfuncs;
+    for (int i = 0; i < n; i++) {
+        const char *nm = var ? m->vars[i].name : m->funcs[i].name;
+        int u = var ? m->vars[i].unit : m->funcs[i].unit;
+        int lk = var ? m->vars[i].linkage : m->funcs[i].linkage;
+        int def = var ? m->vars[i].func < 0 && !m->vars[i].is_extern : m->funcs[i].defined;
+        if (u == unit || !def || lk == ASH_PTX_L_INTERNAL || strcmp(nm, name))
+            continue;
+        if (lk == ASH_PTX_L_VISIBLE)
+            return i;
+        if (weak < 0)
+            weak = i;
+    }
+    return weak;
+}
+
+/* Resolve the units' declarations to definitions in other units (ash_ptx_parse_units). */
+static int link_units(parser *P)
+{
+    ash_ptx_module *m = P->m;
+    int *fmap = malloc(((size_t)m->nfuncs + 1) * sizeof *fmap);
+    int *vmap = malloc(((size_t)m->nvars + 1) * sizeof *vmap);
+    if (!fmap || !vmap) {
+        free(fmap);
+        free(vmap);
+        perr(P, NULL, "out of memory");
+        return -1;
+    }
+    for (int i = 0; i < m->nfuncs && !P->failed; i++) {
+        const ash_ptx_func *f = &m->funcs[i];
+        fmap[i] = i;
+        if (!f->defined) {
+            int t = link_target(m, 0, f->name, f->unit);
+            fmap[i] = t >= 0 ? t : i;   /* none: stays a declaration (vprintf, malloc; else refused at load) */
+        } else if (f->linkage == ASH_PTX_L_VISIBLE) {
+            for (int j = 0; j < i; j++)
+                if (m->funcs[j].defined && m->funcs[j].linkage == ASH_PTX_L_VISIBLE && !strcmp(m->funcs[j].name, f->name))
+                    perr(P, NULL, "function %s is defined .visible in units %d and %d", f->name, m->funcs[j].unit + 1,
+                         f->unit + 1);
+        }
+    }
+    for (int i = 0; i < m->nvars && !P->failed; i++) {
+        const ash_ptx_var *v = &m->vars[i];
+        vmap[i] = i;
+        if (v->func >= 0 || (v->space != ASH_PTX_S_GLOBAL && v->space != ASH_PTX_S_CONST))
+            continue;
+        if (v->is_extern) {
+            int t = link_target(m, 1, v->name, v->unit);
+            if (t < 0)
+                perr(P, NULL, "undefined reference to variable %s (declared .extern in unit %d; no unit defines it)",
+                     v->name, v->unit + 1);
+            vmap[i] = t;
+        } else if (v->linkage == ASH_PTX_L_VISIBLE) {
+            for (int j = 0; j < i; j++)
+                if (m->vars[j].func < 0 && !m->vars[j].is_extern && m->vars[j].linkage == ASH_PTX_L_VISIBLE &&
+                    !strcmp(m->vars[j].name, v->name))
+                    perr(P, NULL, "variable %s is defined .visible in units %d and %d", v->name, m->vars[j].unit + 1,
+                         v->unit + 1);
+        }
+    }
+    if (!P->failed) {
+        for (int i = 0; i < m->ninsns; i++)
+            for (int k = 0; k < m->insns[i].nops; k++) {
+                ash_ptx_opnd *o = &m->insns[i].o[k];
+                if (o->kind == ASH_PTX_K_FUNC)
+                    o->sym = fmap[o->sym];
+                else if ((o->kind == ASH_PTX_K_SYM || o->kind == ASH_PTX_K_MEM) && o->sym >= 0)
+                    o->sym = vmap[o->sym];
+            }
+        for (int v = 0; v < m->nvars; v++)
+            for (int r = 0; r < m->vars[v].nrelocs; r++) {
+                ash_ptx_reloc *rl = &m->vars[v].relocs[r];
+                if (rl->sym >= 0)
+                    rl->sym = vmap[rl->sym];
+                else if (rl->func >= 0)
+                    rl->func = fmap[rl->func];
+            }
+    }
+    free(fmap);
+    free(vmap);
+    return P->failed ? -1 : 0;
+}
+
+/* link: resolve declarations across the units (and report an undefined variable even in one) */
+static int parse_texts(const char *const *texts, int n, const char *name, ash_ptx_module *m, char *err, size_t errlen,
+                       int link)
+{
+    char dummy[8], uname[160];
+    parser P;
+    memset(&P, 0, sizeof P);
+    memset(m, 0, sizeof *m);
+    P.name = name ? name : "ptx";
+    P.err = err ? err : dummy;
+    P.errlen = err ? errlen : sizeof dummy;
+    P.m = m;
+    m->name = strdup(P.name);
+    if (!m->name) {
+        perr(&P, NULL, "out of memory");
+        goto fail;
+    }
+    if (n < 1 || !texts) {
+        perr(&P, NULL, "no PTX text to parse");
+        goto fail;
+    }
+    for (int u = 0; u < n && !P.failed; u++) {
+        P.unit = u;
+        P.text = P.p = P.line_start = texts[u];
+        P.line = m->nlines + 1;   /* lines run on through the units */
+        P.line_base = m->nlines;
+        P.have = 0;
+        if (n > 1) {
+            snprintf(uname, sizeof uname, "%s unit %d", m->name, u + 1);
+            P.name = uname;
+        }
+        if (keep_lines(&P)) {
+            perr(&P, NULL, "out of memory");
+            break;
+        }
+        parse_unit(&P);
+    }
     if (P.failed)
+        goto fail;
+    P.name = m->name;
+    P.text = NULL;
+    m->nunits = n;
+    if (link && link_units(&P))
         goto fail;
     /* function-scope shared variables come after the module's */
     for (int i = 0; i < m->nvars; i++) {
@@ -1280,6 +1411,17 @@ fail:
     free(P.fix);
     ash_ptx_free(m);
     return -1;
+}
+
+int ash_ptx_parse_units(const char *const *texts, int n, const char *name, ash_ptx_module *m, char *err,
+                        size_t errlen)
+{
+    return parse_texts(texts, n, name, m, err, errlen, 1);
+}
+
+int ash_ptx_parse(const char *text, const char *name, ash_ptx_module *m, char *err, size_t errlen)
+{
+    return parse_texts(&text, 1, name, m, err, errlen, 0);
 }
 
 void ash_ptx_free(ash_ptx_module *m)

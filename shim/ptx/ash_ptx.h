@@ -95,6 +95,9 @@ enum {
     ASH_PTX_F_XORSIGN = 1u << 21, ASH_PTX_F_NAN = 1u << 22, ASH_PTX_F_PACK = 1u << 23,
 };
 
+/* linkage of module-scope names: internal ones are seen only by their own unit */
+enum ash_ptx_linkage { ASH_PTX_L_INTERNAL = 0, ASH_PTX_L_VISIBLE, ASH_PTX_L_WEAK };
+
 enum ash_ptx_opnd_kind {
     ASH_PTX_K_NONE = 0, ASH_PTX_K_REG, ASH_PTX_K_IMM, ASH_PTX_K_SYM, ASH_PTX_K_MEM,
     ASH_PTX_K_VEC, ASH_PTX_K_SREG, ASH_PTX_K_LABEL, ASH_PTX_K_FUNC, ASH_PTX_K_SINK,
@@ -165,6 +168,8 @@ typedef struct ash_ptx_var {
     unsigned char *init;     /* size bytes or NULL (zero) */
     ash_ptx_reloc *relocs;
     int nrelocs;
+    int unit;                /* the PTX text it came from (ash_ptx_parse_units), 0 for one text */
+    int linkage;             /* ASH_PTX_L_* of a module-scope declaration */
 } ash_ptx_var;
 
 typedef struct ash_ptx_param {
@@ -192,6 +197,7 @@ typedef struct ash_ptx_func {
     int uses_dyn_shared;
     int reqntid[3], maxntid[3];
     int has_calls;
+    int unit, linkage;       /* as for variables */
 } ash_ptx_func;
 
 typedef struct ash_ptx_module {
@@ -208,10 +214,21 @@ typedef struct ash_ptx_module {
     size_t module_shared;    /* module-scope static shared bytes */
     char **lines;            /* source lines (for messages), nlines entries */
     int nlines;
+    int nunits;              /* PTX texts parsed into it (their lines follow one another) */
 } ash_ptx_module;
 
 /* 0 on success; -1 with a message `name:line:col: what 'token'` in err. */
 int ash_ptx_parse(const char *text, const char *name, ash_ptx_module *m, char *err, size_t errlen);
+/* Several PTX texts linked into one module, as a device link does for code built with
+ * nvcc -rdc=true: each unit's internal names are its own; a declaration (`.extern`) of a function
+ * or a .global/.const variable takes the `.visible` (else the first `.weak`/`.common`) definition
+ * of that name in another unit. Errors, besides a unit's parse errors: an extern variable no unit
+ * defines (one unit alone too: ash_ptx_parse leaves an extern variable unresolved), and two
+ * `.visible` definitions of one name. Messages name the unit ("NAME unit K:LINE:COL", the unit's
+ * own line); the instructions' line numbers count through the units in order (unit k's line 1
+ * follows unit k-1's last line: ash_ptx_line_text takes them). */
+int ash_ptx_parse_units(const char *const *texts, int n, const char *name, ash_ptx_module *m, char *err,
+                        size_t errlen);
 void ash_ptx_free(ash_ptx_module *m);
 int ash_ptx_find_func(const ash_ptx_module *m, const char *name);
 int ash_ptx_find_var(const ash_ptx_module *m, const char *name);

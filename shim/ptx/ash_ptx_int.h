@@ -62,6 +62,9 @@ typedef struct parser {
     fixup *fix;
     int nfix, capfix;
     int capregs;
+    int unit;          /* the text being parsed (ash_ptx_parse_units) */
+    int linkage;       /* of the module-scope declaration being parsed */
+    int line_base;     /* lines of the units before this one (messages give the unit's own line) */
 } parser;
 
 
@@ -103,7 +106,7 @@ ASH_PTX__HIDDEN int scope_push(parser *P, const char *name, int n, int count, in
 ASH_PTX__HIDDEN void scope_pop(parser *P);
 ASH_PTX__HIDDEN int reg_lookup(parser *P, const char *s, int n);
 ASH_PTX__HIDDEN int var_lookup(parser *P, const char *s, int n);
-ASH_PTX__HIDDEN int func_lookup(ash_ptx_module *m, const char *s, int n);
+ASH_PTX__HIDDEN int func_lookup(ash_ptx_module *m, int unit, const char *s, int n);
 ASH_PTX__HIDDEN int sreg_of(const tok *t);
 
 #define GROW(P, arr, cap, need)                                                                 \

@@ -66,11 +66,13 @@ void perr(parser *P, const tok *t, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (t && t->kind != TK_EOF)
-        snprintf(P->err, P->errlen, "%s:%d:%d: %s '%.*s'", P->name, t->line, t->col, msg, t->n > 60 ? 60 : t->n,
-                 t->s);
+    if (!P->text) /* after the texts: linking them */
+        snprintf(P->err, P->errlen, "%s: %s", P->name, msg);
+    else if (t && t->kind != TK_EOF)
+        snprintf(P->err, P->errlen, "%s:%d:%d: %s '%.*s'", P->name, t->line - P->line_base, t->col, msg,
+                 t->n > 60 ? 60 : t->n, t->s);
     else
-        snprintf(P->err, P->errlen, "%s:%d: %s (at end of text)", P->name, P->line, msg);
+        snprintf(P->err, P->errlen, "%s:%d: %s (at end of text)", P->name, P->line - P->line_base, msg);
 }
 
 static int is_word_char(int c)
@@ -337,30 +339,43 @@ int var_lookup(parser *P, const char *s, int n)
             return e->base;
     }
     for (int i = 0; i < P->m->nvars; i++)
-        if (P->m->vars[i].func < 0 && !strncmp(P->m->vars[i].name, s, (size_t)n) && !P->m->vars[i].name[n])
+        if (P->m->vars[i].func < 0 && P->m->vars[i].unit == P->unit && !strncmp(P->m->vars[i].name, s, (size_t)n) &&
+            !P->m->vars[i].name[n])
             return i;
     return -1;
 }
 
-int func_lookup(ash_ptx_module *m, const char *s, int n)
+/* unit < 0: any unit. The definition if there is one, else the first declaration. */
+int func_lookup(ash_ptx_module *m, int unit, const char *s, int n)
 {
+    int decl = -1;
     for (int i = 0; i < m->nfuncs; i++)
-        if (!strncmp(m->funcs[i].name, s, (size_t)n) && !m->funcs[i].name[n])
-            return i;
-    return -1;
+        if ((unit < 0 || m->funcs[i].unit == unit) && !strncmp(m->funcs[i].name, s, (size_t)n) && !m->funcs[i].name[n]) {
+            if (m->funcs[i].defined)
+                return i;
+            if (decl < 0)
+                decl = i;
+        }
+    return decl;
 }
 
 int ash_ptx_find_func(const ash_ptx_module *m, const char *name)
 {
-    return func_lookup((ash_ptx_module *)m, name, (int)strlen(name));
+    return func_lookup((ash_ptx_module *)m, -1, name, (int)strlen(name));
 }
 
+/* the definition if there is one, else the first declaration (any unit) */
 int ash_ptx_find_var(const ash_ptx_module *m, const char *name)
 {
+    int decl = -1;
     for (int i = 0; i < m->nvars; i++)
-        if (m->vars[i].func < 0 && !strcmp(m->vars[i].name, name))
-            return i;
-    return -1;
+        if (m->vars[i].func < 0 && !strcmp(m->vars[i].name, name)) {
+            if (!m->vars[i].is_extern)
+                return i;
+            if (decl < 0)
+                decl = i;
+        }
+    return decl;
 }
 
 const char *ash_ptx_line_text(const ash_ptx_module *m, int line)

@@ -79,6 +79,7 @@ enum hc_kind {
     HC_K_GEXEC = 0x47455821,
     HC_K_GNODE = 0x474e4421,
     HC_K_DEAD_CTX = 0x44454421,   /* destroyed context: kept (never freed) so stale uses are told so */
+    HC_K_LINK = 0x4c4e4b21,       /* hc_link.c */
 };
 void hc_reg_add(const void *h, enum hc_kind k);        /* hc_mu held */
 void hc_reg_del(const void *h);                       /* hc_mu held */
@@ -292,6 +293,13 @@ int hc_heap_free(void *heap, uint64_t a);                     /* any thread: 0, 
 int hc_device_sms(void);                                      /* HOSTCUDA_SMS */
 /* blocks of `block` threads that fit on one SM (hc_occupancy.c's model) */
 int hc_occ_blocks_per_sm(int regs, int smem_static, int block, size_t dyn);
+
+/* ---- hc_link.c ---- */
+/* cuLinkComplete's image: this magic, a u32 unit count, zeros to HC_LINK_HEADER, NUL-terminated texts */
+#define HC_LINK_MAGIC "HCLINK1\0"
+#define HC_LINK_HEADER 16
+/* the texts of a linked image (pointers into it; *texts malloc'ed): their count; 0: not one; -1: bad */
+int hc_link_units(const void *image, const char ***texts);
 
 /* ---- hc_fatbin.c ---- */
 /* 1: image starts like a fatbin, 2: like a fatbin wrapper (__fatBinC_Wrapper_t), 0: neither. */

@@ -31,6 +31,7 @@ typedef struct hc_image {
     hc_ptx_image ptx;
     ash_ptx_module px;             /* the decoded PTX (for the interpreter), if px_ok */
     int px_ok;
+    int linked;                    /* from cuLinkComplete: px (several units) made ptx and px_var */
     char px_err[512];
     int *px_func;                  /* per entry: its function in px */
     int *px_var;                   /* per px variable: its index in ptx.vars, or -1 */
@@ -271,8 +272,9 @@ static CUresult image_decode(hc_image *img, const char *text)
         return CUDA_ERROR_OUT_OF_MEMORY;
     if (mode == HC_EXEC_TWIN)
         return CUDA_SUCCESS;
-    img->px_ok = ash_ptx_parse(text, "ptx", &img->px, img->px_err, sizeof img->px_err) == 0;
-    if (img->px_ok) {
+    if (!img->linked)
+        img->px_ok = ash_ptx_parse(text, "ptx", &img->px, img->px_err, sizeof img->px_err) == 0;
+    if (img->px_ok && !img->linked) {
         img->px_var = calloc((size_t)img->px.nvars + 1, sizeof *img->px_var);
         if (!img->px_var)
             return CUDA_ERROR_OUT_OF_MEMORY;
@@ -332,6 +334,85 @@ static void image_release(hc_image *img)
 }
 
 /* ---------------------------------------------------------------- images */
+/* A linked image's kernels and globals, from its decoded units (the text scanner sees one unit):
+ * every defined entry, every module .global/.const definition (internal names of two units may
+ * be equal: px_var maps each by position, never by name). */
+static CUresult image_tables_from_px(hc_image *img)
+{
+    const ash_ptx_module *m = &img->px;
+    hc_ptx_image *t = &img->ptx;
+    t->entries = calloc((size_t)m->nfuncs + 1, sizeof *t->entries);
+    t->vars = calloc((size_t)m->nvars + 1, sizeof *t->vars);
+    img->px_var = calloc((size_t)m->nvars + 1, sizeof *img->px_var);
+    if (!t->entries || !t->vars || !img->px_var)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    for (int i = 0; i < m->nfuncs; i++) {
+        const ash_ptx_func *f = &m->funcs[i];
+        if (!f->is_entry || !f->defined)
+            continue;
+        hc_ptx_entry *e = &t->entries[t->nentries];
+        if (!(e->name = strdup(f->name)) || !(e->params = calloc((size_t)f->nparams + 1, sizeof *e->params)))
+            return free(e->name), e->name = NULL, CUDA_ERROR_OUT_OF_MEMORY;
+        for (int k = 0; k < f->nparams; k++)
+            e->params[k] = (hc_ptx_param){.offset = f->params[k].offset, .size = f->params[k].size};
+        e->nparams = f->nparams;
+        e->argsize = f->argsize;
+        t->nentries++;
+    }
+    for (int i = 0; i < m->nvars; i++) {
+        const ash_ptx_var *v = &m->vars[i];
+        img->px_var[i] = -1;
+        if (v->func >= 0 || v->is_extern || (v->space != ASH_PTX_S_GLOBAL && v->space != ASH_PTX_S_CONST))
+            continue;
+        hc_ptx_var *hv = &t->vars[t->nvars];
+        if (!(hv->name = strdup(v->name)))
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        hv->size = v->size;
+        if (v->init) {
+            if (!(hv->init = malloc(v->size ? v->size : 1)))
+                return free(hv->name), hv->name = NULL, CUDA_ERROR_OUT_OF_MEMORY;
+            memcpy(hv->init, v->init, v->size);
+        }
+        img->px_var[i] = t->nvars++;
+    }
+    /* a declaration resolved to another unit's definition takes its allocation */
+    for (int i = 0; i < m->nvars; i++)
+        if (img->px_var[i] < 0 && m->vars[i].func < 0 && m->vars[i].is_extern) {
+            int d = ash_ptx_find_var(m, m->vars[i].name);
+            if (d >= 0 && !m->vars[d].is_extern)
+                img->px_var[i] = img->px_var[d];
+        }
+    return CUDA_SUCCESS;
+}
+
+static CUresult image_decode(hc_image *img, const char *text);
+static void image_release(hc_image *img);
+
+/* cuLinkComplete's image (hc_link.c): its units decoded and linked into one module */
+static CUresult image_from_units(const char *const *texts, int n, hc_image **out)
+{
+    hc_image *img = calloc(1, sizeof *img);
+    if (!img)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    img->linked = 1;
+    if (ash_ptx_parse_units(texts, n, "ptx", &img->px, img->px_err, sizeof img->px_err) != 0) {
+        fprintf(stderr, "hostcuda: the linked image does not decode: %s\n", img->px_err);
+        free(img);
+        return CUDA_ERROR_INVALID_PTX;
+    }
+    img->px_ok = 1;
+    CUresult rc = image_tables_from_px(img);
+    if (rc == CUDA_SUCCESS)
+        rc = image_decode(img, NULL);
+    if (rc != CUDA_SUCCESS) {
+        image_release(img);
+        return rc;
+    }
+    img->refs = 1;
+    *out = img;
+    return CUDA_SUCCESS;
+}
+
 static CUresult image_from_text(const char *text, hc_image **out)
 {
     pthread_once(&klibs_once, klibs_open);
@@ -340,6 +421,15 @@ static CUresult image_from_text(const char *text, hc_image **out)
     if (u[0] == 0x7f && u[1] == 'E' && u[2] == 'L' && u[3] == 'F') {
         fprintf(stderr, "hostcuda: only PTX can be loaded (got a cubin); load PTX or a fatbin with a PTX entry\n");
         return CUDA_ERROR_INVALID_IMAGE;
+    }
+    const char **units;
+    int nunits = hc_link_units(u, &units);
+    if (nunits != 0) { /* cuLinkComplete's image */
+        if (nunits < 0)
+            return CUDA_ERROR_INVALID_IMAGE;
+        CUresult rc = image_from_units(units, nunits, out);
+        free(units);
+        return rc;
     }
     if (hc_fatbin_kind(u)) { /* a fatbin or its wrapper: its PTX entry, decompressed */
         char *ptx;

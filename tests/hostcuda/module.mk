@@ -6,7 +6,7 @@ HOSTCUDA_SRC_DIR := tests/hostcuda
 HOSTCUDA_SRCS := $(addprefix $(HOSTCUDA_SRC_DIR)/,hc_core.c hc_mem.c hc_copy.c hc_stream.c hc_ptx.c \
                    hc_module.c hc_errors.c hc_procaddr.c hc_fatbin.c \
                    hc_vmm.c hc_graph.c hc_gnode.c hc_capture.c hc_exec.c hc_exec_call.c hc_exec_ops.c hc_exec_num.c \
-                   hc_occupancy.c hc_limit.c hc_pool.c hc_copy3d.c hc_managed.c hc_ctxcfg.c)
+                   hc_occupancy.c hc_limit.c hc_pool.c hc_copy3d.c hc_managed.c hc_ctxcfg.c hc_link.c)
 HOSTCUDA_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(HOSTCUDA_SRCS)) $(BUILD)/shim/ptx/ash_ptx.o $(BUILD)/shim/ptx/ash_ptx_lex.o
 HOSTCUDA_HDRS := $(addprefix $(HOSTCUDA_SRC_DIR)/,hc_internal.h hc_graph.h hc_ptx.h hc_api.def hostcuda.h hc_exec.h \
                    hc_exec_ops.h hc_exec_num.h hc_exec_int.h) shim/ptx/ash_ptx.h shim/ptx/ash_ptx_int.h
@@ -103,6 +103,13 @@ $(HOSTCUDA_DIR)/test_hc_coop: $(HOSTCUDA_SRC_DIR)/test_hc_coop.c $(HOSTCUDA_SRC_
 	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ $< $(HOSTCUDA_TEST_LDFLAGS) -lcuda
 ALL += $(HOSTCUDA_DIR)/coop_kernels.ptx $(HOSTCUDA_DIR)/test_hc_coop
 TESTS += $(HOSTCUDA_SRC_DIR)/test_hc_coop.sh
+
+# the JIT linker (cuLink*) on hand-written PTX units (test_hc_link.sh)
+$(HOSTCUDA_DIR)/test_hc_link: $(HOSTCUDA_SRC_DIR)/test_hc_link.c $(HOSTCUDA_SRC_DIR)/test_hc_check.h $(HOSTCUDA_LIB) \
+                              | $(DEPS_STAMP)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ $< $(HOSTCUDA_TEST_LDFLAGS) -lcuda
+ALL += $(HOSTCUDA_DIR)/test_hc_link
+TESTS += $(HOSTCUDA_SRC_DIR)/test_hc_link.sh
 
 $(HOSTCUDA_DIR)/hc_exec_matmul: $(HOSTCUDA_SRC_DIR)/hc_exec_matmul.c $(HOSTCUDA_LIB) | $(DEPS_STAMP)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ $< $(HOSTCUDA_TEST_LDFLAGS) -lcuda -lm

@@ -136,6 +136,46 @@ static CUcontext hcrt_ctx(void)
     return c;
 }
 
+/* nvcc -rdc=true: the wrapper (version 2) points at the device-linked fatbin, whose code is a
+ * cubin only, and at the NULL-terminated list of the translation units' own fatbins, which carry
+ * their PTX. Link those through the driver (cuLink*, as a runtime JIT-links relocatable code) and
+ * load the result. */
+static CUresult hcrt_link_load(const __fatBinC_Wrapper_t *w, CUmodule *out)
+{
+    void *const *units = w->filename_or_fatbins;
+    char log[1024] = "";
+    CUjit_option opt[2] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *val[2] = {log, (void *)(uintptr_t)sizeof log};
+    CUlinkState st;
+    CUresult r = cuLinkCreate(2, opt, val, &st);
+    if (r != CUDA_SUCCESS)
+        return r;
+    for (int i = 0; r == CUDA_SUCCESS && units[i] != NULL; i++) {
+        const unsigned char *f = units[i];
+        uint32_t magic;
+        uint16_t header;
+        uint64_t body;
+        memcpy(&magic, f, 4);
+        memcpy(&header, f + 6, 2);
+        memcpy(&body, f + 8, 8);
+        char name[48];
+        snprintf(name, sizeof name, "translation unit %d", i + 1);
+        r = magic == 0xBA55ED50u ? cuLinkAddData(st, CU_JIT_INPUT_FATBINARY, (void *)f, header + body, name, 0, NULL, NULL)
+                                 : CUDA_ERROR_INVALID_IMAGE;
+    }
+    void *image;
+    size_t size;
+    if (r == CUDA_SUCCESS)
+        r = cuLinkComplete(st, &image, &size);
+    if (r == CUDA_SUCCESS)
+        r = cuModuleLoadData(out, image);
+    else
+        fprintf(stderr, "hostcudart: linking the relocatable device code (nvcc -rdc=true) failed: %s\n",
+                log[0] ? log : "(no reason given)");
+    cuLinkDestroy(st);
+    return r;
+}
+
 /* the fatbin's module in the current context; under hcrt_reg_lock */
 static cudaError_t hcrt_module(hcrt_fatbin *fb, CUcontext ctx, CUmodule *out)
 {
@@ -157,13 +197,9 @@ static cudaError_t hcrt_module(hcrt_fatbin *fb, CUcontext ctx, CUmodule *out)
     if (free_slot < 0)
         return cudaErrorMemoryAllocation; /* more live contexts than slots */
     CUmodule m = NULL;
-    CUresult r = cuModuleLoadData(&m, fb->wrap->data);
+    CUresult r = fb->wrap->version == 2 && fb->wrap->filename_or_fatbins != NULL ? hcrt_link_load(fb->wrap, &m)
+                                                                                 : cuModuleLoadData(&m, fb->wrap->data);
     if (r != CUDA_SUCCESS) {
-        /* version 2 with prelinked fatbins: -rdc=true, whose device code must be linked (JIT) */
-        static int said;
-        if (fb->wrap->version == 2 && fb->wrap->filename_or_fatbins != NULL && !said++)
-            fprintf(stderr, "hostcudart: this program was built with relocatable device code (nvcc -rdc=true); "
-                    "linking it is not supported here: build it without -rdc to run it on hostcuda\n");
         fb->mods[free_slot].ctx = ctx;
         fb->mods[free_slot].err = hcrt_from_cu(r);
         return fb->mods[free_slot].err;

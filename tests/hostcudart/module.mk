@@ -51,7 +51,7 @@ $(HOSTCUDART_DIR)/rt_api_ptsz: $(HOSTCUDART_RT_SRCS) include/ash_kernel.h $(HOST
 	@mkdir -p $(dir $@)
 	$(HOSTCUDART_NVCC) --default-stream per-thread -DRT_API_PTSZ -o $@ $(HOSTCUDART_SRC_DIR)/rt_api.cu \
 	    $(HOSTCUDART_SRC_DIR)/rt_kernels_b.cu -L$(HOSTCUDA_DIR) -lcuda
-# the same with relocatable device code: its registered fatbin needs a device link (refused, named)
+# the same with relocatable device code: its registered fatbin needs a device link (cuLink*)
 $(HOSTCUDART_DIR)/rt_api_rdc: $(HOSTCUDART_RT_SRCS) include/ash_kernel.h $(HOSTCUDA_LIB) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(HOSTCUDART_NVCC) -rdc=true -o $@ $(HOSTCUDART_SRC_DIR)/rt_api.cu $(HOSTCUDART_SRC_DIR)/rt_kernels_b.cu \
@@ -77,10 +77,16 @@ $(HOSTCUDART_DIR)/rt_coop: $(HOSTCUDART_SRC_DIR)/rt_coop.cu $(HOSTCUDA_LIB) | $(
 	@mkdir -p $(dir $@)
 	$(HOSTCUDART_NVCC) -o $@ $< -L$(HOSTCUDA_DIR) -lcuda
 
+# rt_rdc: two translation units that need each other, built as CMake's separable compilation
+# builds them (nvcc -rdc=true, nvcc's default code): test_hcrt_rdc.sh
+$(HOSTCUDART_DIR)/rt_rdc: $(HOSTCUDART_SRC_DIR)/rt_rdc_main.cu $(HOSTCUDART_SRC_DIR)/rt_rdc_dev.cu | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(NVCC) -O2 -rdc=true -cudart shared -Wno-deprecated-gpu-targets -o $@ $^
+
 HOSTCUDART_PROGS := $(addprefix $(HOSTCUDART_DIR)/,rt_api rt_api_ptsz rt_api_rdc librt_kernels_host.so fault_inject.so \
-                      rt_badfat rt_thrust rt_coop rt_graph)
+                      rt_badfat rt_thrust rt_coop rt_graph rt_rdc)
 ALL += $(HOSTCUDART_PROGS)
 TESTS += $(HOSTCUDART_SRC_DIR)/test_hcrt_exports.sh $(HOSTCUDART_SRC_DIR)/test_hcrt_api.sh \
          $(HOSTCUDART_SRC_DIR)/test_hcrt_shim.sh $(HOSTCUDART_SRC_DIR)/test_hcrt_valgrind.sh \
          $(HOSTCUDART_SRC_DIR)/test_hcrt_thrust.sh $(HOSTCUDART_SRC_DIR)/test_hcrt_coop.sh \
-         $(HOSTCUDART_SRC_DIR)/test_hcrt_graph.sh
+         $(HOSTCUDART_SRC_DIR)/test_hcrt_graph.sh $(HOSTCUDART_SRC_DIR)/test_hcrt_rdc.sh
