@@ -2,7 +2,8 @@
  * 0), with the graph built BY HAND through the Driver API instead of stream capture:
  *   --build none         eager launches, each step (the control);
  *   --build add          cuGraphAddKernelNode_v2 (cuda.h's cuGraphAddKernelNode);
- *   --build add_v1       the legacy export cuGraphAddKernelNode (CUDA_KERNEL_NODE_PARAMS_v1);
+ *   --build add_v1       the second node through the legacy export cuGraphAddKernelNode
+ *                        (CUDA_KERNEL_NODE_PARAMS_v1), the first through _v2;
  *   --build addnode      cuGraphAddNode_v2 (cuda.h's cuGraphAddNode) of type KERNEL;
  *   --build addnode_v1   the 12.2 export cuGraphAddNode (no edge data);
  *   --build kset         the nodes added with ash_itest_grad, the last one then set to its real
@@ -178,7 +179,8 @@ int main(int argc, char **argv)
     CUgraphExec gx = NULL;
     if (!eager) {
         CK(cuGraphCreate(&gr, 0));
-        CUgraphNode a = add_kernel(build, gr, NULL, &gp), b = NULL;
+        /* add_v1: only the second node through the legacy export (hostcuda lacks it) */
+        CUgraphNode a = add_kernel(strcmp(build, "add_v1") ? build : "add", gr, NULL, &gp), b = NULL;
         if (g_step) /* a *set build adds it as the gradient kernel first (recomputes g: harmless) */
             b = add_kernel(build, gr, a, is_set ? &gp : &up);
         if (g_step && is_set && !is_exec)
