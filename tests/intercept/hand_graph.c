@@ -17,6 +17,7 @@
  * --graph step: both kernels are graph nodes (grad -> sgd), the graph launched once per step;
  * --graph grad: only ash_itest_grad is a node, ash_itest_sgd is launched directly after each
  *               cuGraphLaunch.
+ * --warmup W: W eager steps first, before the graph is built.
  * --gpa: the graph entry points are resolved with cuGetProcAddress_v2 (CUDA 13.0, default flags)
  *        instead of being called by their linked names.
  * Prints `params HASH ...` (itrain.h) and `graph launches N`; the tests compare those lines. The
@@ -133,7 +134,7 @@ static void set_kernel(const char *build, CUgraphNode n, CUgraphExec x, const CU
 int main(int argc, char **argv)
 {
     const char *build = "none", *graph = "step";
-    int steps = 5, shard = 0, gpa = 0;
+    int steps = 5, shard = 0, gpa = 0, warmup = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--build") && i + 1 < argc)
             build = argv[++i];
@@ -143,10 +144,12 @@ int main(int argc, char **argv)
             steps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--shard") && i + 1 < argc)
             shard = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--warmup") && i + 1 < argc)
+            warmup = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--gpa"))
             gpa = 1;
         else {
-            fprintf(stderr, "usage: hand_graph [--build MODE] [--graph step|grad] [--gpa] [--steps N] [--shard R]\n");
+            fprintf(stderr, "usage: hand_graph [--build MODE] [--graph step|grad] [--gpa] [--steps N] [--warmup W] [--shard R]\n");
             return 2;
         }
     }
@@ -175,6 +178,10 @@ int main(int argc, char **argv)
     void *ua[] = {&w, &g, &n, &lr};
     CUDA_KERNEL_NODE_PARAMS gp = kparams(t.grad, ga), up = kparams(t.sgd, ua);
 
+    for (int i = 0; i < warmup; i++) {
+        CK(itrain_launch(&t, t.grad, ga));
+        CK(itrain_launch(&t, t.sgd, ua));
+    }
     CUgraph gr = NULL;
     CUgraphExec gx = NULL;
     if (!eager) {

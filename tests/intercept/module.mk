@@ -25,10 +25,18 @@ TESTS += tests/intercept/test_exports.sh \
          tests/intercept/test_vmm_allocation.sh \
          tests/intercept/test_graph_capture.sh \
          tests/intercept/test_hand_graph.sh \
+         tests/intercept/test_hand_graph_rt.sh \
          tests/intercept/test_alloc_table.sh \
          tests/intercept/test_log.sh \
          tests/intercept/test_kernel_handles.sh \
          tests/intercept/test_passthrough_mlp.sh
+
+# rt_hand_graph: graphs built by hand through the CUDA runtime (an nvcc -cudart shared program,
+# run on hostcudart; test_hand_graph_rt.sh)
+$(ITEST_DIR)/rt_hand_graph: tests/intercept/rt_hand_graph.cu $(HOSTCUDART_LIB) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(HOSTCUDART_NVCC) -o $@ $<
+ALL += $(ITEST_DIR)/rt_hand_graph
 
 $(ITEST_DIR)/libitest_kernels.so: $(ITEST_DIR)/kernels.host.o | $(DEPS_STAMP)
 	$(CC) -shared -o $@ $<

@@ -5,7 +5,8 @@
 # forms, resolved through cuGetProcAddress_v2) cannot silently skip a sync point. Putting a kernel
 # that matches a gradient rule into a graph stops the job at that call, exit 6, with a message
 # naming the rule (file:line:col, at), the kernel and the driver call, at world size 1 and at 2
-# ranks (every rank); a parameters rule whose buffer was not broadcast yet stops too (2 ranks).
+# ranks (every rank); a parameters rule whose buffer was not broadcast yet stops too (2 ranks),
+# one already broadcast by an eager warm-up step does not (the graph runs and syncs).
 # A graph of kernels that match no rule runs under the shim and gives the result it gives
 # without the shim, bit for bit (1 rank; 2 ranks synced = the eager synced run).
 # Controls: without the shim every buildable graph gives the eager result and the steps change
@@ -100,5 +101,11 @@ rc=$?
 pm=$(msg cuGraphAddKernelNode_v2 5 graph_params_policy ash_itest_grad)
 [ $rc -eq 6 ] && grep -Eq "$pm" "$tmp/pcap.0.err" && echo "2 ranks, parameters rule in a graph: rc 6, rule named" \
     || { no "2 ranks, parameters rule not yet broadcast, in a graph: rc $rc, want 6 and the rule named"; show "$tmp/pcap".*; }
+# ... and once its buffer was broadcast (an eager warm-up step), the same graph runs and syncs
+itest_ranks 2 mpi "$PPOL" "$tmp/pwarm" "$B/hand_graph" --build add --graph grad --warmup 1 --steps 4 || { show "$tmp/pwarm".*; no "2 ranks, parameters already broadcast, in a graph: failed"; }
+itest_ranks 2 mpi "$PPOL" "$tmp/peager" "$B/hand_graph" --build none || { show "$tmp/peager".*; no "2 ranks, parameters policy, direct launches: failed"; }
+w0=$(params "$tmp/pwarm.0") w1=$(params "$tmp/pwarm.1") p0=$(params "$tmp/peager.0")
+echo "2 ranks, parameters broadcast in warm-up, then graph: $w0 | $w1 (direct: $p0)"
+[ -n "$w0" ] && [ "$w0" = "$w1" ] && [ "$w0" = "$p0" ] || no "warm-up + graph: '$w0' / '$w1' != direct '$p0'"
 [ "$T_FAILS" -eq 0 ] || fail "$T_FAILS hand-built graph cases failed"
 echo "PASS: a sync point put into a hand-built CUDA graph stops the job there (exit 6, rule and call named); graphs without one run as without the shim"
