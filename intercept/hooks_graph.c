@@ -9,7 +9,8 @@
  * would skip (ash_sync_graph_rule) and the job stops at this call, exit 6. Every kernel in a
  * graph came in through one of these calls (clones, child graphs and cuGraphExecUpdate copy such
  * nodes; a captured launch met the capture guard), so cuGraphLaunch is not hooked: a replay costs
- * nothing. Must not: change the arguments or the CUresult; stop for a kernel that matched no rule.
+ * nothing. Threading: any thread (the kernel cache's own lock; the engine locks its state).
+ * Must not: change the arguments or the CUresult; stop for a kernel that matched no rule.
  */
 #include "ash_capture.h"
 #include "ash_hook.h"

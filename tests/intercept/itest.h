@@ -17,6 +17,11 @@
 #include <string.h>
 
 #undef cuGetProcAddress
+/* cuda.h maps these to their _v2 forms; hooks.def hooks both, each by its exported name */
+#undef cuGraphAddKernelNode
+#undef cuGraphKernelNodeSetParams
+#undef cuGraphExecKernelNodeSetParams
+#undef cuGraphAddNode
 
 #define ITEST_N 256
 

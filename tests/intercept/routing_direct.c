@@ -13,10 +13,6 @@
 #undef cuDevicePrimaryCtxRelease /* cuda.h: -> _v2; the 7000 exports are hooked too */
 #undef cuDevicePrimaryCtxReset
 #undef cuDevicePrimaryCtxSetFlags
-#undef cuGraphAddKernelNode /* cuda.h: -> _v2; the legacy exports are hooked too */
-#undef cuGraphKernelNodeSetParams
-#undef cuGraphExecKernelNodeSetParams
-#undef cuGraphAddNode /* cuda.h: -> cuGraphAddNode_v2; the 12.2 export is hooked too */
 
 /* cuda.h's declarations of these names (where it has them) agree with hooks.def's */
 #define ASH_HOOK(kind, name, pfn, params, args) extern CUresult CUDAAPI name params;
