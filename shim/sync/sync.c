@@ -814,7 +814,7 @@ static void sync_check_finite(const ash_sync_event_t *be)
                   ash_policy_dtype_name(r->dtype), ASH_EXIT_NAN);
 }
 
-/* A parameter rule syncs once per distinct buffer; 1 when (r, ptr, bytes) was seen (else noted). */
+/* A parameter rule syncs once per distinct buffer: 1 when (r, ptr, bytes) was seen already. */
 static int sync_param_known(const ash_policy_rule_t *r, CUdeviceptr ptr, size_t bytes)
 {
     for (bcast_seen_t *b = S.seen; b; b = b->next)
@@ -823,6 +823,7 @@ static int sync_param_known(const ash_policy_rule_t *r, CUdeviceptr ptr, size_t 
     return 0;
 }
 
+/* The same, and (r, ptr, bytes) noted when it was not (the broadcast about to happen). */
 static int sync_param_seen(const ash_policy_rule_t *r, CUdeviceptr ptr, size_t bytes)
 {
     if (sync_param_known(r, ptr, bytes))
