@@ -36,6 +36,7 @@ static void ash_graph_node(const void *f, const void *kern, void **params, void 
                   ash_capture_graph_message(&k->info, r, ash_policy_source(ash_sync_policy()), call));
 }
 
+/* The hooks' first statement: init (the real slots), then the node's kernel, if any. */
 #define ASH_GRAPH_KP(p, call)                                                              \
     do {                                                                                   \
         ash_hook_init();                                                                   \
@@ -50,6 +51,7 @@ static void ash_graph_node(const void *f, const void *kern, void **params, void 
     } while (0)
 #define ASH_GRAPH_NP(p, call)                                                              \
     do {                                                                                   \
+        ash_hook_init();                                                                   \
         if ((p) != NULL && (p)->type == CU_GRAPH_NODE_TYPE_KERNEL)                         \
             ASH_GRAPH_KP2(&(p)->kernel, (call));                                           \
     } while (0)
