@@ -10,6 +10,9 @@
  * Threading: any thread; the real cuStreamIsCapturing is resolved once.
  * Caller: shim/sync/sync.c ash_launch_prepare, per rule, just before its collective (one rank: for
  * gradient rules, so a one-rank rehearsal stops where N ranks would).
+ * A graph built by hand (cuGraphAddKernelNode...) replays its kernels the same way, without the
+ * launch hooks: intercept/hooks_graph.c stops at the call that puts such a kernel into a graph,
+ * with ash_capture_graph_message (same rules: shim/sync/sync.c ash_sync_graph_rule).
  */
 #ifndef ASH_CAPTURE_H
 #define ASH_CAPTURE_H
@@ -27,5 +30,11 @@
  * buffer, valid until this thread's next call). */
 const char *ash_capture_check(const ash_kernel_info_t *k, CUstream s, const ash_policy_rule_t *rule,
                               const char *policy_source);
+
+/* The message to stop with when kernel k, which matched RULE (a sync point: ash_sync_graph_rule),
+ * is put into a hand-built CUDA graph by the driver call CALL (its exported name); same form as
+ * the capture message. Thread-local buffer, valid until this thread's next call. */
+const char *ash_capture_graph_message(const ash_kernel_info_t *k, const ash_policy_rule_t *rule,
+                                      const char *policy_source, const char *call);
 
 #endif /* ASH_CAPTURE_H */

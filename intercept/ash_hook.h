@@ -37,6 +37,10 @@ typedef CUresult (CUDAAPI *PFN_cuDevicePrimaryCtxSetFlags_v7000)(CUdevice_v1 dev
 #undef cuDevicePrimaryCtxRelease  /* cuda.h: -> _v2; static cudart asks for the 7000 ones: both hooked */
 #undef cuDevicePrimaryCtxReset
 #undef cuDevicePrimaryCtxSetFlags
+#undef cuGraphAddKernelNode /* cuda.h: -> _v2; the legacy exports are hooked too, each by its name */
+#undef cuGraphKernelNodeSetParams
+#undef cuGraphExecKernelNodeSetParams
+#undef cuGraphAddNode /* cuda.h: -> cuGraphAddNode_v2 (edge data); the 12.2 export is hooked too */
 
 #define ASH_EXPORT __attribute__((visibility("default")))
 #define ASH_LIKELY(x) __builtin_expect(!!(x), 1)

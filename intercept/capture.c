@@ -5,8 +5,9 @@
  * stop with. An error from the query (CUDA_ERROR_STREAM_CAPTURE_IMPLICIT: the legacy stream while
  * another stream captures globally — the launch itself then fails, loudly) -> no stop here.
  * Threading: the resolution under pthread_once; the message in a thread-local buffer.
+ * Also the message of the same stop for a kernel put into a hand-built graph (hooks_graph.c).
  * Must not: call a hook or change the launch (it asks the real driver and hands back a message);
- * stop the program itself (the sync engine stops with that message); decide policy.
+ * stop the program itself (the sync engine or the graph hook stops with that message); decide policy.
  */
 #include "ash_capture.h"
 
@@ -45,5 +46,19 @@ const char *ash_capture_check(const ash_kernel_info_t *k, CUstream s, const ash_
              policy_source ? policy_source : "(policy)", rule ? rule->line : 0, rule ? rule->col : 0,
              rule ? rule->at : "?", k->demangled,
              st == CU_STREAM_CAPTURE_STATUS_ACTIVE ? "in" : "in an invalidated", ASH_EXIT_CAPTURE);
+    return msg;
+}
+
+const char *ash_capture_graph_message(const ash_kernel_info_t *k, const ash_policy_rule_t *rule,
+                                      const char *policy_source, const char *call)
+{
+    static __thread char msg[1024];
+    snprintf(msg, sizeof msg,
+             "%s:%u:%u: rule at \"%s\" matched %s, put into a hand-built CUDA graph by %s: the graph "
+             "would run the kernel without the rule's collective and the ranks would silently diverge; "
+             "stopping the job (exit %d). Sync outside CUDA graphs: launch the matched kernels directly "
+             "(cuLaunchKernel, <<<...>>>) and keep only kernels that match no rule in graphs",
+             policy_source ? policy_source : "(policy)", rule ? rule->line : 0, rule ? rule->col : 0,
+             rule ? rule->at : "?", k->demangled, call, ASH_EXIT_CAPTURE);
     return msg;
 }

@@ -29,7 +29,8 @@
       "a collective's transport broke (a peer rank ended)")                                         \
     X(ASH_EXIT_NAN, 5, "nan", "nan_check: a synced buffer holds NaN or Inf before its collective")    \
     X(ASH_EXIT_CAPTURE, 6, "capture",                                                               \
-      "a sync point inside CUDA stream capture (its collective would be skipped at graph replay)") \
+      "a sync point inside CUDA stream capture or a hand-built graph (its collective would be "     \
+      "skipped at graph replay)")                                                                   \
     X(ASH_EXIT_UNSYNCED, 7, "unsynced",                                                             \
       "more than one rank, and no gradient rule fired (or no policy) while sync is required")      \
     X(ASH_EXIT_PARAMS_DIFFER, 8, "params-differ",                                                   \

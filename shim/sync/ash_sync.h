@@ -48,6 +48,11 @@ ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **p
  * prepare): the launch's ready points start their regions' all-reduces (overlap). */
 void ash_launch_done(const ash_kernel_info_t *k, CUstream s, void **params, void **extra);
 
+/* A kernel with rules (k->rules != NULL) put into a hand-built CUDA graph, with the node's
+ * kernelParams / extra (intercept/hooks_graph.c): the rule whose collective the graph would skip
+ * (the job must stop: ash_capture_graph_message), or NULL (the node may go in). */
+const ash_policy_rule_t *ash_sync_graph_rule(const ash_kernel_info_t *k, void **params, void **extra);
+
 /* Library calls that write device memory (cuBLAS GEMMs: shim/precision/cublas.c) while learned ready
  * points watch (watches_writes() == 1): SITE names the call (handle = a unique address), OUT is
  * where its output starts (seen = 0: not visible, e.g. a batched GEMM), reported before the call

@@ -814,12 +814,20 @@ static void sync_check_finite(const ash_sync_event_t *be)
                   ash_policy_dtype_name(r->dtype), ASH_EXIT_NAN);
 }
 
-/* A parameter rule syncs once per distinct buffer; 1 when (r, ptr, bytes) was seen (else noted). */
-static int sync_param_seen(const ash_policy_rule_t *r, CUdeviceptr ptr, size_t bytes)
+/* A parameter rule syncs once per distinct buffer: 1 when (r, ptr, bytes) was seen already. */
+static int sync_param_known(const ash_policy_rule_t *r, CUdeviceptr ptr, size_t bytes)
 {
     for (bcast_seen_t *b = S.seen; b; b = b->next)
         if (b->rule == r && b->base == ptr && b->bytes == bytes)
             return 1;
+    return 0;
+}
+
+/* The same, and (r, ptr, bytes) noted when it was not (the broadcast about to happen). */
+static int sync_param_seen(const ash_policy_rule_t *r, CUdeviceptr ptr, size_t bytes)
+{
+    if (sync_param_known(r, ptr, bytes))
+        return 1;
     bcast_seen_t *b = malloc(sizeof *b);
     if (b) {
         *b = (bcast_seen_t){r, ptr, bytes, S.seen};
@@ -973,6 +981,34 @@ ash_status_t ash_launch_prepare(const ash_kernel_info_t *k, CUstream s, void **p
     }
     pthread_mutex_unlock(&S.lock);
     return ASH_OK;
+}
+
+/* A kernel with a plan put into a hand-built CUDA graph (intercept/hooks_graph.c), with the
+ * node's arguments: the first rule the graph would skip, as the capture guard decides for a
+ * captured launch — a gradient rule; at N ranks (or the world-1 debug switch), a parameters rule
+ * whose buffer (resolved from the node's arguments) was not broadcast yet. NULL: only ready
+ * points (the sync point reduces what they did not start), or every parameters buffer done. */
+const ash_policy_rule_t *ash_sync_graph_rule(const ash_kernel_info_t *k, void **params, void **extra)
+{
+    const sync_plan_t *plan = k->rules;
+    if (plan == NULL)
+        return NULL;
+    for (size_t i = 0; i < plan->n; i++) {
+        const ash_policy_rule_t *r = plan->rule[i];
+        if (r->kind == ASH_POLICY_RULE_GRADIENT)
+            return r;
+        if (ash_world()->size <= 1 && !S.world1)
+            continue; /* one rank broadcasts nothing: as the capture guard */
+        CUdeviceptr ptr = 0;
+        size_t count = 0, esize = r->dtype == ASH_POLICY_DTYPE_F32 ? 4 : 2;
+        pthread_mutex_lock(&S.lock);
+        int done = ash_sync_resolve(k, r, params, extra, &ptr, &count, NULL) == ASH_SYNC_RESOLVED &&
+                   sync_param_known(r, ptr, count * esize);
+        pthread_mutex_unlock(&S.lock);
+        if (!done)
+            return r;
+    }
+    return NULL;
 }
 
 /* After the real launch of a kernel with a plan (it returned CUDA_SUCCESS): its ready points,

@@ -14,6 +14,8 @@
  * Under the shim every cuGetProcAddress line ends in "route=identity|name|none": the way the shim
  * mapped the driver's answer, read back from its ACCELSHIM_ROUTING_TABLE (set to a private file
  * when the caller did not set one); a hooked name handed out unhooked is a FAIL.
+ * A hooked symbol the driver lacks reads "absent from the driver" in both runs (with the shim its
+ * hook must answer CUDA_ERROR_NOT_SUPPORTED).
  * Works on hostcuda too (GPU_CHECK_FAKE); fixture and call table shared with tests/intercept.
  */
 #include "itest.h"
@@ -162,10 +164,25 @@ static void report(const char *door, const char *query, int ver, int flags, int 
 static void probe(const char *name, void *direct, PFN_cuGetProcAddress_v12000 gpa2,
                   PFN_cuGetProcAddress_v11030 gpa1, const int *versions, int nversions)
 {
-    if (direct != (void *)-1)
-        report("direct", name, 0, 0, 0, 0, direct);
+    if (direct != (void *)-1 && dlsym(fx.lib, name) == NULL) {
+        /* hooked, but this driver lacks it (hostcuda: the legacy graph calls): the weak reference
+         * and the global scope find the shim's export, which must answer CUDA_ERROR_NOT_SUPPORTED;
+         * without the shim, nothing. Lines that read the same in both runs. */
+        void *d = dlsym(RTLD_DEFAULT, name);
+        int r = d != NULL ? itest_call(&fx, name, d) : -2;
+        int ok = expect_shim ? direct == d && r == CUDA_ERROR_NOT_SUPPORTED : direct == NULL && d == NULL;
+        if (!ok) {
+            printf("FAIL absent(%s): the driver lacks it; direct %p, dlsym-default %p (call %d), want %s\n", name,
+                   direct, d, r, expect_shim ? "the shim's hook answering CUDA_ERROR_NOT_SUPPORTED" : "NULL");
+            failures++;
+        }
+        printf("direct %s 0 0 -> absent from the driver\ndlsym-default %s 0 0 -> absent from the driver\n", name, name);
+    } else {
+        if (direct != (void *)-1)
+            report("direct", name, 0, 0, 0, 0, direct);
+        report("dlsym-default", name, 0, 0, 0, 0, dlsym(RTLD_DEFAULT, name));
+    }
     report("dlsym-handle", name, 0, 0, 0, 0, dlsym(fx.lib, name));
-    report("dlsym-default", name, 0, 0, 0, 0, dlsym(RTLD_DEFAULT, name));
     char base[128];
     base_name(name, base, sizeof base);
     static const int flags[] = {CU_GET_PROC_ADDRESS_DEFAULT, CU_GET_PROC_ADDRESS_LEGACY_STREAM,

@@ -17,6 +17,11 @@
 #include <string.h>
 
 #undef cuGetProcAddress
+/* cuda.h maps these to their _v2 forms; hooks.def hooks both, each by its exported name */
+#undef cuGraphAddKernelNode
+#undef cuGraphKernelNodeSetParams
+#undef cuGraphExecKernelNodeSetParams
+#undef cuGraphAddNode
 
 #define ITEST_N 256
 
@@ -188,6 +193,40 @@ static inline void itest_vmm_undo(itest_fix_t *f, itest_vmm_t *v, int unmap, int
         ITEST_CU(((PFN_cuMemRelease_v10020)itest_sym(f, "cuMemRelease"))(v->h));
     if (free_)
         ITEST_CU(((PFN_cuMemAddressFree_v10020)itest_sym(f, "cuMemAddressFree"))(v->va, ITEST_VMM_SIZE));
+}
+
+/* Graph helpers for itest_call: a graph holding one kernel node (ash_itest_fill) made through
+ * the driver handle, optionally instantiated; the node parameters in their three forms. */
+typedef struct {
+    CUgraph g;
+    CUgraphNode n;
+    CUgraphExec x;
+    CUDA_KERNEL_NODE_PARAMS kp;
+    CUDA_KERNEL_NODE_PARAMS_v1 kp1;
+    CUgraphNodeParams np;
+} itest_graph_t;
+static inline void itest_graph_make(itest_fix_t *f, itest_graph_t *t, void **params, int node, int exec)
+{
+    memset(t, 0, sizeof *t);
+    t->kp.func = f->fn;
+    t->kp.gridDimX = t->kp.gridDimY = t->kp.gridDimZ = 1;
+    t->kp.blockDimX = ITEST_N;
+    t->kp.blockDimY = t->kp.blockDimZ = 1;
+    t->kp.kernelParams = params;
+    memcpy(&t->kp1, &t->kp, sizeof t->kp1); /* v1 is v2's first fields */
+    t->np.type = CU_GRAPH_NODE_TYPE_KERNEL;
+    memcpy(&t->np.kernel, &t->kp, sizeof t->kp);
+    ITEST_CU(((PFN_cuGraphCreate_v10000)itest_sym(f, "cuGraphCreate"))(&t->g, 0));
+    if (node)
+        ITEST_CU(((PFN_cuGraphAddKernelNode_v12000)itest_sym(f, "cuGraphAddKernelNode_v2"))(&t->n, t->g, NULL, 0, &t->kp));
+    if (exec)
+        ITEST_CU(((PFN_cuGraphInstantiateWithFlags_v11040)itest_sym(f, "cuGraphInstantiateWithFlags"))(&t->x, t->g, 0));
+}
+static inline void itest_graph_undo(itest_fix_t *f, itest_graph_t *t)
+{
+    if (t->x)
+        ITEST_CU(((PFN_cuGraphExecDestroy_v10000)itest_sym(f, "cuGraphExecDestroy"))(t->x));
+    ITEST_CU(((PFN_cuGraphDestroy_v10000)itest_sym(f, "cuGraphDestroy"))(t->g));
 }
 
 /* Call p == exported symbol `name` with valid arguments; returns its CUresult, or -1 if this
@@ -401,6 +440,36 @@ static inline int itest_call(itest_fix_t *f, const char *name, void *p)
         itest_vmm_t v = {0, 0};
         itest_vmm_make(f, &v, 1, 0, 0);
         r = ((PFN_cuMemAddressFree_v10020)p)(v.va, ITEST_VMM_SIZE);
+    } else if (!strncmp(name, "cuGraph", 7)) { /* a kernel node added, or set, in a graph or an exec */
+        itest_graph_t t;
+        CUgraphNode n = NULL;
+        int set = strstr(name, "SetParams") != NULL, exec = !strncmp(name, "cuGraphExec", 11);
+        itest_graph_make(f, &t, params, set, exec);
+        if (IS("cuGraphAddKernelNode"))
+            r = ((PFN_cuGraphAddKernelNode_v10000)p)(&n, t.g, NULL, 0, &t.kp1);
+        else if (IS("cuGraphAddKernelNode_v2"))
+            r = ((PFN_cuGraphAddKernelNode_v12000)p)(&n, t.g, NULL, 0, &t.kp);
+        else if (IS("cuGraphAddNode"))
+            r = ((PFN_cuGraphAddNode_v12020)p)(&n, t.g, NULL, 0, &t.np);
+        else if (IS("cuGraphAddNode_v2"))
+            r = ((PFN_cuGraphAddNode_v12030)p)(&n, t.g, NULL, NULL, 0, &t.np);
+        else if (IS("cuGraphKernelNodeSetParams"))
+            r = ((PFN_cuGraphKernelNodeSetParams_v10000)p)(t.n, &t.kp1);
+        else if (IS("cuGraphKernelNodeSetParams_v2"))
+            r = ((PFN_cuGraphKernelNodeSetParams_v12000)p)(t.n, &t.kp);
+        else if (IS("cuGraphNodeSetParams"))
+            r = ((PFN_cuGraphNodeSetParams_v12020)p)(t.n, &t.np);
+        else if (IS("cuGraphExecKernelNodeSetParams"))
+            r = ((PFN_cuGraphExecKernelNodeSetParams_v10010)p)(t.x, t.n, &t.kp1);
+        else if (IS("cuGraphExecKernelNodeSetParams_v2"))
+            r = ((PFN_cuGraphExecKernelNodeSetParams_v12000)p)(t.x, t.n, &t.kp);
+        else if (IS("cuGraphExecNodeSetParams"))
+            r = ((PFN_cuGraphExecNodeSetParams_v12020)p)(t.x, t.n, &t.np);
+        else
+            r = (CUresult)-1;
+        itest_graph_undo(f, &t);
+        if ((int)r == -1)
+            return -1;
     } else if (IS("cuGetProcAddress")) {
         void *q = NULL;
         r = ((PFN_cuGetProcAddress_v11030)p)("cuInit", &q, 12000, 0);

@@ -6,7 +6,7 @@ ITEST_HDRS     := tests/intercept/itest.h tests/intercept/itrain.h intercept/hoo
 # DT_NEEDED libcuda.so.1 (stubs at link time; hostcuda or the real driver at run time)
 ITEST_LIBCUDA  := -Wl,--no-as-needed -L$(CUDA_HOME)/lib64/stubs -lcuda -Wl,--as-needed
 ITEST_PROGS    := routing_probe routing_direct threads remap alloc_table dlsym_next missing kernel_handles \
-                  devquery vmm_train graph_train route_name
+                  devquery vmm_train graph_train route_name hand_graph
 ITEST_BINS     := $(addprefix $(ITEST_DIR)/,$(ITEST_PROGS))
 
 ALL += $(ITEST_BINS) $(ITEST_DIR)/kernels.ptx $(ITEST_DIR)/libitest_kernels.so \
@@ -24,10 +24,19 @@ TESTS += tests/intercept/test_exports.sh \
          tests/intercept/test_devquery.sh \
          tests/intercept/test_vmm_allocation.sh \
          tests/intercept/test_graph_capture.sh \
+         tests/intercept/test_hand_graph.sh \
+         tests/intercept/test_hand_graph_rt.sh \
          tests/intercept/test_alloc_table.sh \
          tests/intercept/test_log.sh \
          tests/intercept/test_kernel_handles.sh \
          tests/intercept/test_passthrough_mlp.sh
+
+# rt_hand_graph: graphs built by hand through the CUDA runtime (an nvcc -cudart shared program,
+# run on hostcudart; test_hand_graph_rt.sh)
+$(ITEST_DIR)/rt_hand_graph: tests/intercept/rt_hand_graph.cu $(HOSTCUDART_LIB) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(HOSTCUDART_NVCC) -o $@ $<
+ALL += $(ITEST_DIR)/rt_hand_graph
 
 $(ITEST_DIR)/libitest_kernels.so: $(ITEST_DIR)/kernels.host.o | $(DEPS_STAMP)
 	$(CC) -shared -o $@ $<
