@@ -1,5 +1,5 @@
 /* refuse_kernels.cu — kernels with instructions hostcuda's interpreter refuses (tests/ptx/
- * test_ptx_refuse.sh): tensor cores (wmma -> wmma.load/mma/store, ldmatrix), cp.async, a texture
+ * test_ptx_refuse.sh): tensor cores (wmma -> wmma.load/mma/store, ldmatrix), cp.async.bulk (TMA), a texture
  * fetch; and r_ok, a kernel it runs, which must stay usable in the same module. PTX only
  * (nvcc -ptx -arch=compute_80).
  */
@@ -33,12 +33,14 @@ extern "C" __global__ void r_ldmatrix(const int *in, int *out)
     out[threadIdx.x] = (int)r;
 }
 
-extern "C" __global__ void r_cp_async(const int *in, int *out)
+extern "C" __global__ void r_cp_bulk(const int *in, int *out)
 {
-    __shared__ int s[256];
-    unsigned addr = (unsigned)__cvta_generic_to_shared(&s[threadIdx.x]);
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(addr), "l"(in + threadIdx.x));
-    asm volatile("cp.async.wait_all;" ::: "memory");
+    __shared__ alignas(16) int s[256];
+    __shared__ unsigned long long bar;
+    unsigned sa = (unsigned)__cvta_generic_to_shared(s), ba = (unsigned)__cvta_generic_to_shared(&bar);
+    if (threadIdx.x == 0)
+        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], 1024, [%2];"
+                     ::"r"(sa), "l"(in), "r"(ba) : "memory");
     __syncthreads();
     out[threadIdx.x] = s[threadIdx.x];
 }
