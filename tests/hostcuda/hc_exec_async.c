@@ -15,8 +15,8 @@
  * is what mbarrier.pending_count reads). test_wait / try_wait of a state completes when the
  * current parity differs from the state's; .parity waits for the phase of parity p: it completes
  * when the current parity is not p. A failed wait ends the warp's turn (the others run); when
- * every runnable warp of a CTA did only failed waits for HC_ASYNC_STALL rounds while no mbarrier
- * changed, no thread of the CTA can complete them (mbarriers are per CTA): the launch ends with
+ * every runnable warp of a CTA did only failed waits for HC_ASYNC_STALL rounds and a second
+ * while no mbarrier changed, no thread of the CTA can complete them (mbarriers are per CTA): the launch ends with
  * a report naming the waiting warps and the barrier.
  * Threading: a CTA runs on one host thread, so its queues and its shared memory need no locks.
  * Must not: touch memory outside the CTA's shared buffer and the launch's checked allocations.
@@ -26,8 +26,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+/* a stall is a deadlock after this many rounds and this much time (a spin that gives up after a
+ * while, or waits on another CTA's global flag, is not cut short) */
 #define HC_ASYNC_STALL (1u << 15)
+#define HC_ASYNC_STALL_NS 1000000000ull
 
 #define MB_PEND(w) ((uint32_t)((w) & 0xfffff))
 #define MB_EXP(w) ((uint32_t)((w) >> 20 & 0xfffff))
@@ -70,7 +74,15 @@ typedef struct hc_async {
     uint32_t *wait_mbar, *wait_pc;   /* per warp: the last failed wait */
     unsigned long long changes, seen;
     unsigned stall;
+    uint64_t stall_t0;         /* when the stall began (ns) */
 } hc_async;
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 /* ---------------------------------------------------------------- state */
 static hc_async *state(hc_cta *C)
@@ -497,7 +509,9 @@ int hc_async_round(hc_cta *C)
         A->seen = A->changes;
         return 0;
     }
-    if (++A->stall < HC_ASYNC_STALL)
+    if (++A->stall == 1)
+        A->stall_t0 = now_ns();
+    if (A->stall < HC_ASYNC_STALL || (A->stall & 1023) || now_ns() - A->stall_t0 < HC_ASYNC_STALL_NS)
         return 0;
     xlaunch *X = C->X;
     char who[1024] = "";
@@ -517,8 +531,8 @@ int hc_async_round(hc_cta *C)
     uint64_t wd = mb_get(C, mb);
     hc_xfail(X, CUDA_ERROR_LAUNCH_FAILED,
              "mbarrier deadlock in %s block (%u,%u,%u): every running warp only waits on an mbarrier, and none changed "
-             "in %u rounds: %s; that mbarrier is in phase parity %u with %u of %u arrivals pending and tx-count %d",
-             X->f->name, C->ctaid[0], C->ctaid[1], C->ctaid[2], HC_ASYNC_STALL, who, (unsigned)(wd >> 63),
+             "in %u rounds (%.1f s): %s; that mbarrier is in phase parity %u with %u of %u arrivals pending and tx-count %d",
+             X->f->name, C->ctaid[0], C->ctaid[1], C->ctaid[2], A->stall, (double)(now_ns() - A->stall_t0) / 1e9, who, (unsigned)(wd >> 63),
              MB_PEND(wd), MB_EXP(wd), MB_TX(wd));
     return -1;
 }
