@@ -121,8 +121,12 @@ TESTS += $(HOSTCUDA_TESTS) $(HOSTCUDA_SRC_DIR)/test_hc_exports.sh $(HOSTCUDA_SRC
 $(HOSTCUDA_DIR)/async_kernels.ptx: $(HOSTCUDA_SRC_DIR)/async_kernels.cu | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) -o $@ $<
+# the same for compute_90: cuda::barrier waits with mbarrier.try_wait there
+$(HOSTCUDA_DIR)/async_kernels_90.ptx: $(HOSTCUDA_SRC_DIR)/async_kernels.cu | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(NVCC) -ptx -arch=compute_90 -O2 -o $@ $<
 $(HOSTCUDA_DIR)/test_hc_async: $(HOSTCUDA_SRC_DIR)/test_hc_async.c $(HOSTCUDA_SRC_DIR)/test_hc_check.h $(HOSTCUDA_LIB) \
-                               $(HOSTCUDA_DIR)/async_kernels.ptx | $(DEPS_STAMP)
+                               $(HOSTCUDA_DIR)/async_kernels.ptx $(HOSTCUDA_DIR)/async_kernels_90.ptx | $(DEPS_STAMP)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ $< $(HOSTCUDA_TEST_LDFLAGS) -lcuda
-ALL += $(HOSTCUDA_DIR)/async_kernels.ptx $(HOSTCUDA_DIR)/test_hc_async
+ALL += $(HOSTCUDA_DIR)/async_kernels.ptx $(HOSTCUDA_DIR)/async_kernels_90.ptx $(HOSTCUDA_DIR)/test_hc_async
 TESTS += $(HOSTCUDA_SRC_DIR)/test_hc_async.sh

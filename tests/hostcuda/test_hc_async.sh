@@ -12,7 +12,7 @@ H=$T_HOSTCUDA_DIR
 RUN=$H/test_hc_async
 EXEC=$H/test_hc_exec
 PTX=$H/async_kernels.ptx
-t_need "$RUN" "$EXEC" "$PTX" "$H/libcuda.so.1"
+t_need "$RUN" "$EXEC" "$PTX" "$H/async_kernels_90.ptx" "$H/libcuda.so.1"
 export LD_LIBRARY_PATH=$H${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 unset HOSTCUDA_KERNEL_LIBS HOSTCUDA_EXEC
 t_tmp
@@ -27,6 +27,10 @@ for th in 1 3; do
     t_case $? "async copies, mbarriers, brx.idx, function shared memory give CUDA's results (HOSTCUDA_THREADS=$th)" ||
         t_show "$T_TMP/ok$th"
 done
+HOSTCUDA_THREADS=2 timeout 120 "$RUN" "$H/async_kernels_90.ptx" >"$T_TMP/ok90" 2>&1
+t_case $? "the same kernels built for compute_90 (cuda::barrier waits with mbarrier.try_wait)" || t_show "$T_TMP/ok90"
+grep -q 'mbarrier\.try_wait\.shared' "$H/async_kernels_90.ptx"
+t_case $? "async_kernels_90.ptx contains cuda::barrier's mbarrier.try_wait"
 TEST_HC_ASYNC_CONTROL=1 timeout 120 "$RUN" "$PTX" >"$T_TMP/ctl" 2>&1
 rc=$?
 grep -q "FAIL as_gemm C\[5\]\[7\]: got .*, want " "$T_TMP/ctl"
