@@ -419,11 +419,18 @@ static int decode_opcode(const tok *t, ash_ptx_insn *in)
             in->flags |= ASH_PTX_F_PACK;
             continue;
         }
-        if (op >= ASH_PTX_OP_CPASYNC && op <= ASH_PTX_OP_MBAR_PENDING) {   /* their own words (sub bits) */
+        if (op == ASH_PTX_OP_FENCE && ((mn == 5 && !memcmp(ms, "proxy", 5)) || (mn == 5 && !memcmp(ms, "async", 5)) ||
+                                       (mn == 5 && !memcmp(ms, "alias", 5)) ||
+                                       (mn == 13 && !memcmp(ms, "mbarrier_init", 13)) ||
+                                       (mn == 7 && !memcmp(ms, "cluster", 7))))
+            continue;   /* fence.proxy.async / .alias, fence.mbarrier_init, .cluster: one coherent memory here */
+        if (op >= ASH_PTX_OP_CPASYNC && op < ASH_PTX_OP_BRX) {   /* their own words (sub bits) */
             static const struct { const char *s; unsigned bit; } mb[] = {
                 {"noinc", ASH_PTX_MB_NOINC}, {"noComplete", ASH_PTX_MB_NOCOMPLETE}, {"parity", ASH_PTX_MB_PARITY},
                 {"expect_tx", ASH_PTX_MB_EXPECT_TX}, {"cluster", ASH_PTX_MB_CLUSTER},
                 {"shared::cluster", ASH_PTX_MB_CLUSTER}, {"cg", ASH_PTX_MB_CG}, {"L2::cache_hint", 0},
+                {"mbarrier::complete_tx::bytes", ASH_PTX_MB_COMPLETE_TX}, {"bulk_group", ASH_PTX_MB_BULK_GROUP},
+                {"read", 0},
             };
             int hit = 0;
             for (size_t i = 0; i < sizeof mb / sizeof mb[0] && !hit; i++)

@@ -57,6 +57,8 @@ enum ash_ptx_space {
     X(MBAR_ARRIVE_DROP, "mbarrier.arrive_drop") X(MBAR_EXPECT_TX, "mbarrier.expect_tx")         \
     X(MBAR_COMPLETE_TX, "mbarrier.complete_tx") X(MBAR_TEST_WAIT, "mbarrier.test_wait")         \
     X(MBAR_TRY_WAIT, "mbarrier.try_wait") X(MBAR_PENDING, "mbarrier.pending_count")             \
+    X(CPBULK, "cp.async.bulk") X(CPBULK_COMMIT, "cp.async.bulk.commit_group")                   \
+    X(CPBULK_WAIT, "cp.async.bulk.wait_group") X(CPBULK_PREFETCH, "cp.async.bulk.prefetch")     \
     X(BRX, "brx.idx")
 
 enum ash_ptx_opcode {
@@ -77,7 +79,11 @@ enum {
     ASH_PTX_MB_EXPECT_TX = 1u << 3,   /* mbarrier.arrive{_drop}.expect_tx */
     ASH_PTX_MB_CLUSTER = 1u << 4,     /* .cluster scope or .shared::cluster (a launch's cluster is its CTA) */
     ASH_PTX_MB_CG = 1u << 5,          /* cp.async.cg (16 bytes only) */
+    ASH_PTX_MB_COMPLETE_TX = 1u << 6, /* cp.async.bulk...mbarrier::complete_tx::bytes (into shared memory) */
+    ASH_PTX_MB_BULK_GROUP = 1u << 7,  /* cp.async.bulk...bulk_group (shared to global) */
 };
+/* cp.async.bulk's in->space is its source's (the last space word); its destination is shared
+ * memory with MB_COMPLETE_TX, global memory with MB_BULK_GROUP */
 
 /* comparison operators of setp/set (and testp's classes reuse cmp) */
 enum ash_ptx_cmp {

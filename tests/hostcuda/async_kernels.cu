@@ -284,3 +284,44 @@ extern "C" __global__ void as_fs2(int *out)
     out[threadIdx.x] = v;
     out[128 + threadIdx.x] = mine[threadIdx.x];
 }
+
+// bulk (TMA-engine) copies without a tensor map, as inline sm_90 PTX: global -> shared in two
+// transactions completing on an mbarrier (arrive.expect_tx), then shared -> global in a bulk group.
+// out[t] = in[t] + (1000, 0, 0, 0) for t < n (n int4s, n % 2 == 0); flags: [0] thread 0's read of the
+// shared destination before the mbarrier wait (the old -7), [1] out[0].x read before the bulk group
+// is waited for (the old contents), [2] after it
+extern "C" __global__ void as_bulk(const int4 *in, int4 *out, int *flags, int n)
+{
+    __shared__ alignas(16) int4 s[256];
+    __shared__ unsigned long long b;
+    unsigned t = threadIdx.x, bytes = (unsigned)n * 16, half = bytes / 2;
+    s[t] = make_int4(-7, -7, -7, -7);
+    if (t == 0)
+        mb_init(&b, 1);
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    __syncthreads();
+    if (t == 0) {
+        asm volatile("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%0], %1;" ::"r"(smem(&b)), "r"(bytes)
+                     : "memory");
+        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                     ::"r"(smem(s)), "l"(in), "r"(half), "r"(smem(&b)) : "memory");
+        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                     ::"r"(smem(s) + half), "l"((const char *)in + half), "r"(half), "r"(smem(&b)) : "memory");
+        flags[0] = ((volatile int *)s)[0];
+    }
+    while (!mb_try_parity(&b, 0))
+        ;
+    if (t < (unsigned)n)
+        s[t].x += 1000;
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    __syncthreads();
+    if (t == 0) {
+        asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(out), "r"(smem(s)), "r"(bytes)
+                     : "memory");
+        asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+        flags[1] = ((volatile int *)out)[0];
+        asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+        asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+        flags[2] = ((volatile int *)out)[0];
+    }
+}

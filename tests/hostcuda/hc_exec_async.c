@@ -49,8 +49,8 @@ static uint64_t mb_make(uint32_t pend, uint32_t exp, int32_t tx, uint64_t phase)
 typedef struct acopy {
     uint32_t group;            /* the thread's group number, UINT32_MAX while not committed */
     uint32_t seq;              /* the thread's issue number */
-    uint32_t dst;              /* shared offset */
-    uint8_t size, srcsize;
+    uint32_t size, srcsize;
+    unsigned char *dst;        /* checked at issue: in the CTA's shared buffer or an allocation */
     const unsigned char *src;  /* checked at issue; NULL when srcsize is 0 */
 } acopy;
 
@@ -65,11 +65,20 @@ typedef struct aarrive {       /* cp.async.mbarrier.arrive not yet performed */
     uint32_t thread, seq, mbar;
 } aarrive;
 
+typedef struct abulk {         /* cp.async.bulk into shared memory: the copy, then complete_tx on mbar */
+    uint32_t mbar, size;
+    unsigned char *dst;
+    const unsigned char *src;
+} abulk;
+
 typedef struct hc_async {
-    athread *t;                /* per thread of the CTA */
+    athread *t;                /* per thread of the CTA: cp.async */
+    athread *tb;               /* per thread: cp.async.bulk to global memory (bulk groups) */
     unsigned nthreads, nwarps;
     aarrive *a;
     size_t na, capa;
+    abulk *b;
+    size_t nb, capb;
     uint8_t *failed;           /* per warp: a wait of this round failed */
     uint32_t *wait_mbar, *wait_pc;   /* per warp: the last failed wait */
     unsigned long long changes, seen;
@@ -95,11 +104,13 @@ static hc_async *state(hc_cta *C)
         A->nthreads = X->nthreads;
         A->nwarps = X->nwarps;
         A->t = calloc(X->nthreads, sizeof *A->t);
+        A->tb = calloc(X->nthreads, sizeof *A->tb);
         A->failed = calloc(X->nwarps, 1);
         A->wait_mbar = calloc(X->nwarps, sizeof *A->wait_mbar);
         A->wait_pc = calloc(X->nwarps, sizeof *A->wait_pc);
-        if (!A->t || !A->failed || !A->wait_mbar || !A->wait_pc) {
+        if (!A->t || !A->tb || !A->failed || !A->wait_mbar || !A->wait_pc) {
             free(A->t);
+            free(A->tb);
             free(A->failed);
             free(A->wait_mbar);
             free(A->wait_pc);
@@ -119,10 +130,10 @@ void hc_async_reset(hc_cta *C)
     if (!A)
         return;
     for (unsigned i = 0; i < A->nthreads; i++) {
-        A->t[i].n = 0;
-        A->t[i].groups = A->t[i].seq = 0;
+        A->t[i].n = A->tb[i].n = 0;
+        A->t[i].groups = A->t[i].seq = A->tb[i].groups = A->tb[i].seq = 0;
     }
-    A->na = 0;
+    A->na = A->nb = 0;
     memset(A->failed, 0, A->nwarps);
     A->changes = A->seen = 0;
     A->stall = 0;
@@ -133,10 +144,14 @@ void hc_async_free(hc_cta *C)
     hc_async *A = C->async;
     if (!A)
         return;
-    for (unsigned i = 0; i < A->nthreads; i++)
+    for (unsigned i = 0; i < A->nthreads; i++) {
         free(A->t[i].q);
+        free(A->tb[i].q);
+    }
     free(A->t);
+    free(A->tb);
     free(A->a);
+    free(A->b);
     free(A->failed);
     free(A->wait_mbar);
     free(A->wait_pc);
@@ -159,11 +174,38 @@ static void lane_fail(hc_cta *C, hc_warp *W, int l, const ash_ptx_insn *in, cons
 /* ---------------------------------------------------------------- copies */
 static void perform(hc_cta *C, const acopy *c)
 {
-    unsigned char *d = C->shared + c->dst;
     if (c->srcsize)
-        memcpy(d, c->src, c->srcsize);
-    memset(d + c->srcsize, 0, (size_t)(c->size - c->srcsize));
+        memmove(c->dst, c->src, c->srcsize);
+    memset(c->dst + c->srcsize, 0, (size_t)(c->size - c->srcsize));
     C->async->changes++;
+}
+
+/* queue a copy on T; 0, or -1 out of memory */
+static int enqueue(hc_cta *C, athread *T, unsigned char *dst, const unsigned char *src, uint32_t size,
+                   uint32_t srcsize)
+{
+    if (T->n == T->cap) {
+        uint32_t nc = T->cap ? T->cap * 2 : 8;
+        acopy *q = realloc(T->q, nc * sizeof *q);
+        if (!q) {
+            hc_xfail(C->X, CUDA_ERROR_OUT_OF_MEMORY, "out of host memory for the asynchronous copies of %s",
+                     C->X->f->name);
+            return -1;
+        }
+        T->q = q;
+        T->cap = nc;
+    }
+    T->q[T->n++] = (acopy){UINT32_MAX, T->seq++, size, srcsize, dst, src};
+    return 0;
+}
+
+/* commit T's open copies as its next group */
+static void commit(athread *T)
+{
+    for (uint32_t i = 0; i < T->n; i++)
+        if (T->q[i].group == UINT32_MAX)
+            T->q[i].group = T->groups;
+    T->groups++;
 }
 
 /* perform thread t's first k queued copies */
@@ -241,19 +283,8 @@ static int cp_async(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t E)
                 }
             }
         }
-        athread *T = &A->t[W->id * 32 + l];
-        if (T->n == T->cap) {
-            uint32_t nc = T->cap ? T->cap * 2 : 8;
-            acopy *q = realloc(T->q, nc * sizeof *q);
-            if (!q) {
-                hc_xfail(C->X, CUDA_ERROR_OUT_OF_MEMORY, "out of host memory for the asynchronous copies of %s",
-                         C->X->f->name);
-                return -1;
-            }
-            T->q = q;
-            T->cap = nc;
-        }
-        T->q[T->n++] = (acopy){UINT32_MAX, T->seq++, (uint32_t)(dp - C->shared), (uint8_t)size, (uint8_t)ss, sp};
+        if (enqueue(C, &A->t[W->id * 32 + l], (unsigned char *)dp, sp, size, (uint32_t)ss) < 0)
+            return -1;
     }
     return HC_STEP_NEXT;
 }
@@ -263,7 +294,7 @@ static int cp_async(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t E)
 static int64_t mbar_at(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, int k, int l)
 {
     uint64_t a = hc_exec_mem_addr(C, W, in, k, l);
-    if (in->space != ASH_PTX_S_SHARED) {   /* a generic address: must be in the shared window */
+    if (in->space != ASH_PTX_S_SHARED && in->op != ASH_PTX_OP_CPBULK) {   /* a bulk copy's mbarrier is .shared */   /* a generic address: must be in the shared window */
         if ((a & HC_WIN_MASK) != HC_WIN_SHARED) {
             lane_fail(C, W, l, in, "mbarrier object at 0x%llx is not in shared memory%.0llu", a, 0);
             return -1;
@@ -350,7 +381,93 @@ static int mb_flush(hc_cta *C, hc_warp *W, int l, const ash_ptx_insn *in, int64_
             return -1;
     }
     A->na = k;
+    k = 0;
+    for (size_t i = 0; i < A->nb; i++) {
+        abulk r = A->b[i];
+        if (r.mbar != (uint32_t)off) {
+            A->b[k++] = r;
+            continue;
+        }
+        memmove(r.dst, r.src, r.size);
+        uint64_t w = mb_get(C, off);
+        if (!mb_valid(C, W, l, in, off, w))
+            return -1;
+        int64_t tx = (int64_t)MB_TX(w) - (int64_t)r.size;
+        if (tx < -MB_MAX) {
+            lane_fail(C, W, l, in, "mbarrier tx-count %lld out of range (at shared offset 0x%llx)", (uint64_t)tx,
+                      (uint64_t)off);
+            return -1;
+        }
+        mb_put(C, off, mb_settle(mb_make(MB_PEND(w), MB_EXP(w), (int32_t)tx, w & MB_PHASE)));
+    }
+    A->nb = k;
     return 0;
+}
+
+/* [a, a + size) in `space` for lane l: 16-byte aligned, size a positive multiple of 16, inside one
+ * allocation (or the shared window); its host address, or NULL after a fault */
+static unsigned char *span(hc_cta *C, hc_warp *W, int l, const ash_ptx_insn *in, int space, uint64_t a, uint64_t size,
+                           int acc)
+{
+    if (!size || size % 16) {
+        lane_fail(C, W, l, in, "cp.async.bulk size %llu is not a positive multiple of 16%.0llu", size, 0);
+        return NULL;
+    }
+    unsigned char *p = hc_exec_addr(C, W, l, in, space, a, 16, acc);   /* the alignment, the first bytes */
+    if (!p)
+        return NULL;
+    unsigned char *e = hc_exec_addr(C, W, l, in, space, a + size - 16, 16, acc);
+    if (!e)
+        return NULL;
+    if (e != p + size - 16) {
+        lane_fail(C, W, l, in, "cp.async.bulk: the %llu bytes at 0x%llx span two allocations", size, a);
+        return NULL;
+    }
+    return p;
+}
+
+static int cp_bulk(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t E)
+{
+    hc_async *A = state(C);
+    if (!A)
+        return -1;
+    uint64_t tmp[32];
+    const uint64_t *S = hc_exec_src(C, W, in, 2, tmp);
+    int to_shared = (in->sub & ASH_PTX_MB_COMPLETE_TX) != 0;
+    int src_space = in->space == ASH_PTX_S_SHARED ? ASH_PTX_S_SHARED : ASH_PTX_S_GLOBAL;
+    for (int l = 0; l < 32; l++) {
+        if (!(E >> l & 1))
+            continue;
+        uint64_t size = (uint32_t)S[l];
+        unsigned char *d = span(C, W, l, in, to_shared ? ASH_PTX_S_SHARED : ASH_PTX_S_GLOBAL,
+                                hc_exec_mem_addr(C, W, in, 0, l), size, HC_ACC_ST);
+        if (!d)
+            return -1;
+        const unsigned char *s = span(C, W, l, in, src_space, hc_exec_mem_addr(C, W, in, 1, l), size, HC_ACC_LD);
+        if (!s)
+            return -1;
+        if (!to_shared) {
+            if (enqueue(C, &A->tb[W->id * 32 + l], d, s, (uint32_t)size, (uint32_t)size) < 0)
+                return -1;
+            continue;
+        }
+        int64_t off = mbar_at(C, W, in, 3, l);
+        if (off < 0)
+            return -1;
+        if (A->nb == A->capb) {
+            size_t nc = A->capb ? A->capb * 2 : 16;
+            abulk *b = realloc(A->b, nc * sizeof *b);
+            if (!b) {
+                hc_xfail(C->X, CUDA_ERROR_OUT_OF_MEMORY, "out of host memory for the asynchronous copies of %s",
+                         C->X->f->name);
+                return -1;
+            }
+            A->b = b;
+            A->capb = nc;
+        }
+        A->b[A->nb++] = (abulk){(uint32_t)off, (uint32_t)size, d, s};
+    }
+    return HC_STEP_NEXT;
 }
 
 static void set_next(hc_warp *W, uint32_t M, uint32_t pc)
@@ -581,17 +698,34 @@ int hc_exec_async(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t pc, ui
             if (!(E >> l & 1))
                 continue;
             athread *T = &A->t[W->id * 32 + l];
-            if (in->op != ASH_PTX_OP_CPASYNC_WAIT) {   /* commit (wait_all commits, then waits for all) */
-                for (uint32_t i = 0; i < T->n; i++)
-                    if (T->q[i].group == UINT32_MAX)
-                        T->q[i].group = T->groups;
-                T->groups++;
-            }
+            if (in->op != ASH_PTX_OP_CPASYNC_WAIT)   /* commit (wait_all commits, then waits for all) */
+                commit(T);
             if (in->op != ASH_PTX_OP_CPASYNC_COMMIT)
                 wait_groups(C, T, keep);
         }
         return HC_STEP_NEXT;
     }
+    case ASH_PTX_OP_CPBULK:
+        return cp_bulk(C, W, in, E);
+    case ASH_PTX_OP_CPBULK_COMMIT:
+    case ASH_PTX_OP_CPBULK_WAIT: {   /* wait_group.read: the sources are read when the copies are made */
+        if (!E)
+            return HC_STEP_NEXT;
+        hc_async *A = state(C);
+        if (!A)
+            return -1;
+        for (int l = 0; l < 32; l++)
+            if (E >> l & 1) {
+                athread *T = &A->tb[W->id * 32 + l];
+                if (in->op == ASH_PTX_OP_CPBULK_COMMIT)
+                    commit(T);
+                else
+                    wait_groups(C, T, (uint32_t)in->o[0].imm);
+            }
+        return HC_STEP_NEXT;
+    }
+    case ASH_PTX_OP_CPBULK_PREFETCH:
+        return HC_STEP_NEXT;
     case ASH_PTX_OP_BRX:
         return brx(C, W, in, pc, M, E);
     default:
@@ -614,10 +748,24 @@ int hc_async_supported(const ash_ptx_module *m, const ash_ptx_insn *in, const ch
         return 1;   /* .shared{::cta}.global is the only form ptxas takes */
     }
     case ASH_PTX_OP_CPASYNC_WAIT:
+    case ASH_PTX_OP_CPBULK_WAIT:
         if (in->nops != 1 || in->o[0].kind != ASH_PTX_K_IMM) {
-            *why = "cp.async.wait_group needs an immediate group count";
+            *why = "wait_group needs an immediate group count";
             return 0;
         }
+        return 1;
+    case ASH_PTX_OP_CPBULK: {
+        int tx = (in->sub & ASH_PTX_MB_COMPLETE_TX) != 0, bg = (in->sub & ASH_PTX_MB_BULK_GROUP) != 0;
+        if (tx == bg || in->nops < 3 + tx || in->o[0].kind != ASH_PTX_K_MEM || in->o[1].kind != ASH_PTX_K_MEM ||
+            (tx && in->o[3].kind != ASH_PTX_K_MEM) || in->o[2].kind == ASH_PTX_K_MEM ||
+            (bg && in->space != ASH_PTX_S_SHARED)) {
+            *why = "cp.async.bulk form not supported (global or shared::cta to shared with an mbarrier, shared "
+                   "to global with a bulk group)";
+            return 0;
+        }
+        return 1;
+    }
+    case ASH_PTX_OP_CPBULK_COMMIT: case ASH_PTX_OP_CPBULK_PREFETCH:
         return 1;
     case ASH_PTX_OP_BRX:
         if (in->nops != 2 || in->o[1].kind != ASH_PTX_K_LABEL || in->o[0].kind == ASH_PTX_K_MEM) {

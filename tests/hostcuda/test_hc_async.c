@@ -7,7 +7,9 @@
  * producer/consumer ring across warps (test_wait and try_wait) and a walk through arrive /
  * noComplete / arrive_drop / expect_tx / complete_tx / pending_count give the PTX ISA's values;
  * brx.idx sends each lane to its table entry; a __device__ function's static __shared__ array
- * works from two kernels without overlapping a kernel's own.
+ * works from two kernels without overlapping a kernel's own; bulk copies (cp.async.bulk, no tensor
+ * map) into shared memory on an mbarrier's transaction count and back to global memory in a bulk
+ * group move the bytes, each visible only after its wait.
  * Usage: test_hc_async PTXFILE [CASE]   (no CASE: every non-fault case; TEST_HC_ASYNC_CONTROL=1
  *        changes one expected value, which must fail). Fault cases: deadlock_test, deadlock_try
  *        (print the launch's result; test_hc_async.sh checks it and the hostcuda: line).
@@ -210,6 +212,33 @@ static void case_func_shared(void)
     cuMemFree(d);
 }
 
+static void case_bulk(void)
+{
+    enum { N = 96 };
+    int in[N * 4], out[N * 4], flags[3];
+    for (int i = 0; i < N * 4; i++)
+        in[i] = i * 5 - 17;
+    CUdeviceptr din = dalloc(sizeof in), dout = dalloc(sizeof out), dfl = dalloc(sizeof flags);
+    CK(cuMemcpyHtoD(din, in, sizeof in));
+    CK(cuMemsetD32(dout, 0x77777777, N * 4));
+    int n = N;
+    void *args[] = {&din, &dout, &dfl, &n};
+    CK(cuLaunchKernel(fn("as_bulk"), 1, 1, 1, 128, 1, 1, 0, NULL, args, NULL));
+    CK(cuMemcpyDtoH(out, dout, sizeof out));
+    CK(cuMemcpyDtoH(flags, dfl, sizeof flags));
+    for (int i = 0; i < N * 4; i++) {
+        char what[64];
+        snprintf(what, sizeof what, "as_bulk out[%d]", i);
+        EXPECT_EQ(what, out[i], in[i] + (i % 4 == 0 ? 1000 : 0));
+    }
+    EXPECT_EQ("as_bulk shared destination read before the mbarrier wait", flags[0], -7);
+    EXPECT_EQ("as_bulk global destination read before the bulk group's wait", flags[1], 0x77777777);
+    EXPECT_EQ("as_bulk global destination after the wait", flags[2], in[0] + 1000);
+    cuMemFree(din);
+    cuMemFree(dout);
+    cuMemFree(dfl);
+}
+
 static void case_deadlock(int use_try)
 {
     void *args[] = {&use_try};
@@ -251,6 +280,7 @@ int main(int argc, char **argv)
     case_mbar_ops();
     case_switch();
     case_func_shared();
+    case_bulk();
     printf("%s: %d failures\n", fails ? "FAIL" : "PASS", fails);
     return fails ? 1 : 0;
 }

@@ -5,8 +5,8 @@
 # on 1 and 3 host threads); a copy's destination read before its wait holds the old bytes (the
 # interpreter defers copies to the wait); an mbarrier wait no thread can complete ends as a
 # reported deadlock (LAUNCH_FAILED naming the warps, PTX line and barrier state), not a hang; a
-# cp.async past its allocation, a brx.idx index past its list and an mbarrier used before init
-# fail naming kernel, PTX line and thread. Control: a changed expected value must fail.
+# cp.async past its allocation, a brx.idx index past its list, an mbarrier used before init and a
+# bulk copy of a size that is not a multiple of 16 fail naming kernel, PTX line and thread. Control: a changed expected value must fail.
 . "$(dirname "$0")/../lib.sh"
 H=$T_HOSTCUDA_DIR
 RUN=$H/test_hc_async
@@ -71,4 +71,7 @@ t_case $? "mbarrier used before init: LAUNCH_FAILED naming the barrier's offset"
 k k_mbglob $'\tmbarrier.init.b64 [%rd2], 1;'
 has k_mbglob "^run1: CUDA_ERROR_LAUNCH_FAILED" && has k_mbglob "mbarrier object at 0x[0-9a-f]+ is not in shared memory"
 t_case $? "mbarrier at a global address: LAUNCH_FAILED, not in shared memory"
+k k_bulk16 $'\tmov.u32 %r1, s;\n\tmov.u32 %r2, mb;\n\tmbarrier.init.shared.b64 [%r2], 1;\n\tcp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd2], 8, [%r2];'
+has k_bulk16 "^run1: CUDA_ERROR_LAUNCH_FAILED" && has k_bulk16 "^hostcuda: error in k_bulk16 \(PTX line 16: cp\.async\.bulk.*\) block \(0,0,0\) thread \(0,0,0\): cp\.async\.bulk size 8 is not a positive multiple of 16$"
+t_case $? "cp.async.bulk of 8 bytes: LAUNCH_FAILED, the size must be a multiple of 16"
 t_done
