@@ -62,6 +62,12 @@ t_case $? "cp.async to a misaligned shared address: ILLEGAL_ADDRESS naming it"
 k k_cpvis $'\tmov.u32 %r1, s;\n\tmov.u32 %r2, 5;\n\tst.global.u32 [%rd2], %r2;\n\tcp.async.ca.shared.global [%r1], [%rd2], 4;\n\tcp.async.commit_group;\n\tld.shared.u32 %r3, [%r1];\n\tcp.async.wait_group 0;\n\tld.shared.u32 %r4, [%r1];\n\tmad.lo.u32 %r5, %r3, 10, %r4;\n\tst.global.u32 [%rd2], %r5;'
 has k_cpvis "^run1: CUDA_SUCCESS 5$"
 t_case $? "cp.async: the destination holds its old bytes (0) until wait_group, then the copy (5): 0 * 10 + 5"
+k k_cpsrc $'\tmov.u32 %r1, s;\n\tmov.u32 %r2, 9;\n\tst.shared.u32 [%r1], %r2;\n\tst.shared.u32 [%r1+4], %r2;\n\tmov.u32 %r2, 5;\n\tst.global.u32 [%rd2], %r2;\n\tst.global.u32 [%rd2+4], %r2;\n\tsetp.eq.u32 %p1, %r2, 5;\n\tcp.async.ca.shared.global [%r1], [%rd2], 4, %p1;\n\tmov.u32 %r3, 4;\n\tcp.async.ca.shared.global [%r1+4], [%rd2+4], 4, %r3;\n\tcp.async.wait_all;\n\tld.shared.u32 %r4, [%r1];\n\tld.shared.u32 %r5, [%r1+4];\n\tmad.lo.u32 %r6, %r4, 10, %r5;\n\tst.global.u32 [%rd2], %r6;'
+has k_cpsrc "^run1: CUDA_SUCCESS 5$"
+t_case $? "cp.async with ignore-src true zero-fills (0), with a src-size register of 4 copies (5): 0 * 10 + 5"
+k k_cpgrp $'\tmov.u32 %r1, s;\n\tmov.u32 %r2, 5;\n\tst.global.u32 [%rd2], %r2;\n\tmov.u32 %r2, 7;\n\tst.global.u32 [%rd2+4], %r2;\n\tcp.async.ca.shared.global [%r1], [%rd2], 4;\n\tcp.async.commit_group;\n\tcp.async.ca.shared.global [%r1+4], [%rd2+4], 4;\n\tcp.async.commit_group;\n\tcp.async.wait_group 1;\n\tld.shared.u32 %r4, [%r1];\n\tld.shared.u32 %r5, [%r1+4];\n\tmad.lo.u32 %r6, %r4, 10, %r5;\n\tst.global.u32 [%rd2], %r6;'
+has k_cpgrp "^run1: CUDA_SUCCESS 50$"
+t_case $? "cp.async.wait_group 1 completes the older group (5) and leaves the newest in flight (0): 5 * 10 + 0"
 k k_brx $'\tmov.u32 %r1, 3;\n\tts: .branchtargets L0, L1;\n\tbrx.idx %r1, ts;\nL0:\nL1:'
 has k_brx "^run1: CUDA_ERROR_LAUNCH_FAILED" && has k_brx "^hostcuda: error in k_brx \(PTX line 15: brx\.idx %r1, ts;\) block \(0,0,0\) thread \(0,0,0\): brx\.idx index 3 outside its list of 2 targets$"
 t_case $? "brx.idx past its list: LAUNCH_FAILED naming the index and the list's length"
