@@ -1,11 +1,13 @@
-/* hc_exec_async.c — the interpreter's asynchronous copies (cp.async), mbarriers and brx.idx.
+/* hc_exec_async.c — the interpreter's asynchronous copies (cp.async, cp.async.bulk), mbarriers and brx.idx.
  *
  * cp.async: a copy is checked (bounds, alignment) when it is issued and queued on its thread; it is
  * performed only when its thread waits for its group (cp.async.wait_group / wait_all), or when a
  * thread waits on an mbarrier that a cp.async.mbarrier.arrive of the issuing thread tracks them
  * with. Never at issue: a program that reads the destination before the wait sees the old bytes,
  * as it can on a GPU. The source is read when the copy is performed. Copies no one waits for are
- * dropped at the CTA's end.
+ * dropped at the CTA's end. cp.async.bulk (no tensor map) the same way: into shared memory it is
+ * performed, and completes its bytes on the mbarrier's tx-count, when a thread waits on that
+ * mbarrier; out to global memory when its thread waits for its bulk group.
  * mbarrier: the 64-bit object in shared memory, laid out here as (opaque to programs, PTX ISA):
  *   bits  0..19 pending arrivals of the current phase, 20..39 expected arrivals per phase,
  *   40..61 tx-count (two's complement), 62 initialised, 63 the current phase's parity.

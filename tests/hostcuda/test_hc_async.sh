@@ -18,7 +18,8 @@ unset HOSTCUDA_KERNEL_LIBS HOSTCUDA_EXEC
 t_tmp
 # the PTX really has the instructions (nvcc for compute_80 emits cp.async, not a synchronous copy)
 for op in 'cp\.async\.ca\.shared\.global' 'cp\.async\.cg\.shared\.global' 'cp\.async\.wait_group' \
-          'cp\.async\.mbarrier\.arrive' 'mbarrier\.try_wait\.parity' 'brx\.idx' '\.branchtargets'; do
+          'cp\.async\.mbarrier\.arrive' 'mbarrier\.try_wait\.parity' 'brx\.idx' '\.branchtargets' \
+          'cp\.async\.bulk\.shared::cluster\.global' 'cp\.async\.bulk\.global\.shared::cta\.bulk_group'; do
     grep -q "$op" "$PTX"
     t_case $? "async_kernels.ptx contains $op"
 done
