@@ -348,16 +348,18 @@ static int lookup_tab_sub(const char *s, int n)
 static int decode_opcode(const tok *t, ash_ptx_insn *in)
 {
     const char *s = t->s, *end = t->s + t->n;
-    const char *dot = memchr(s, '.', (size_t)t->n);
-    int bn = dot ? (int)(dot - s) : t->n;
-    int op = 0;
-    for (int i = 1; i < ASH_PTX_OP_COUNT; i++)
-        if ((int)strlen(ash_ptx_opcode_name(i)) == bn && !memcmp(ash_ptx_opcode_name(i), s, (size_t)bn)) {
+    int op = 0, bn = 0;
+    for (int i = 1; i < ASH_PTX_OP_COUNT; i++) {   /* the longest name that is the word or its prefix up to a dot */
+        const char *nm = ash_ptx_opcode_name(i);
+        int nl = (int)strlen(nm);
+        if (nl > bn && nl <= t->n && !memcmp(nm, s, (size_t)nl) && (nl == t->n || s[nl] == '.')) {
             op = i;
-            break;
+            bn = nl;
         }
+    }
     if (!op)
         return 0;
+    const char *dot = bn < t->n ? s + bn : NULL;
     int ok = 1;
     const char *p = dot;
     while (p && p < end) {
@@ -418,6 +420,30 @@ static int decode_opcode(const tok *t, ash_ptx_insn *in)
         if (op == ASH_PTX_OP_CVT && mn == 4 && !memcmp(ms, "pack", 4)) {
             in->flags |= ASH_PTX_F_PACK;
             continue;
+        }
+        if (op == ASH_PTX_OP_FENCE && ((mn == 5 && !memcmp(ms, "proxy", 5)) || (mn == 5 && !memcmp(ms, "async", 5)) ||
+                                       (mn == 5 && !memcmp(ms, "alias", 5)) ||
+                                       (mn == 13 && !memcmp(ms, "mbarrier_init", 13)) ||
+                                       (mn == 7 && !memcmp(ms, "cluster", 7))))
+            continue;   /* fence.proxy.async / .alias, fence.mbarrier_init, .cluster: one coherent memory here */
+        if (op >= ASH_PTX_OP_CPASYNC && op < ASH_PTX_OP_BRX) {   /* their own words (sub bits) */
+            static const struct { const char *s; unsigned bit; } mb[] = {
+                {"noinc", ASH_PTX_MB_NOINC}, {"noComplete", ASH_PTX_MB_NOCOMPLETE}, {"parity", ASH_PTX_MB_PARITY},
+                {"expect_tx", ASH_PTX_MB_EXPECT_TX}, {"cluster", ASH_PTX_MB_CLUSTER},
+                {"shared::cluster", ASH_PTX_MB_CLUSTER}, {"cg", ASH_PTX_MB_CG}, {"L2::cache_hint", 0},
+                {"mbarrier::complete_tx::bytes", ASH_PTX_MB_COMPLETE_TX}, {"bulk_group", ASH_PTX_MB_BULK_GROUP},
+                {"read", 0},
+            };
+            int hit = 0;
+            for (size_t i = 0; i < sizeof mb / sizeof mb[0] && !hit; i++)
+                if ((int)strlen(mb[i].s) == mn && !memcmp(mb[i].s, ms, (size_t)mn)) {
+                    in->sub |= (uint8_t)mb[i].bit;
+                    if (mb[i].bit == ASH_PTX_MB_CLUSTER && ms[0] == 's')
+                        in->space = ASH_PTX_S_SHARED;
+                    hit = 1;
+                }
+            if (hit)
+                continue;
         }
         int done = 0;
         for (size_t i = 0; i < sizeof mods / sizeof mods[0]; i++)
@@ -599,6 +625,17 @@ static int parse_operand(parser *P, ash_ptx_insn *in, int k, int ii)
     if (in->op == ASH_PTX_OP_BRA) {
         o->kind = ASH_PTX_K_LABEL;
         return add_fixup(P, ii, k, &t);
+    }
+    if (in->op == ASH_PTX_OP_BRX && k == 1) {   /* the .branchtargets list, declared before (PTX ISA) */
+        for (int j = 0; j < P->ntlists; j++)
+            if (P->tlists[j].n == t.n && !memcmp(P->tlists[j].name, t.s, (size_t)t.n)) {
+                o->kind = ASH_PTX_K_LABEL;
+                o->imm = P->tlists[j].insn;
+                o->vimm[0] = (j + 1 < P->ntlists ? P->tlists[j + 1].insn : P->m->ntargets) - P->tlists[j].insn;
+                return 0;
+            }
+        perr(P, &t, "brx.idx: not a .branchtargets list declared before it in this function");
+        return -1;
     }
     int v = var_lookup(P, t.s, t.n);
     if (v >= 0) {
@@ -872,11 +909,15 @@ static int resolve_labels(parser *P, int fi)
             perr(P, &t, "undefined label");
             return -1;
         }
-        P->m->insns[x->insn].o[x->opnd].imm = found;
+        if (x->opnd < 0)
+            P->m->targets[x->insn] = found;
+        else
+            P->m->insns[x->insn].o[x->opnd].imm = found;
     }
     (void)fi;
     P->nfix = 0;
     P->nlabels = 0;
+    P->ntlists = 0;
     return 0;
 }
 
@@ -924,6 +965,12 @@ static int parse_body(parser *P, int fi)
                     f->frame_size = align_up(f->frame_size, v->align < 8 ? 8 : v->align);
                     v->offset = f->frame_size;
                     f->frame_size += v->size;
+                } else if (space == ASH_PTX_S_SHARED && !f->is_entry && !v->is_extern) {
+                    /* a device function's static shared variable: one CTA offset that every kernel
+                     * reaching the function shares, so it is laid out with the module's variables */
+                    P->m->module_shared = align_up(P->m->module_shared, v->align);
+                    v->offset = P->m->module_shared;
+                    P->m->module_shared += v->size;
                 } else if (space == ASH_PTX_S_SHARED) {
                     f->shared_size = align_up(f->shared_size, v->align);
                     v->offset = f->shared_size;
@@ -945,6 +992,28 @@ static int parse_body(parser *P, int fi)
             next(P);
             if (peek(P)->kind == TK_WORD && is(peek(P), ".callprototype")) {
                 skip_to_semicolon(P);
+                continue;
+            }
+            if (peek(P)->kind == TK_WORD && is(peek(P), ".branchtargets")) {   /* name: .branchtargets L1, L2; */
+                next(P);
+                ash_ptx_module *m = P->m;
+                /* the lists of a function are consecutive in m->targets, so each one ends where the next starts */
+                GROW(P, P->tlists, P->captlists, P->ntlists + 1);
+                P->tlists[P->ntlists++] = (label_ent){t.s, t.n, m->ntargets};
+                do {
+                    tok l = next(P);
+                    if (l.kind != TK_WORD) {
+                        perr(P, &l, "expected a label in .branchtargets, found");
+                        return -1;
+                    }
+                    GROW(P, m->targets, P->captargets, m->ntargets + 1);
+                    m->targets[m->ntargets] = -1;
+                    GROW(P, P->fix, P->capfix, P->nfix + 1);
+                    P->fix[P->nfix++] = (fixup){m->ntargets, -1, l.s, l.n, l.line, l.col};
+                    m->ntargets++;
+                } while (accept(P, ','));
+                if (!expect(P, ';', "';' after .branchtargets"))
+                    return -1;
                 continue;
             }
             GROW(P, P->labels, P->caplabels, P->nlabels + 1);
@@ -1394,7 +1463,7 @@ static int parse_texts(const char *const *texts, int n, const char *name, ash_pt
     /* function-scope shared variables come after the module's */
     for (int i = 0; i < m->nvars; i++) {
         ash_ptx_var *v = &m->vars[i];
-        if (v->space == ASH_PTX_S_SHARED && v->func >= 0 && !v->is_extern)
+        if (v->space == ASH_PTX_S_SHARED && v->func >= 0 && !v->is_extern && m->funcs[v->func].is_entry)
             v->offset += align_up(m->module_shared, 16);
     }
     for (int i = 0; i < m->nfuncs; i++) {
@@ -1404,11 +1473,13 @@ static int parse_texts(const char *const *texts, int n, const char *name, ash_pt
     free(P.scope);
     free(P.labels);
     free(P.fix);
+    free(P.tlists);
     return 0;
 fail:
     free(P.scope);
     free(P.labels);
     free(P.fix);
+    free(P.tlists);
     ash_ptx_free(m);
     return -1;
 }
@@ -1451,6 +1522,7 @@ void ash_ptx_free(ash_ptx_module *m)
     free(m->funcs);
     free(m->insns);
     free(m->callvars);
+    free(m->targets);
     free(m->name);
     memset(m, 0, sizeof *m);
 }

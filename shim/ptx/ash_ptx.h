@@ -49,7 +49,17 @@ enum ash_ptx_space {
     X(FNS, "fns") X(BMSK, "bmsk") X(SZEXT, "szext") X(DP4A, "dp4a") X(DP2A, "dp2a")             \
     X(ISSPACEP, "isspacep") X(CREDUX, "redux") X(APPLYPRIORITY, "applypriority")                \
     X(CREATEPOLICY, "createpolicy") X(PMEVENT, "pmevent") X(BRKPT, "brkpt")                    \
-    X(ADDC, "addc") X(SUBC, "subc") X(MADC, "madc") X(BFIND, "bfind")
+    X(ADDC, "addc") X(SUBC, "subc") X(MADC, "madc") X(BFIND, "bfind")                         \
+    X(CPASYNC, "cp.async") X(CPASYNC_COMMIT, "cp.async.commit_group")                           \
+    X(CPASYNC_WAIT, "cp.async.wait_group") X(CPASYNC_WAITALL, "cp.async.wait_all")              \
+    X(CPASYNC_MBAR, "cp.async.mbarrier.arrive") X(MBAR_INIT, "mbarrier.init")                   \
+    X(MBAR_INVAL, "mbarrier.inval") X(MBAR_ARRIVE, "mbarrier.arrive")                           \
+    X(MBAR_ARRIVE_DROP, "mbarrier.arrive_drop") X(MBAR_EXPECT_TX, "mbarrier.expect_tx")         \
+    X(MBAR_COMPLETE_TX, "mbarrier.complete_tx") X(MBAR_TEST_WAIT, "mbarrier.test_wait")         \
+    X(MBAR_TRY_WAIT, "mbarrier.try_wait") X(MBAR_PENDING, "mbarrier.pending_count")             \
+    X(CPBULK, "cp.async.bulk") X(CPBULK_COMMIT, "cp.async.bulk.commit_group")                   \
+    X(CPBULK_WAIT, "cp.async.bulk.wait_group") X(CPBULK_PREFETCH, "cp.async.bulk.prefetch")     \
+    X(BRX, "brx.idx")
 
 enum ash_ptx_opcode {
     ASH_PTX_OP_NONE = 0,
@@ -59,6 +69,21 @@ enum ash_ptx_opcode {
     ASH_PTX_OP_COUNT
 };
 const char *ash_ptx_opcode_name(int op);
+/* an opcode spelled with dots ("cp.async.wait_group") matches the longest such prefix of the
+ * instruction word; the words after it are modifiers. cp.async and mbarrier instructions keep
+ * their own modifiers in sub as these bits: */
+enum {
+    ASH_PTX_MB_NOINC = 1u << 0,       /* cp.async.mbarrier.arrive.noinc */
+    ASH_PTX_MB_NOCOMPLETE = 1u << 1,  /* mbarrier.arrive{_drop}.noComplete */
+    ASH_PTX_MB_PARITY = 1u << 2,      /* mbarrier.{test,try}_wait.parity */
+    ASH_PTX_MB_EXPECT_TX = 1u << 3,   /* mbarrier.arrive{_drop}.expect_tx */
+    ASH_PTX_MB_CLUSTER = 1u << 4,     /* .cluster scope or .shared::cluster (a launch's cluster is its CTA) */
+    ASH_PTX_MB_CG = 1u << 5,          /* cp.async.cg (16 bytes only) */
+    ASH_PTX_MB_COMPLETE_TX = 1u << 6, /* cp.async.bulk...mbarrier::complete_tx::bytes (into shared memory) */
+    ASH_PTX_MB_BULK_GROUP = 1u << 7,  /* cp.async.bulk...bulk_group (shared to global) */
+};
+/* cp.async.bulk's in->space is its source's (the last space word); its destination is shared
+ * memory with MB_COMPLETE_TX, global memory with MB_BULK_GROUP */
 
 /* comparison operators of setp/set (and testp's classes reuse cmp) */
 enum ash_ptx_cmp {
@@ -211,7 +236,10 @@ typedef struct ash_ptx_module {
     int ninsns;
     int *callvars;           /* CALL instructions' argument / return variable lists */
     int ncallvars;
-    size_t module_shared;    /* module-scope static shared bytes */
+    size_t module_shared;    /* module-scope static shared bytes (and those of .func bodies) */
+    int32_t *targets;        /* brx.idx target lists (.branchtargets): instruction indices; a brx
+                              * insn's o[1] (LABEL) has imm = first entry, vimm[0] = count */
+    int ntargets;
     char **lines;            /* source lines (for messages), nlines entries */
     int nlines;
     int nunits;              /* PTX texts parsed into it (their lines follow one another) */

@@ -37,7 +37,7 @@ typedef struct label_ent {
 } label_ent;
 
 typedef struct fixup {
-    int insn, opnd;
+    int insn, opnd;    /* opnd -1: insn is an entry of m->targets (a .branchtargets label) */
     const char *name;
     int n, line, col;
 } fixup;
@@ -61,6 +61,8 @@ typedef struct parser {
     int nlabels, caplabels;
     fixup *fix;
     int nfix, capfix;
+    label_ent *tlists;    /* the function's .branchtargets lists: insn = first entry in m->targets */
+    int ntlists, captlists, captargets;
     int capregs;
     int unit;          /* the text being parsed (ash_ptx_parse_units) */
     int linkage;       /* of the module-scope declaration being parsed */

@@ -202,6 +202,19 @@ static void step(ctx *C, int f, const ash_ptx_insn *in)
     case ASH_PTX_OP_CALL:
         call(C, f, in);
         break;
+    case ASH_PTX_OP_CPASYNC:   /* [shared dst], [global src]: reads its source */
+        access(C, f, &o[1], ASH_PTX_T_NONE, 1, 0, 0);
+        break;
+    case ASH_PTX_OP_CPBULK:    /* into shared memory (reads a global source), or out to global memory */
+        if (in->sub & ASH_PTX_MB_BULK_GROUP) {
+            ash_ptx_insn g = *in;
+            g.space = ASH_PTX_S_GLOBAL;   /* the destination's space (in->space is the source's) */
+            access(C, f, &o[0], ASH_PTX_T_NONE, 0, 1, 0);
+            untracked(C, f, &g, &o[0]);
+        } else if (in->space == ASH_PTX_S_GLOBAL) {
+            access(C, f, &o[1], ASH_PTX_T_NONE, 1, 0, 0);
+        }
+        break;
     default:
         break;
     }

@@ -10,6 +10,8 @@
 #     if the corpus or nvcc is absent; under CI=true that skip is a failure
 #   - tests/explain/facts_cases.ptx: an index is not a pointer, a write through a .func, a spill,
 #     an atomic-only access
+#   - tests/hostcuda/async_kernels.cu (compute_90 PTX, built by make): pointers read only by
+#     cp.async / cp.async.bulk, and one written only by a bulk copy out of shared memory
 # Negative controls: a copy of mlp's PTX whose sgd_update stores are removed no longer reports
 # params written (the expectation that passed fails, both sides printed); a copy of facts_cases
 # whose index scaling (shl) becomes a mov reports the index as a pointer.
@@ -126,6 +128,21 @@ else
     expect "$work/bf16.txt" $k 5 "val - - - -"      # num_parameters
     expect "$work/bf16.txt" global_norm_squared_kernel 1 "ptr R - - u16"   # the grads it reads
     expect "$work/bf16.txt" global_norm_squared_kernel 2 "val - - - -"
+fi
+
+# --- asynchronous copies (tests/hostcuda/async_kernels.cu for compute_90): cp.async reads its
+# global source, cp.async.bulk into shared memory reads, a bulk group's copy out writes ---
+ak="$top/build/tests/hostcuda/async_kernels_90.ptx"
+if [ ! -f "$ak" ]; then
+    fail "$ak not built (make all)"
+else
+    "$dump" "$ak" > "$work/async.txt" || fail "dump of async_kernels_90.ptx"
+    expect "$work/async.txt" as_gemm 0 "ptr R - - -"      # A, read only by cp.async
+    expect "$work/async.txt" as_gemm 1 "ptr R - - -"      # B
+    expect "$work/async.txt" as_gemm 2 "ptr - W - f32"    # C
+    expect "$work/async.txt" as_reduce 0 "ptr R - - -"    # in, 16-byte cp.async.cg
+    expect "$work/async.txt" as_bulk 0 "ptr R - - -"      # in, cp.async.bulk into shared memory
+    expect "$work/async.txt" as_bulk 1 "ptr R W - u32"    # out: the bulk group's copy writes it
 fi
 
 [ "$fails" -eq 0 ] && echo "PASS test_ptx_facts" || echo "$fails failure(s)"

@@ -66,6 +66,8 @@ static int insn_supported(const ash_ptx_module *m, const ash_ptx_insn *in, const
                            : "call of an external device function not supported";
         return 0;
     }
+    case ASH_PTX_OP_CPASYNC ... ASH_PTX_OP_BRX:
+        return hc_async_supported(m, in, why);
     case ASH_PTX_OP_BRA:
         if (in->o[0].kind != ASH_PTX_K_LABEL) {
             *why = "indirect branch not supported";
@@ -195,12 +197,6 @@ int hc_exec_check(const ash_ptx_module *m, int fi, char *msg, size_t n)
                 break;
             }
         }
-        for (int v = 0; v < m->nvars && !bad; v++)
-            if (k > 0 && m->vars[v].func == order[k] && m->vars[v].space == ASH_PTX_S_SHARED) {
-                snprintf(msg, n, "kernel %s: .shared variable %s inside device function %s not supported",
-                         m->funcs[fi].name, m->vars[v].name, f->name);
-                bad = 1;
-            }
     }
     free(mark);
     free(order);
@@ -666,6 +662,7 @@ static void cta_start(hc_cta *C)
         C->bar_red_and[i] = 1;
     C->live_threads = X->nthreads;
     C->rounds = 0;
+    hc_async_reset(C);
     for (unsigned w = 0; w < X->nwarps; w++) {
         hc_warp *W = &C->w[w];
         unsigned left = X->nthreads - w * 32;
@@ -709,6 +706,8 @@ static int cta_round(hc_cta *C)
         deadlock(C);
         return -1;
     }
+    if (C->async && hc_async_round(C) < 0)
+        return -1;
     if (X->deadline && (++C->rounds & 63) == 0 && now_ns() > X->deadline) {
         hc_xfail(X, CUDA_ERROR_LAUNCH_TIMEOUT, "kernel %s ran past HOSTCUDA_KERNEL_TIMEOUT_S (%g s) in block (%u,%u,%u)",
               X->f->name, X->L->timeout_s, C->ctaid[0], C->ctaid[1], C->ctaid[2]);
@@ -750,6 +749,7 @@ static void cta_free(xlaunch *X, hc_cta *C)
 {
     atomic_fetch_add(&X->warp_instr, C->warp_instr);
     atomic_fetch_add(&X->lane_instr, C->lane_instr);
+    hc_async_free(C);
     free(C->w);
     free(C->shared);
     free(C->local);

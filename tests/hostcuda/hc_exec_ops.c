@@ -155,6 +155,28 @@ static uint64_t *dst(hc_warp *W, const ash_ptx_insn *in, int k)
     return o->kind == ASH_PTX_K_REG ? W->R + (size_t)o->reg * 32 : sink;
 }
 
+/* for hc_exec_async.c: operand k's 32 values, its destination, a memory operand's address */
+const uint64_t *hc_exec_src(const hc_cta *C, const hc_warp *W, const ash_ptx_insn *in, int k, uint64_t *tmp)
+{
+    return src(C, W, in, k, tmp);
+}
+
+uint64_t *hc_exec_dst(hc_warp *W, const ash_ptx_insn *in, int k)
+{
+    return dst(W, in, k);
+}
+
+uint64_t hc_exec_mem_addr(const hc_cta *C, const hc_warp *W, const ash_ptx_insn *in, int k, int l)
+{
+    const ash_ptx_opnd *a = &in->o[k];
+    if (a->reg >= 0)
+        return (W->R[(size_t)a->reg * 32 + l] + (uint64_t)a->imm) & (a->n == 32 ? 0xffffffffull : ~0ull);
+    if (a->sym < 0)
+        return (uint64_t)a->imm;
+    const ash_ptx_module *m = hc_exec_launch_of(C)->m;
+    return sym_value(C, m, &(ash_ptx_opnd){.sym = a->sym}) + (sym_per_lane(m, a->sym) ? W->lbase[l] : 0) +
+           (uint64_t)a->imm;
+}
 
 /* ---------------------------------------------------------------- control helpers */
 static void set_pcs(hc_warp *W, uint32_t M, uint32_t E, uint32_t target, uint32_t next)
@@ -1220,6 +1242,8 @@ other:
         return E ? HC_STEP_NEXT : HC_STEP_NEXT;
     case ASH_PTX_OP_PREFETCH: case ASH_PTX_OP_PREFETCHU: case ASH_PTX_OP_DISCARD: case ASH_PTX_OP_APPLYPRIORITY:
         return HC_STEP_NEXT;
+    case ASH_PTX_OP_CPASYNC ... ASH_PTX_OP_BRX:   /* asynchronous copies, mbarriers, brx.idx */
+        return hc_exec_async(C, W, in, pc, M, E);
     default:
         return -1;
     }

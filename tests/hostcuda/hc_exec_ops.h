@@ -54,6 +54,7 @@ typedef struct hc_cta {
     unsigned live_threads;
     unsigned long long warp_instr, lane_instr;
     unsigned rounds;                 /* rounds run (the timeout is checked every 64) */
+    struct hc_async *async;          /* cp.async queues and mbarrier waits (hc_exec_async.c), NULL until used */
 } hc_cta;
 
 /* bits set in a lane mask (no libgcc call where the CPU target lacks popcnt) */
@@ -79,5 +80,19 @@ size_t hc_exec_dyn_base(const hc_cta *C);
 const uint64_t *hc_exec_var_addr(const hc_cta *C);
 const hc_exec_launch *hc_exec_launch_of(const hc_cta *C);
 void hc_exec_trap(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, int lane);
+/* operand access for hc_exec_async.c */
+const uint64_t *hc_exec_src(const hc_cta *C, const hc_warp *W, const ash_ptx_insn *in, int k, uint64_t *tmp);
+uint64_t *hc_exec_dst(hc_warp *W, const ash_ptx_insn *in, int k);
+uint64_t hc_exec_mem_addr(const hc_cta *C, const hc_warp *W, const ash_ptx_insn *in, int k, int lane);
+/* hc_exec_async.c: cp.async*, mbarrier.*, brx.idx (ops ASH_PTX_OP_CPASYNC .. ASH_PTX_OP_BRX) */
+int hc_exec_async(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t pc, uint32_t M, uint32_t E);
+/* load-time check of one of those instructions: 1, or 0 with *why */
+int hc_async_supported(const ash_ptx_module *m, const ash_ptx_insn *in, const char **why);
+/* a CTA starts (drops what a previous CTA left) / its buffers are freed */
+void hc_async_reset(hc_cta *C);
+void hc_async_free(hc_cta *C);
+/* after a round of the CTA: -1 (reported) when every runnable warp only failed mbarrier waits for
+ * too many rounds while no mbarrier changed: a wait no thread of the CTA can complete */
+int hc_async_round(hc_cta *C);
 
 #endif /* HC_EXEC_OPS_H */

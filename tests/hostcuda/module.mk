@@ -5,7 +5,7 @@
 HOSTCUDA_SRC_DIR := tests/hostcuda
 HOSTCUDA_SRCS := $(addprefix $(HOSTCUDA_SRC_DIR)/,hc_core.c hc_mem.c hc_copy.c hc_stream.c hc_ptx.c \
                    hc_module.c hc_errors.c hc_procaddr.c hc_fatbin.c \
-                   hc_vmm.c hc_graph.c hc_gnode.c hc_capture.c hc_exec.c hc_exec_call.c hc_exec_ops.c hc_exec_num.c \
+                   hc_vmm.c hc_graph.c hc_gnode.c hc_capture.c hc_exec.c hc_exec_call.c hc_exec_ops.c hc_exec_num.c hc_exec_async.c \
                    hc_occupancy.c hc_limit.c hc_pool.c hc_copy3d.c hc_managed.c hc_ctxcfg.c hc_link.c)
 HOSTCUDA_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(HOSTCUDA_SRCS)) $(BUILD)/shim/ptx/ash_ptx.o $(BUILD)/shim/ptx/ash_ptx_lex.o
 HOSTCUDA_HDRS := $(addprefix $(HOSTCUDA_SRC_DIR)/,hc_internal.h hc_graph.h hc_ptx.h hc_api.def hostcuda.h hc_exec.h \
@@ -83,6 +83,7 @@ $(HOSTCUDA_DIR)/hc_fatbin_run: $(HOSTCUDA_SRC_DIR)/hc_fatbin_run.c $(HOSTCUDA_LI
 $(HOSTCUDA_DIR)/hc_ptx_check: $(HOSTCUDA_SRC_DIR)/hc_ptx_check.c $(BUILD)/$(HOSTCUDA_SRC_DIR)/hc_exec.o \
                               $(BUILD)/$(HOSTCUDA_SRC_DIR)/hc_exec_call.o \
                               $(BUILD)/$(HOSTCUDA_SRC_DIR)/hc_exec_ops.o $(BUILD)/$(HOSTCUDA_SRC_DIR)/hc_exec_num.o \
+                              $(BUILD)/$(HOSTCUDA_SRC_DIR)/hc_exec_async.o \
                               $(BUILD)/shim/ptx/ash_ptx.o $(BUILD)/shim/ptx/ash_ptx_lex.o | $(DEPS_STAMP)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -I/usr/local/cuda/include $(HOSTCUDA_CFLAGS) -o $@ $^ $(PTHREAD) -lm
 
@@ -122,3 +123,17 @@ ALL += $(HOSTCUDA_LIB) $(HOSTCUDA_TKERN_PTX) $(HOSTCUDA_TKERN_SO) $(HOSTCUDA_TES
        $(HOSTCUDA_FATBINS) $(HOSTCUDA_DIR)/hc_fatbin_run
 TESTS += $(HOSTCUDA_TESTS) $(HOSTCUDA_SRC_DIR)/test_hc_exports.sh $(HOSTCUDA_SRC_DIR)/test_hc_valgrind.sh \
          $(HOSTCUDA_SRC_DIR)/test_hc_race.sh $(HOSTCUDA_SRC_DIR)/test_hc_fatbin.sh
+
+# asynchronous copies, mbarriers, brx.idx, a device function's shared array (async_kernels.cu -> PTX)
+$(HOSTCUDA_DIR)/async_kernels.ptx: $(HOSTCUDA_SRC_DIR)/async_kernels.cu | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) -o $@ $<
+# the same for compute_90: cuda::barrier waits with mbarrier.try_wait there
+$(HOSTCUDA_DIR)/async_kernels_90.ptx: $(HOSTCUDA_SRC_DIR)/async_kernels.cu | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(NVCC) -ptx -arch=compute_90 -O2 -o $@ $<
+$(HOSTCUDA_DIR)/test_hc_async: $(HOSTCUDA_SRC_DIR)/test_hc_async.c $(HOSTCUDA_SRC_DIR)/test_hc_check.h $(HOSTCUDA_LIB) \
+                               $(HOSTCUDA_DIR)/async_kernels.ptx $(HOSTCUDA_DIR)/async_kernels_90.ptx | $(DEPS_STAMP)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ $< $(HOSTCUDA_TEST_LDFLAGS) -lcuda
+ALL += $(HOSTCUDA_DIR)/async_kernels.ptx $(HOSTCUDA_DIR)/async_kernels_90.ptx $(HOSTCUDA_DIR)/test_hc_async
+TESTS += $(HOSTCUDA_SRC_DIR)/test_hc_async.sh

@@ -34,7 +34,7 @@ for f in "$S"/vectorAddDrv/*.cu "$S"/matrixMulDrv/*.cu "$S"/simpleDrvRuntime/*.c
     build "s_$(basename "$(dirname "$f")")_$(basename "$f" .cu).ptx" -arch=compute_75 -I"$TP/cuda-samples/Common" "$f"
 done
 own=()
-for f in "$T_HOSTCUDA_DIR/test_kernels.ptx" "$T_HOSTCUDA_DIR/exec_kernels.ptx" "$T_BUILD"/tests/trainers/*.ptx \
+for f in "$T_HOSTCUDA_DIR/test_kernels.ptx" "$T_HOSTCUDA_DIR/exec_kernels.ptx" "$T_HOSTCUDA_DIR/async_kernels.ptx" "$T_BUILD"/tests/trainers/*.ptx \
          "$T_BUILD/collectives/cast_kernels.ptx" "$T_BUILD/sync/inspect_kernels.ptx"; do
     [ -f "$f" ] && own+=("$f")
 done

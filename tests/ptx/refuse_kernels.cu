@@ -1,8 +1,9 @@
 /* refuse_kernels.cu — kernels with instructions hostcuda's interpreter refuses (tests/ptx/
- * test_ptx_refuse.sh): tensor cores (wmma -> wmma.load/mma/store, ldmatrix), cp.async, a texture
+ * test_ptx_refuse.sh): tensor cores (wmma -> wmma.load/mma/store, ldmatrix), cp.async.bulk.tensor (TMA), a texture
  * fetch; and r_ok, a kernel it runs, which must stay usable in the same module. PTX only
  * (nvcc -ptx -arch=compute_80).
  */
+#include <cuda.h>
 #include <mma.h>
 using namespace nvcuda;
 
@@ -33,12 +34,14 @@ extern "C" __global__ void r_ldmatrix(const int *in, int *out)
     out[threadIdx.x] = (int)r;
 }
 
-extern "C" __global__ void r_cp_async(const int *in, int *out)
+extern "C" __global__ void r_cp_tensor(const __grid_constant__ CUtensorMap tmap, int *out)
 {
-    __shared__ int s[256];
-    unsigned addr = (unsigned)__cvta_generic_to_shared(&s[threadIdx.x]);
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(addr), "l"(in + threadIdx.x));
-    asm volatile("cp.async.wait_all;" ::: "memory");
+    __shared__ alignas(128) int s[256];
+    __shared__ unsigned long long bar;
+    unsigned sa = (unsigned)__cvta_generic_to_shared(s), ba = (unsigned)__cvta_generic_to_shared(&bar);
+    if (threadIdx.x == 0)
+        asm volatile("cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2}], [%3];"
+                     ::"r"(sa), "l"(&tmap), "r"(0), "r"(ba) : "memory");
     __syncthreads();
     out[threadIdx.x] = s[threadIdx.x];
 }
