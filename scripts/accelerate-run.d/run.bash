@@ -291,9 +291,12 @@ stall_analysis() {
     if [ -z "$min" ] || [ "$PG_SEQ" -lt "$min" ]; then min=$PG_SEQ; fi
     if [ -z "$max" ] || [ "$PG_SEQ" -gt "$max" ]; then max=$PG_SEQ; fi
   done
-  # where FIRED waited, from its own last lines: the watchdog's sequence (its record may have moved
-  # on after the abort: the program goes on until the process ends), or the end of the job
-  at="sequence ${seq[$fired]:-$max}"
+  # where FIRED waited, from its own last lines: the watchdog's sequence, or the end of the job.
+  # Without its watchdog's line (FIRED's collective failed because another rank's watchdog aborted
+  # first), the first sequence the stuck rank did not arrive at: the one after its last, never a
+  # waiting rank's record (that may have moved on after the abort: a program goes on until its
+  # process ends)
+  at=''
   l=$P_RUN_DIR/rank-$fired.tail
   if [ -f "$l" ]; then
     s=$(sed -n 's/.*ERROR watchdog: .*, sequence number \([0-9]\{1,18\}\), has not completed after .*/\1/p' "$l" | tail -n 1)
@@ -313,6 +316,7 @@ stall_analysis() {
     fi
     for ((q = 0; q < P_N; q++)); do [ "${seq[$q]:-x}" = "$min" ] && stuck+=("$q"); done
   fi
+  [ -n "$at" ] || at="sequence $(( ${min:-${seq[$fired]:-0}} + 1 ))"
   for q in "${stuck[@]}"; do is_stuck[$q]=1; done
   if [ ${#stuck[@]} -eq 1 ]; then
     STALL_BLOCK="rank ${stuck[0]} is stuck: it did not arrive at $at"
