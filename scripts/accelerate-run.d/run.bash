@@ -291,16 +291,20 @@ stall_analysis() {
     if [ -z "$min" ] || [ "$PG_SEQ" -lt "$min" ]; then min=$PG_SEQ; fi
     if [ -z "$max" ] || [ "$PG_SEQ" -gt "$max" ]; then max=$PG_SEQ; fi
   done
-  # where FIRED waited, from its own last lines: the watchdog's sequence, or the end of the job.
-  # Without its watchdog's line (FIRED's collective failed because another rank's watchdog aborted
-  # first), the first sequence the stuck rank did not arrive at: the one after its last, never a
-  # waiting rank's record (that may have moved on after the abort: a program goes on until its
-  # process ends)
-  at=''
+  # where FIRED waited, from its own last lines: the watchdog's sequence (its record may have moved
+  # on after the abort: the program goes on until the process ends), or the end of the job. FIRED
+  # may have no watchdog line (its collective failed because another rank's watchdog aborted
+  # first): then the line of the first other rank that has one; none: FIRED's record.
+  at="sequence ${seq[$fired]:-$max}"
+  for ((q = -1; q < P_N; q++)); do
+    [ "$q" = "$fired" ] && continue
+    l=$P_RUN_DIR/rank-$([ "$q" -lt 0 ] && echo "$fired" || echo "$q").tail
+    [ -f "$l" ] || continue
+    s=$(sed -n 's/.*ERROR watchdog: .*, sequence number \([0-9]\{1,18\}\), has not completed after .*/\1/p' "$l" | tail -n 1)
+    [ -n "$s" ] && { at="sequence $s"; break; }
+  done
   l=$P_RUN_DIR/rank-$fired.tail
   if [ -f "$l" ]; then
-    s=$(sed -n 's/.*ERROR watchdog: .*, sequence number \([0-9]\{1,18\}\), has not completed after .*/\1/p' "$l" | tail -n 1)
-    [ -n "$s" ] && at="sequence $s"
     grep -q 'ERROR watchdog: at exit:' "$l" && at="the end of the job"
     exit_list=$(sed -n 's/.*ERROR exit: rank(s) \([0-9][0-9, ]*\).* did not reach the end of the job\( within\|:\) .*/\1/p' "$l" | tail -n 1)
   fi
@@ -316,7 +320,6 @@ stall_analysis() {
     fi
     for ((q = 0; q < P_N; q++)); do [ "${seq[$q]:-x}" = "$min" ] && stuck+=("$q"); done
   fi
-  [ -n "$at" ] || at="sequence $(( ${min:-${seq[$fired]:-0}} + 1 ))"
   for q in "${stuck[@]}"; do is_stuck[$q]=1; done
   if [ ${#stuck[@]} -eq 1 ]; then
     STALL_BLOCK="rank ${stuck[0]} is stuck: it did not arrive at $at"
