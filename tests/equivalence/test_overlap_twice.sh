@@ -12,7 +12,8 @@
 # With reduce: sum the early sum cannot be taken back: the job stops (exit 2) naming the ready
 # point. Negative control: a ready point the shim cannot check (offset/count form, nth: 1, on
 # layer 3's region, after its first-pass launch) sends layer 3 before its second pass: the result
-# differs from overlap off, so the comparison and the early reduction are real.
+# differs from overlap off, so the comparison and the early reduction are real (with nccl the
+# early reduction races the second pass, as on a GPU: up to 3 runs, one must differ).
 set -u
 . "$(dirname "$0")/lib.sh"
 eq_preconditions
@@ -73,12 +74,25 @@ for be in "${backends[@]}"; do
         show "$be-sum"; no "$d: exit $rc, expected 2 with the line"
     fi
     d="$be: control: a ready point the shim cannot check, before the last writer, changes the result"
-    if ! job "$be" "$T/control.yaml" "$be-ctl"; then
-        show "$be-ctl"; no "$d: the job failed"
-    elif "$EQ_CMP" --ref "$T/$be-off.0.bin" --rtol 1e-5 --atol 1e-6 "$T/$be-ctl.0.bin" >"$T/$be-ctl.cmp"; then
-        no "$d: it changed nothing: the comparison cannot fail"
-    else
-        sed -n 1,2p "$T/$be-ctl.cmp" | sed 's/^/# expected difference: /'; ok "$d"
-    fi
+    # mpi stages the region at the ready point: the early copy is certain. nccl reduces it on a
+    # stream of its own while layer 3's second pass writes it: a race, as on a GPU, which a loaded
+    # machine can let the writer win; so up to 3 tries, the first that shows the difference counts
+    tries=1
+    [ "$be" = nccl ] && tries=3
+    verdict=same
+    for ((k = 1; k <= tries; k++)); do
+        if ! job "$be" "$T/control.yaml" "$be-ctl"; then
+            verdict=failed
+            break
+        elif ! "$EQ_CMP" --ref "$T/$be-off.0.bin" --rtol 1e-5 --atol 1e-6 "$T/$be-ctl.0.bin" >"$T/$be-ctl.cmp"; then
+            verdict=differs
+            break
+        fi
+    done
+    case $verdict in
+    failed) show "$be-ctl"; no "$d: the job failed" ;;
+    same) no "$d: it changed nothing in $tries run(s): the comparison cannot fail" ;;
+    *) sed -n 1,2p "$T/$be-ctl.cmp" | sed 's/^/# expected difference: /'; ok "$d (run $k of at most $tries)" ;;
+    esac
 done
 exit $failed
