@@ -79,5 +79,8 @@ size_t hc_exec_dyn_base(const hc_cta *C);
 const uint64_t *hc_exec_var_addr(const hc_cta *C);
 const hc_exec_launch *hc_exec_launch_of(const hc_cta *C);
 void hc_exec_trap(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, int lane);
+/* hc_exec_tex.c: tex, tld4, txq, suld, sust, suq for lanes E; and the load-time check of their forms */
+int hc_exec_tex(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t E);
+int hc_exec_tex_supported(const ash_ptx_insn *in, const char **why);
 
 #endif /* HC_EXEC_OPS_H */
