@@ -1,6 +1,6 @@
 /* refuse_kernels.cu — kernels with instructions hostcuda's interpreter refuses (tests/ptx/
- * test_ptx_refuse.sh): tensor cores (wmma -> wmma.load/mma/store, ldmatrix), cp.async, a texture
- * fetch; and r_ok, a kernel it runs, which must stay usable in the same module. PTX only
+ * test_ptx_refuse.sh): tensor cores (wmma -> wmma.load/mma/store, ldmatrix), cp.async, a cube-map
+ * texture fetch; and r_ok, a kernel it runs, which must stay usable in the same module. PTX only
  * (nvcc -ptx -arch=compute_80).
  */
 #include <mma.h>
@@ -45,5 +45,5 @@ extern "C" __global__ void r_cp_async(const int *in, int *out)
 
 extern "C" __global__ void r_texture(cudaTextureObject_t tex, float *out)
 {
-    out[threadIdx.x] = tex1Dfetch<float>(tex, threadIdx.x);
+    out[threadIdx.x] = texCubemap<float>(tex, 1.0f, 0.5f, threadIdx.x * 0.1f);   // cube maps: not interpreted
 }
