@@ -92,6 +92,22 @@ __global__ void k_query(cudaTextureObject_t t, cudaSurfaceObject_t s, int *out)
     asm("suq.width.b32 %0, [%1];" : "=r"(c) : "l"(s));
     out[0] = a, out[1] = b, out[2] = c;
 }
+__global__ void k_lod_grad(cudaTextureObject_t t, const float2 *xy, float *lod, float *grad, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {   // no mipmaps: both read level 0
+        lod[i] = tex2DLod<float>(t, xy[i].x, xy[i].y, 1.5f);
+        grad[i] = tex2DGrad<float>(t, xy[i].x, xy[i].y, make_float2(0.5f, 0), make_float2(0, 0.5f));
+    }
+}
+__global__ void k_surf3d(cudaSurfaceObject_t s, int w, int h, int d)
+{
+    int x = threadIdx.x, y = blockIdx.x, z = blockIdx.y;
+    if (x < w && y < h && z < d) {
+        float4 v = surf3Dread<float4>(s, x * 16, y, z);
+        surf3Dwrite(make_float4(v.x * 2, v.y + 1, (float)x, (float)(y * 10 + z)), s, x * 16, y, z);
+    }
+}
 __global__ void k_ldptr(const float *p, float *out)
 {
     out[0] = p[0];
@@ -235,8 +251,79 @@ static void case_2d(cudaArray_t arr, int *linear_diff_exact)
                 EXPECT_EQ("samples that differ from the reference", 0, bad);
                 CK(cudaDestroyTextureObject(t));
             }
+    rt_cur = "tex2DLod, tex2DGrad (level 0)";
+    {
+        cudaResourceDesc rd = {};
+        rd.resType = cudaResourceTypeArray;
+        rd.res.array.array = arr;
+        cudaTextureDesc td = {};
+        td.addressMode[0] = td.addressMode[1] = cudaAddressModeClamp;
+        td.filterMode = cudaFilterModeLinear;
+        cudaTextureObject_t t;
+        CK(cudaCreateTextureObject(&t, &rd, &td, NULL));
+        int half = n / 2;
+        float *g;
+        cudaMallocManaged(&g, sizeof(float) * half);
+        k_lod_grad<<<(half + 63) / 64, 64>>>(t, xy, out, g, half);
+        CK(cudaDeviceSynchronize());
+        ref_tex r = {texels, W, H, 1, {1, 1, 1}, 1, 0, 0};
+        int bad = 0;
+        for (int i = 0; i < half; i++) {
+            float want = ref_sample(&r, xy[i].x, xy[i].y, 0, 2, 1);
+            if ((!near(out[i], want) || !near(g[i], want)) && bad++ < 4)
+                printf("  lod/grad at (%g,%g): got %.9g / %.9g, want %.9g\n", xy[i].x, xy[i].y, out[i], g[i], want);
+        }
+        EXPECT_EQ("tex.level / tex.grad samples that differ from level 0's reference", 0, bad);
+        CK(cudaDestroyTextureObject(t));
+        cudaFree(g);
+    }
     cudaFree(xy);
     cudaFree(out);
+}
+
+static void case_surf3d(void)
+{
+    rt_cur = "3d float4 surface";
+    enum { X = 5, Y = 3, Z = 4 };
+    static float4 v[Z][Y][X], back[Z][Y][X];
+    for (int z = 0; z < Z; z++)
+        for (int y = 0; y < Y; y++)
+            for (int x = 0; x < X; x++)
+                v[z][y][x] = make_float4(x + 0.5f, y - 2.0f, 0, 0);
+    cudaChannelFormatDesc cd = cudaCreateChannelDesc<float4>();
+    cudaArray_t a;
+    CK(cudaMalloc3DArray(&a, &cd, make_cudaExtent(X, Y, Z), cudaArraySurfaceLoadStore));
+    cudaMemcpy3DParms p = {};
+    p.srcPtr = make_cudaPitchedPtr(v, X * sizeof(float4), X, Y);
+    p.dstArray = a;
+    p.extent = make_cudaExtent(X, Y, Z);
+    p.kind = cudaMemcpyHostToDevice;
+    CK(cudaMemcpy3D(&p));
+    cudaResourceDesc rd = {};
+    rd.resType = cudaResourceTypeArray;
+    rd.res.array.array = a;
+    cudaSurfaceObject_t s;
+    CK(cudaCreateSurfaceObject(&s, &rd));
+    k_surf3d<<<dim3(Y, Z), 32>>>(s, X, Y, Z);
+    CK(cudaDeviceSynchronize());
+    cudaMemcpy3DParms q = {};
+    q.srcArray = a;
+    q.dstPtr = make_cudaPitchedPtr(back, X * sizeof(float4), X, Y);
+    q.extent = make_cudaExtent(X, Y, Z);
+    q.kind = cudaMemcpyDeviceToHost;
+    CK(cudaMemcpy3D(&q));
+    int bad = 0;
+    for (int z = 0; z < Z; z++)
+        for (int y = 0; y < Y; y++)
+            for (int x = 0; x < X; x++) {
+                float4 w = make_float4(v[z][y][x].x * 2, v[z][y][x].y + 1, (float)x, (float)(y * 10 + z)), g = back[z][y][x];
+                if ((g.x != w.x || g.y != w.y || g.z != w.z || g.w != w.w) && bad++ < 4)
+                    printf("  (%d,%d,%d): got %g,%g,%g,%g want %g,%g,%g,%g\n", x, y, z, g.x, g.y, g.z, g.w, w.x, w.y, w.z,
+                           w.w);
+            }
+    EXPECT_EQ("3d surface texels that differ after surf3Dread / surf3Dwrite (v4.b32)", 0, bad);
+    CK(cudaDestroySurfaceObject(s));
+    CK(cudaFreeArray(a));
 }
 
 static void case_unorm(void)
@@ -581,6 +668,31 @@ static void case_driver(void)
     float back[W * H];
     CKD(cuMemcpyAtoH(back, a, 0, sizeof back));
     EXPECT_EQ("cuMemcpyAtoH equals what was written", 0, memcmp(back, texels, sizeof back));
+    // array -> device -> another array -> host, through AtoD, DtoA (a mid-row range), AtoA, AtoHAsync
+    {
+        CUdeviceptr dv;
+        CUarray a2;
+        CKD(cuMemAlloc(&dv, sizeof back));
+        CKD(cuArray3DCreate(&a2, &d));
+        CKD(cuMemcpyAtoD(dv, a, 0, sizeof back));
+        CKD(cuMemcpyDtoA(a2, 0, dv, sizeof back));
+        CKD(cuMemcpyDtoA(a2, 3 * sizeof(float), dv + 3 * sizeof(float), 4 * sizeof(float)));   // inside row 0
+        CUarray a3;
+        CKD(cuArray3DCreate(&a3, &d));
+        CKD(cuMemcpyAtoA(a3, 0, a2, 0, sizeof back));
+        float b3[W * H];
+        memset(b3, 0, sizeof b3);
+        CKD(cuMemcpyAtoHAsync(b3, a3, 0, sizeof b3, 0));
+        CKD(cuCtxSynchronize());
+        EXPECT_EQ("AtoD, DtoA, AtoA, AtoHAsync carry the texels", 0, memcmp(b3, texels, sizeof b3));
+        EXPECT_EQ("cuMemcpyDtoA across a row end in mid-row", CUDA_ERROR_INVALID_VALUE,
+                  cuMemcpyDtoA(a2, 6 * sizeof(float), dv, 4 * sizeof(float)));
+        EXPECT_EQ("cuMemcpyAtoH past the array's end", CUDA_ERROR_INVALID_VALUE,
+                  cuMemcpyAtoH(b3, a3, sizeof(float), sizeof b3));
+        CKD(cuArrayDestroy(a2));
+        CKD(cuArrayDestroy(a3));
+        CKD(cuMemFree(dv));
+    }
     CUDA_RESOURCE_DESC rd = {};
     rd.resType = CU_RESOURCE_TYPE_ARRAY;
     rd.res.array.hArray = a;
@@ -691,6 +803,7 @@ int main(void)
     EXPECT_EQ("some linear samples differ from the exact-weight reference", 1, diff_exact > 0);
     case_unorm();
     case_3d_layered();
+    case_surf3d();
     case_linear_pitch();
     cudaArray_t sa;
     cudaSurfaceObject_t ss;
