@@ -39,7 +39,9 @@ static int chan_size(CUarray_format f)
     }
 }
 
-enum { MAX_1D = 131072, MAX_2D_W = 131072, MAX_2D_H = 65536, MAX_3D = 16384, MAX_LAYERS = 2048 };
+/* the limits hc_core.c's device attributes report (MAXIMUM_TEXTURE*) */
+enum { MAX_1D = 131072, MAX_2D_W = 131072, MAX_2D_H = 65536, MAX_3D = 16384, MAX_LAYERED = 32768, MAX_LAYERS = 2048,
+       MAX_PITCH = 2097120 };
 
 static void array_unref(struct CUarray_st *a)   /* tex_mu held */
 {
@@ -63,7 +65,7 @@ static CUresult array_create(const CUDA_ARRAY3D_DESCRIPTOR *d, CUarray *out)
         return CUDA_ERROR_INVALID_VALUE;
     int layered = !!(d->Flags & CUDA_ARRAY3D_LAYERED);
     size_t w = d->Width, h = d->Height ? d->Height : 1, dd = d->Depth ? d->Depth : 1;
-    if (layered ? (!d->Depth || d->Depth > MAX_LAYERS || w > MAX_2D_W || h > MAX_2D_H)
+    if (layered ? (!d->Depth || d->Depth > MAX_LAYERS || w > MAX_LAYERED || h > MAX_LAYERED)
                 : d->Depth ? (!d->Height || w > MAX_3D || h > MAX_3D || dd > MAX_3D)
                 : d->Height ? (w > MAX_2D_W || h > MAX_2D_H) : w > MAX_1D)
         return CUDA_ERROR_INVALID_VALUE;
@@ -383,13 +385,14 @@ static CUresult res_view(const CUDA_RESOURCE_DESC *r, hc_tex_view *v, struct CUa
         size_t es = (size_t)cs * nch, w, h, pitch, span;
         if (lin) {
             w = r->res.linear.sizeInBytes / es, h = 1, pitch = r->res.linear.sizeInBytes, span = w * es;
-            if (!w || p % HC_ALIGN || w > (1u << 27))
+            if (!w || p % HC_ALIGN || w > (1u << 28))
                 return CUDA_ERROR_INVALID_VALUE;
         } else {
             w = r->res.pitch2D.width, h = r->res.pitch2D.height, pitch = r->res.pitch2D.pitchInBytes;
             /* the address aligned as hostcuda's allocations are (HC_ALIGN), the pitch to
              * TEXTURE_PITCH_ALIGNMENT (32) */
-            if (!w || !h || w > MAX_2D_W || h > MAX_2D_H || p % HC_ALIGN || pitch % 32 || pitch < w * es)
+            if (!w || !h || w > MAX_2D_W || h > MAX_2D_H || p % HC_ALIGN || pitch % 32 || pitch < w * es ||
+                pitch > MAX_PITCH)
                 return CUDA_ERROR_INVALID_VALUE;
             span = (h - 1) * pitch + w * es;
         }

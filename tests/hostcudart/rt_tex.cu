@@ -736,6 +736,13 @@ static void case_driver(void)
     EXPECT_EQ("cuArray3DCreate with width 0", CUDA_ERROR_INVALID_VALUE, cuArray3DCreate(&b, &bd));
     bd = d, bd.Height = 0, bd.Depth = 4;
     EXPECT_EQ("cuArray3DCreate with depth but no height", CUDA_ERROR_INVALID_VALUE, cuArray3DCreate(&b, &bd));
+    int mw = 0;
+    CK(cudaDeviceGetAttribute(&mw, cudaDevAttrMaxTexture1DWidth, 0));
+    bd = d, bd.Height = 0, bd.Width = (size_t)mw;
+    EXPECT_EQ("a 1D array as wide as MAXIMUM_TEXTURE1D_WIDTH", CUDA_SUCCESS, cuArray3DCreate(&b, &bd));
+    CKD(cuArrayDestroy(b));
+    bd.Width = (size_t)mw + 1;
+    EXPECT_EQ("a 1D array wider than MAXIMUM_TEXTURE1D_WIDTH", CUDA_ERROR_INVALID_VALUE, cuArray3DCreate(&b, &bd));
     CUsurfObject s;
     EXPECT_EQ("cuSurfObjectCreate on an array without SURFACE_LDST", CUDA_ERROR_INVALID_VALUE,
               cuSurfObjectCreate(&s, &rd));
