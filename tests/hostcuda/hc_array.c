@@ -353,8 +353,10 @@ static int valid_addr_mode(CUaddress_mode m)
            m == CU_TR_ADDRESS_MODE_BORDER;
 }
 
-/* the view of a resource (texels, geometry, format); hc_mu held */
-static CUresult res_view(const CUDA_RESOURCE_DESC *r, hc_tex_view *v, struct CUarray_st **arr)
+/* the view of a resource (texels, geometry, format); takes hc_mu itself. An ARRAY resource's array
+ * comes back in *arr with a reference taken (the caller hands it to obj_add or drops it); surf:
+ * the array must have been made with CUDA_ARRAY3D_SURFACE_LDST */
+static CUresult res_view(const CUDA_RESOURCE_DESC *r, int surf, hc_tex_view *v, struct CUarray_st **arr)
 {
     memset(v, 0, sizeof *v);
     *arr = NULL;
@@ -362,9 +364,18 @@ static CUresult res_view(const CUDA_RESOURCE_DESC *r, hc_tex_view *v, struct CUa
         return CUDA_ERROR_INVALID_VALUE;
     switch (r->resType) {
     case CU_RESOURCE_TYPE_ARRAY: {
+        pthread_mutex_lock(&hc_mu);
         struct CUarray_st *a = array_of(r->res.array.hArray);
-        if (!a)
-            return CUDA_ERROR_INVALID_HANDLE;
+        CUresult rc = !a ? CUDA_ERROR_INVALID_HANDLE
+                    : surf && !(a->desc.Flags & CUDA_ARRAY3D_SURFACE_LDST) ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+        if (rc == CUDA_SUCCESS) {
+            pthread_mutex_lock(&tex_mu);
+            a->refs++;
+            pthread_mutex_unlock(&tex_mu);
+        }
+        pthread_mutex_unlock(&hc_mu);
+        if (rc != CUDA_SUCCESS)
+            return rc;
         int layered = !!(a->desc.Flags & CUDA_ARRAY3D_LAYERED);
         *v = (hc_tex_view){.data = a->data, .pitch = a->pitch, .slice = a->slice, .w = (unsigned)a->w,
                            .h = (unsigned)a->h, .d = layered ? 1 : (unsigned)a->d,
@@ -397,9 +408,7 @@ static CUresult res_view(const CUDA_RESOURCE_DESC *r, hc_tex_view *v, struct CUa
             span = (h - 1) * pitch + w * es;
         }
         int kind;
-        pthread_mutex_unlock(&hc_mu);   /* hc_mem_resolve takes hc_mu itself */
         char *rw = hc_mem_resolve(p, span, &kind, NULL);
-        pthread_mutex_lock(&hc_mu);
         if (!rw || kind == HC_MEM_PAGEABLE)
             return CUDA_ERROR_INVALID_VALUE;   /* not device memory, or the texels run past it */
         *v = (hc_tex_view){.data = rw, .pitch = pitch, .slice = pitch * h, .w = (unsigned)w, .h = (unsigned)h,
@@ -414,6 +423,7 @@ static CUresult res_view(const CUDA_RESOURCE_DESC *r, hc_tex_view *v, struct CUa
     }
 }
 
+/* a new object holding array a's reference (dropped if it cannot be made) */
 static CUresult obj_add(int surf, const hc_tex_view *v, const CUDA_RESOURCE_DESC *r, const CUDA_TEXTURE_DESC *t,
                         struct CUarray_st *a, unsigned long long *out)
 {
@@ -422,6 +432,8 @@ static CUresult obj_add(int surf, const hc_tex_view *v, const CUDA_RESOURCE_DESC
         size_t nc = capobjs ? capobjs * 2 : 64;
         tex_obj *n = realloc(objs, nc * sizeof *n);
         if (!n) {
+            if (a)
+                array_unref(a);
             pthread_mutex_unlock(&tex_mu);
             return CUDA_ERROR_OUT_OF_MEMORY;
         }
@@ -431,8 +443,6 @@ static CUresult obj_add(int surf, const hc_tex_view *v, const CUDA_RESOURCE_DESC
     *o = (tex_obj){.live = 1, .surf = surf, .v = *v, .res = *r, .array = a};
     if (t)
         o->tex = *t;
-    if (a)
-        a->refs++;
     *out = nobjs;
     pthread_mutex_unlock(&tex_mu);
     return CUDA_SUCCESS;
@@ -457,19 +467,23 @@ CUresult CUDAAPI cuTexObjectCreate(CUtexObject *pTexObject, const CUDA_RESOURCE_
             return CUDA_ERROR_INVALID_VALUE;
     if (t->flags & CU_TRSF_SRGB)
         return CUDA_ERROR_NOT_SUPPORTED;   /* sRGB conversion: not in hostcuda */
-    pthread_mutex_lock(&hc_mu);
     hc_tex_view v;
     struct CUarray_st *a;
-    CUresult rc = res_view(pResDesc, &v, &a);
-    pthread_mutex_unlock(&hc_mu);
+    CUresult rc = res_view(pResDesc, 0, &v, &a);
     if (rc != CUDA_SUCCESS)
         return rc;
     int intfmt = v.fmt != CU_AD_FORMAT_FLOAT && v.fmt != CU_AD_FORMAT_HALF;
     /* 8- and 16-bit integers read as normalized floats unless READ_AS_INTEGER; 32-bit integers and
      * floats as they are */
     v.read_int = intfmt && (v.chsize == 4 || (t->flags & CU_TRSF_READ_AS_INTEGER));
-    if (v.read_int && t->filterMode == CU_TR_FILTER_MODE_LINEAR)
+    if (v.read_int && t->filterMode == CU_TR_FILTER_MODE_LINEAR) {
+        if (a) {
+            pthread_mutex_lock(&tex_mu);
+            array_unref(a);
+            pthread_mutex_unlock(&tex_mu);
+        }
         return CUDA_ERROR_INVALID_VALUE;   /* linear filtering returns floats only */
+    }
     v.normalized = !!(t->flags & CU_TRSF_NORMALIZED_COORDINATES);
     v.filter = t->filterMode;
     for (int i = 0; i < 3; i++)
@@ -536,13 +550,9 @@ CUresult CUDAAPI cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOUR
     HC_CHECK_INIT();
     if (!pSurfObject || !pResDesc || pResDesc->resType != CU_RESOURCE_TYPE_ARRAY)
         return CUDA_ERROR_INVALID_VALUE;
-    pthread_mutex_lock(&hc_mu);
     hc_tex_view v;
     struct CUarray_st *a;
-    CUresult rc = res_view(pResDesc, &v, &a);
-    if (rc == CUDA_SUCCESS && !(a->desc.Flags & CUDA_ARRAY3D_SURFACE_LDST))
-        rc = CUDA_ERROR_INVALID_VALUE;   /* the array was not made with CUDA_ARRAY3D_SURFACE_LDST */
-    pthread_mutex_unlock(&hc_mu);
+    CUresult rc = res_view(pResDesc, 1, &v, &a);
     if (rc != CUDA_SUCCESS)
         return rc;
     return obj_add(1, &v, pResDesc, NULL, a, pSurfObject);
