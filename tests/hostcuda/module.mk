@@ -117,3 +117,13 @@ ALL += $(HOSTCUDA_LIB) $(HOSTCUDA_TKERN_PTX) $(HOSTCUDA_TKERN_SO) $(HOSTCUDA_TES
        $(HOSTCUDA_FATBINS) $(HOSTCUDA_DIR)/hc_fatbin_run
 TESTS += $(HOSTCUDA_TESTS) $(HOSTCUDA_SRC_DIR)/test_hc_exports.sh $(HOSTCUDA_SRC_DIR)/test_hc_valgrind.sh \
          $(HOSTCUDA_SRC_DIR)/test_hc_race.sh $(HOSTCUDA_SRC_DIR)/test_hc_fatbin.sh
+
+# arrays, texture and surface objects through the Driver API alone (tex_kernels.cu -> PTX)
+$(HOSTCUDA_DIR)/tex_kernels.ptx: $(HOSTCUDA_SRC_DIR)/tex_kernels.cu | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) -o $@ $<
+$(HOSTCUDA_DIR)/test_hc_tex: $(HOSTCUDA_SRC_DIR)/test_hc_tex.c $(HOSTCUDA_SRC_DIR)/test_hc_check.h $(HOSTCUDA_LIB) \
+                             $(HOSTCUDA_DIR)/tex_kernels.ptx | $(DEPS_STAMP)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ $< $(HOSTCUDA_TEST_LDFLAGS) -lcuda -lm
+ALL += $(HOSTCUDA_DIR)/tex_kernels.ptx $(HOSTCUDA_DIR)/test_hc_tex
+TESTS += $(HOSTCUDA_SRC_DIR)/test_hc_tex.sh

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Property: CUDA arrays, texture and surface objects work through the Driver API alone
+# (test_hc_tex on tex_kernels.ptx: a layered 1D texture with linear filtering and 9-bit weights,
+# a signed 32-bit integer texture with border and clamp addressing, a 16-bit unorm texture, a 1D
+# byte surface with .zero reads and .clamp stores, txq.array_size), on 1 and 3 host threads.
+# Control: a store to a handle that is no surface object fails the launch with
+# CUDA_ERROR_ILLEGAL_ADDRESS and one hostcuda: line naming the kernel, the PTX line and the handle.
+. "$(dirname "$0")/../lib.sh"
+H=$T_HOSTCUDA_DIR
+RUN=$H/test_hc_tex
+PTX=$H/tex_kernels.ptx
+t_need "$RUN" "$PTX" "$H/libcuda.so.1"
+export LD_LIBRARY_PATH=$H${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+unset HOSTCUDA_KERNEL_LIBS HOSTCUDA_EXEC
+t_tmp
+for th in 1 3; do
+    HOSTCUDA_THREADS=$th timeout 120 "$RUN" "$PTX" >"$T_TMP/ok$th" 2>&1
+    rc=$?
+    grep -q '^PASS: 0 failed$' "$T_TMP/ok$th" && ! grep -q FAIL "$T_TMP/ok$th"
+    t_case $(( rc == 0 && $? == 0 ? 0 : 1 )) "Driver API arrays, textures, surfaces (HOSTCUDA_THREADS=$th)" ||
+        t_show "$T_TMP/ok$th"
+done
+timeout 60 "$RUN" "$PTX" badsurf >"$T_TMP/bad" 2>&1
+rc=$?
+grep -q '^badsurf: CUDA_ERROR_ILLEGAL_ADDRESS$' "$T_TMP/bad" &&
+    [ "$(grep -c '^hostcuda: sust in tx_badsurf (PTX line [0-9]*: sust.b.1d.b32.trap .*not a live surface object (handle 0x7777)$' "$T_TMP/bad")" -eq 1 ]
+t_case $(( rc == 1 && $? == 0 ? 0 : 1 )) "control: a bad surface handle fails the launch, named" || t_show "$T_TMP/bad"
+t_done
