@@ -1,6 +1,6 @@
 /* hcrt_arraycopy.c — the runtime's copies to and from CUDA arrays: cudaMemcpy2DToArray(Async),
- * cudaMemcpy2DFromArray(Async), and the deprecated cudaMemcpyToArray / FromArray(Async), on
- * cuMemcpy2D(Async). Compiled twice, like hcrt_pitched.c: as is, and with
+ * cudaMemcpy2DFromArray(Async), cudaMemcpy2DArrayToArray, and the deprecated cudaMemcpyToArray /
+ * FromArray(Async) / ArrayToArray, on cuMemcpy2D(Async). Compiled twice, like hcrt_pitched.c: as is, and with
  * CUDA_API_PER_THREAD_DEFAULT_STREAM, where the headers rename each function here (and each
  * driver call) to its per-thread twin.
  * Offsets and widths are in bytes (wOffset: columns in bytes, as the runtime defines them). The
@@ -132,4 +132,71 @@ HCRT_API cudaError_t cudaMemcpyFromArrayAsync(void *dst, cudaArray_const_t src, 
                                               size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
     return copy_lin((CUarray)(uintptr_t)src, wOffset, hOffset, dst, count, kind, 0, 1, stream);
+}
+
+/* array to array: a rectangle, or count bytes through the rows (row by row: both arrays' rows
+ * may differ in length) */
+static cudaError_t a2a(CUarray dst, size_t dx, size_t dy, CUarray src, size_t sx, size_t sy, size_t width,
+                       size_t height, size_t count, enum cudaMemcpyKind kind)
+{
+    ENTER();
+    if (kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
+        return hcrt_ret(cudaErrorInvalidMemcpyDirection);
+    CUDA_MEMCPY2D c;
+    memset(&c, 0, sizeof c);
+    c.srcMemoryType = CU_MEMORYTYPE_ARRAY, c.srcArray = src;
+    c.dstMemoryType = CU_MEMORYTYPE_ARRAY, c.dstArray = dst;
+    if (!count) {
+        if (width == 0 || height == 0)
+            return cudaSuccess;
+        c.srcXInBytes = sx, c.srcY = sy, c.dstXInBytes = dx, c.dstY = dy, c.WidthInBytes = width, c.Height = height;
+        return HCRT_CU(cuMemcpy2D(&c));
+    }
+    CUDA_ARRAY3D_DESCRIPTOR ds, dd;
+    CUresult r = cuArray3DGetDescriptor(&ds, src);
+    if (r == CUDA_SUCCESS)
+        r = cuArray3DGetDescriptor(&dd, dst);
+    if (r != CUDA_SUCCESS)
+        return HCRT_CU(r);
+    size_t cs = ds.Format == CU_AD_FORMAT_UNSIGNED_INT8 || ds.Format == CU_AD_FORMAT_SIGNED_INT8 ? 1
+              : ds.Format == CU_AD_FORMAT_UNSIGNED_INT16 || ds.Format == CU_AD_FORMAT_SIGNED_INT16 ||
+                ds.Format == CU_AD_FORMAT_HALF ? 2 : 4;
+    size_t cd = dd.Format == CU_AD_FORMAT_UNSIGNED_INT8 || dd.Format == CU_AD_FORMAT_SIGNED_INT8 ? 1
+              : dd.Format == CU_AD_FORMAT_UNSIGNED_INT16 || dd.Format == CU_AD_FORMAT_SIGNED_INT16 ||
+                dd.Format == CU_AD_FORMAT_HALF ? 2 : 4;
+    size_t srow = ds.Width * ds.NumChannels * cs, drow = dd.Width * dd.NumChannels * cd;
+    if (sx >= srow || dx >= drow)
+        return hcrt_ret(cudaErrorInvalidValue);
+    while (count && r == CUDA_SUCCESS) {   /* the largest piece that stays in a row on both sides */
+        size_t w = count;
+        if (w > srow - sx)
+            w = srow - sx;
+        if (w > drow - dx)
+            w = drow - dx;
+        c.srcXInBytes = sx, c.srcY = sy, c.dstXInBytes = dx, c.dstY = dy, c.WidthInBytes = w, c.Height = 1;
+        r = cuMemcpy2D(&c);
+        count -= w, sx += w, dx += w;
+        if (sx == srow)
+            sx = 0, sy++;
+        if (dx == drow)
+            dx = 0, dy++;
+    }
+    return HCRT_CU(r);
+}
+
+HCRT_API cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst,
+                                              cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc,
+                                              size_t width, size_t height, enum cudaMemcpyKind kind)
+{
+    return a2a((CUarray)dst, wOffsetDst, hOffsetDst, (CUarray)(uintptr_t)src, wOffsetSrc, hOffsetSrc, width, height, 0,
+               kind);
+}
+HCRT_API cudaError_t cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst,
+                                            cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count,
+                                            enum cudaMemcpyKind kind)
+{
+    if (!count)
+        return cudaSuccess;
+    return a2a((CUarray)dst, wOffsetDst, hOffsetDst, (CUarray)(uintptr_t)src, wOffsetSrc, hOffsetSrc, 0, 0, count,
+               kind);
 }

@@ -783,6 +783,28 @@ int main(void)
     CK(cudaArrayGetInfo(&gd, &ge, &gf, arr));
     EXPECT_EQ("cudaArrayGetInfo width", W, ge.width);
     EXPECT_EQ("cudaArrayGetInfo channel bits", 32, gd.x);
+    {   // array to array: a rectangle into a wider array at (3 floats, row 1), bytes through the rows
+        cudaArray_t wide, same;
+        CK(cudaMallocArray(&wide, &cd, W + 3, H));
+        CK(cudaMallocArray(&same, &cd, W, H));
+        CK(cudaMemcpy2DArrayToArray(wide, 3 * sizeof(float), 1, arr, 0, 0, W * sizeof(float), H - 1,
+                                    cudaMemcpyDeviceToDevice));
+        float wb[H - 1][W];
+        CK(cudaMemcpy2DFromArray(wb, sizeof wb[0], wide, 3 * sizeof(float), 1, sizeof wb[0], H - 1,
+                                 cudaMemcpyDeviceToHost));
+        EXPECT_EQ("cudaMemcpy2DArrayToArray carries the rectangle", 0, memcmp(wb, texels, sizeof wb));
+        EXPECT_RT("cudaMemcpy2DArrayToArray past the wider array's row end", cudaErrorInvalidValue,
+                  cudaMemcpy2DArrayToArray(wide, 4 * sizeof(float), 1, arr, 0, 0, W * sizeof(float), 1,
+                                           cudaMemcpyDeviceToDevice));
+        CK(cudaMemcpyArrayToArray(same, 0, 0, arr, 0, 0, sizeof texels, cudaMemcpyDeviceToDevice));
+        float sb[W * H];
+        CK(cudaMemcpyFromArray(sb, same, 0, 0, sizeof sb, cudaMemcpyDeviceToHost));
+        EXPECT_EQ("cudaMemcpyArrayToArray carries every byte", 0, memcmp(sb, texels, sizeof sb));
+        EXPECT_RT("cudaMemcpyArrayToArray host to device", cudaErrorInvalidMemcpyDirection,
+                  cudaMemcpyArrayToArray(same, 0, 0, arr, 0, 0, 4, cudaMemcpyHostToDevice));
+        CK(cudaFreeArray(wide));
+        CK(cudaFreeArray(same));
+    }
     if (only) {   // the faulting programs
         float *out;
         cudaMalloc(&out, 4);
