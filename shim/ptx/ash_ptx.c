@@ -570,6 +570,11 @@ static int parse_operand(parser *P, ash_ptx_insn *in, int k, int ii)
                 perr(P, peek(P), "expected the coordinates");
                 return -1;
             }
+            if (peek(P)->kind == ',') {   /* [tex, sampler, coordinates]: independent mode, not decoded */
+                in->op = ASH_PTX_OP_NONE;
+                skip_to_semicolon(P);
+                return 2;
+            }
             more = 1;
         }
         return expect(P, ']', "']' closing the address") ? more : -1;
@@ -831,6 +836,8 @@ static int parse_insn(parser *P, tok first)
         int took = parse_operand(P, &P->m->insns[ii], k, ii);   /* 1: a texture's coordinates too */
         if (took < 0)
             return -1;
+        if (took == 2)
+            return 0;   /* skipped to its ';' (kept with op NONE) */
         k += 1 + took;
         if (peek(P)->kind == '|') {
             next(P);

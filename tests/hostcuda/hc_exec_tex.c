@@ -441,17 +441,23 @@ int hc_exec_tex_supported(const ash_ptx_insn *in, const char **why)
         *why = "texture / surface references not supported (only objects, the handle in a register)";
         return 0;
     }
+    if (in->flags & ASH_PTX_F_BOOL_NEG) {   /* d|p: the sparse-texture residency predicate */
+        *why = "texture / surface form with a predicate output not supported";
+        return 0;
+    }
     switch (in->op) {
-    case ASH_PTX_OP_TEX:
-        if (!g || in->vec != 4 || in->nops < 3 ||
+    case ASH_PTX_OP_TEX:   /* operands: d, [a, c] (two), then lod (.level) or dPdx, dPdy (.grad); no offsets */
+        if (!g || in->vec != 4 ||
+            in->nops != 3 + (in->sub == ASH_PTX_TX_LEVEL) + 2 * (in->sub == ASH_PTX_TX_GRAD) ||
             (in->type != ASH_PTX_T_F32 && in->type != ASH_PTX_T_S32 && in->type != ASH_PTX_T_U32) ||
             (in->type2 != ASH_PTX_T_F32 && in->type2 != ASH_PTX_T_S32)) {
-            *why = "tex form not supported (tex.{1d,2d,3d,a1d,a2d}.v4.{f32,s32,u32}.{f32,s32})";
+            *why = "tex form not supported (tex[.level/.grad].{1d,2d,3d,a1d,a2d}.v4.{f32,s32,u32}.{f32,s32}, "
+                   "no offsets or depth compare)";
             return 0;
         }
         return 1;
     case ASH_PTX_OP_TLD4:
-        if (g != ASH_PTX_G_2D || in->vec != 4 || in->sub < ASH_PTX_TX_R || in->sub > ASH_PTX_TX_A ||
+        if (g != ASH_PTX_G_2D || in->vec != 4 || in->nops != 3 || in->sub < ASH_PTX_TX_R || in->sub > ASH_PTX_TX_A ||
             in->type2 != ASH_PTX_T_F32) {
             *why = "tld4 form not supported (tld4.{r,g,b,a}.2d.v4.{f32,s32,u32}.f32)";
             return 0;

@@ -4,12 +4,13 @@
 # a signed 32-bit integer texture with border and clamp addressing, a 16-bit unorm texture, a 1D
 # byte surface with .zero reads and .clamp stores, txq.array_size), on 1 and 3 host threads.
 # Control: a store to a handle that is no surface object fails the launch with
-# CUDA_ERROR_ILLEGAL_ADDRESS and one hostcuda: line naming the kernel, the PTX line and the handle.
+# CUDA_ERROR_ILLEGAL_ADDRESS and one hostcuda: line naming the kernel, the PTX line and the handle;
+# tex forms the interpreter does not run (tex_refuse.ptx) are refused at load with their line.
 . "$(dirname "$0")/../lib.sh"
 H=$T_HOSTCUDA_DIR
 RUN=$H/test_hc_tex
 PTX=$H/tex_kernels.ptx
-t_need "$RUN" "$PTX" "$H/libcuda.so.1"
+t_need "$RUN" "$PTX" "$H/libcuda.so.1" "$H/hc_ptx_check"
 export LD_LIBRARY_PATH=$H${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 unset HOSTCUDA_KERNEL_LIBS HOSTCUDA_EXEC
 t_tmp
@@ -25,4 +26,9 @@ rc=$?
 grep -q '^badsurf: CUDA_ERROR_ILLEGAL_ADDRESS$' "$T_TMP/bad" &&
     [ "$(grep -c '^hostcuda: sust in tx_badsurf (PTX line [0-9]*: sust.b.1d.b32.trap .*not a live surface object (handle 0x7777)$' "$T_TMP/bad")" -eq 1 ]
 t_case $(( rc == 1 && $? == 0 ? 0 : 1 )) "control: a bad surface handle fails the launch, named" || t_show "$T_TMP/bad"
+# forms it does not run are refused at load, named (not misread): independent sampler mode, offsets
+"$H/hc_ptx_check" "$(dirname "$0")/tex_refuse.ptx" >"$T_TMP/refuse" 2>&1
+grep -q 'REFUSED .*kernel k_samp: PTX line 13: instruction not supported: tex.2d.v4.f32.f32 .*\[%rd1, %rd2, ' "$T_TMP/refuse" &&
+    grep -q 'REFUSED .*kernel k_off: PTX line 24: tex form not supported .*no offsets' "$T_TMP/refuse"
+t_case $? "sampler-mode and offset tex forms are refused at load, naming the line" || t_show "$T_TMP/refuse"
 t_done
