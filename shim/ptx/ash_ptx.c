@@ -593,9 +593,18 @@ static int parse_operand(parser *P, ash_ptx_insn *in, int k, int ii)
             }
             if (e.kind == TK_WORD && isdigit((unsigned char)e.s[0])) {   /* {0, %rs1} in inline asm */
                 int kind;
-                if (parse_number(&e, 0, &o->vimm[o->n], &kind) || kind) {
+                int texop = in->op >= ASH_PTX_OP_TEX && in->op <= ASH_PTX_OP_SUQ;
+                if (parse_number(&e, 0, &o->vimm[o->n], &kind) || (kind && !texop)) {
                     perr(P, &e, "bad immediate in the vector operand");
                     return -1;
+                }
+                if (kind == 2 || kind == 3) {   /* a texture coordinate written as a double: its f32 bits */
+                    double d;
+                    memcpy(&d, &o->vimm[o->n], 8);
+                    float f = (float)d;
+                    uint32_t u;
+                    memcpy(&u, &f, 4);
+                    o->vimm[o->n] = u;
                 }
                 o->vec[o->n++] = -2;
                 continue;

@@ -29,6 +29,8 @@ t_case $(( rc == 1 && $? == 0 ? 0 : 1 )) "control: a bad surface handle fails th
 # forms it does not run are refused at load, named (not misread): independent sampler mode, offsets
 "$H/hc_ptx_check" "$(dirname "$0")/tex_refuse.ptx" >"$T_TMP/refuse" 2>&1
 grep -q 'REFUSED .*kernel k_samp: PTX line 13: instruction not supported: tex.2d.v4.f32.f32 .*\[%rd1, %rd2, ' "$T_TMP/refuse" &&
-    grep -q 'REFUSED .*kernel k_off: PTX line 24: tex form not supported .*no offsets' "$T_TMP/refuse"
-t_case $? "sampler-mode and offset tex forms are refused at load, naming the line" || t_show "$T_TMP/refuse"
+    grep -q 'REFUSED .*kernel k_off: PTX line 24: tex form not supported .*no offsets' "$T_TMP/refuse" &&
+    ! grep -q 'k_imm' "$T_TMP/refuse" && grep -q ': 3 kernels, .* 2 refused$' "$T_TMP/refuse"
+t_case $? "sampler-mode and offset tex forms are refused at load, naming the line; immediate coordinates load" ||
+    t_show "$T_TMP/refuse"
 t_done
