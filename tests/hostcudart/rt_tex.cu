@@ -326,6 +326,51 @@ static void case_surf3d(void)
     CK(cudaFreeArray(a));
 }
 
+// a graph: a memcpy node into an array (x and width in its elements), then the same array back
+// to the host through a second node
+static void case_graph(void)
+{
+    rt_cur = "graph memcpy nodes on an array";
+    enum { X = 6, Y = 4 };
+    float h[Y][X], back[Y][X + 2];
+    for (int y = 0; y < Y; y++)
+        for (int x = 0; x < X; x++)
+            h[y][x] = y * 10.0f + x;
+    memset(back, 0, sizeof back);
+    cudaChannelFormatDesc cd = cudaCreateChannelDesc<float>();
+    cudaArray_t a;
+    CK(cudaMallocArray(&a, &cd, X + 2, Y));
+    cudaGraph_t g;
+    CK(cudaGraphCreate(&g, 0));
+    cudaMemcpy3DParms in = {};
+    in.srcPtr = make_cudaPitchedPtr(h, sizeof h[0], X, Y);
+    in.dstArray = a;
+    in.dstPos = make_cudaPos(2, 0, 0);   // elements
+    in.extent = make_cudaExtent(X, Y, 1);
+    in.kind = cudaMemcpyHostToDevice;
+    cudaMemcpy3DParms out = {};
+    out.srcArray = a;
+    out.dstPtr = make_cudaPitchedPtr(back, sizeof back[0], X + 2, Y);
+    out.extent = make_cudaExtent(X + 2, Y, 1);
+    out.kind = cudaMemcpyDeviceToHost;
+    cudaGraphNode_t n1, n2;
+    CK(cudaGraphAddMemcpyNode(&n1, g, NULL, 0, &in));
+    CK(cudaGraphAddMemcpyNode(&n2, g, &n1, 1, &out));
+    cudaGraphExec_t e;
+    CK(cudaGraphInstantiate(&e, g, 0));
+    CK(cudaGraphLaunch(e, 0));
+    CK(cudaStreamSynchronize(0));
+    int bad = 0;
+    for (int y = 0; y < Y; y++)
+        for (int x = 2; x < X + 2; x++)
+            if (back[y][x] != h[y][x - 2] && bad++ < 4)
+                printf("  (%d,%d): got %g, want %g\n", x, y, back[y][x], h[y][x - 2]);
+    EXPECT_EQ("texels that differ after the graph's two memcpy nodes", 0, bad);
+    CK(cudaGraphExecDestroy(e));
+    CK(cudaGraphDestroy(g));
+    CK(cudaFreeArray(a));
+}
+
 static void case_unorm(void)
 {
     rt_cur = "uchar4 normalized float / element type, tld4";
@@ -833,6 +878,7 @@ int main(void)
     case_unorm();
     case_3d_layered();
     case_surf3d();
+    case_graph();
     case_linear_pitch();
     cudaArray_t sa;
     cudaSurfaceObject_t ss;
