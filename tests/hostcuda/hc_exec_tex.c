@@ -9,7 +9,8 @@
  * float. Address modes act on texel indices: clamp to the edge, border (the border colour), wrap
  * and mirror (normalized coordinates only; unnormalized they clamp, as the guide says). 8- and
  * 16-bit integer formats read as normalized floats (unsigned v/(2^n-1), signed max(v/(2^(n-1)-1), -1))
- * unless read as integers. Channels a format lacks read 0, and the fourth 1.
+ * unless read as integers. Channels a format lacks read 0, and a missing fourth 1 (a choice: not
+ * checked on a GPU).
  * Threading: called by one CTA worker for one warp; texels are only read, surfaces written with
  * plain stores (as on a GPU, racing surface writes are the program's business).
  * Must not: read or write outside a view's texels; a bad handle or an out-of-range .trap access
