@@ -30,7 +30,7 @@ enum {
 };
 enum { AM_WRAP = 0, AM_CLAMP = 1, AM_MIRROR = 2, AM_BORDER = 3 };
 
-static uint64_t opnd_lane(const hc_warp *W, const ash_ptx_opnd *o, int i, int l)
+static inline __attribute__((always_inline)) uint64_t opnd_lane(const hc_warp *W, const ash_ptx_opnd *o, int i, int l)
 {
     if (o->kind == ASH_PTX_K_VEC) {
         if (i >= o->n || o->vec[i] == -1)
@@ -44,7 +44,7 @@ static uint64_t opnd_lane(const hc_warp *W, const ash_ptx_opnd *o, int i, int l)
     return 0;
 }
 
-static void put_lane(hc_warp *W, const ash_ptx_opnd *o, int i, int l, uint64_t v)
+static inline __attribute__((always_inline)) void put_lane(hc_warp *W, const ash_ptx_opnd *o, int i, int l, uint64_t v)
 {
     if (o->kind == ASH_PTX_K_VEC && i < o->n && o->vec[i] >= 0)
         W->R[(size_t)o->vec[i] * 32 + l] = v;
@@ -52,7 +52,7 @@ static void put_lane(hc_warp *W, const ash_ptx_opnd *o, int i, int l, uint64_t v
         W->R[(size_t)o->reg * 32 + l] = v;
 }
 
-static float f32_of(uint64_t bits)
+static inline float f32_of(uint64_t bits)
 {
     uint32_t u = (uint32_t)bits;
     float f;
@@ -60,7 +60,7 @@ static float f32_of(uint64_t bits)
     return f;
 }
 
-static uint64_t bits_of(float f)
+static inline uint64_t bits_of(float f)
 {
     uint32_t u;
     memcpy(&u, &f, 4);
@@ -115,7 +115,7 @@ static const hc_tex_view *view_of(hc_cta *C, hc_warp *W, const ash_ptx_insn *in,
 
 /* ---------------------------------------------------------------- texels */
 /* the texel index i of a dimension of n texels under an address mode; -1: the border */
-static long addr_index(long i, unsigned n, int mode, int normalized)
+static inline __attribute__((always_inline)) long addr_index(long i, unsigned n, int mode, int normalized)
 {
     long N = (long)n;
     if (!normalized && (mode == AM_WRAP || mode == AM_MIRROR))
@@ -139,7 +139,7 @@ static long addr_index(long i, unsigned n, int mode, int normalized)
 }
 
 /* channel c of the texel at p as a float (normalized or float formats) or as integer bits */
-static void read_texel(const hc_tex_view *v, const char *p, float f[4], uint32_t u[4])
+static inline __attribute__((always_inline)) void read_texel(const hc_tex_view *v, const char *p, float f[4], uint32_t u[4])
 {
     for (int c = 0; c < 4; c++) {
         if (c >= v->nch) {
@@ -167,7 +167,7 @@ static void read_texel(const hc_tex_view *v, const char *p, float f[4], uint32_t
 
 /* texel (i, j, k) of layer `layer`, address modes applied; border -> the border colour (a LINEAR
  * resource's: 0) */
-static void fetch(const hc_tex_view *v, long i, long j, long k, unsigned layer, float f[4], uint32_t u[4])
+static inline __attribute__((always_inline)) void fetch(const hc_tex_view *v, long i, long j, long k, unsigned layer, float f[4], uint32_t u[4])
 {
     int norm = v->normalized;
     long ii = addr_index(i, v->w, v->linear_res ? AM_BORDER : v->addr[0], norm);
