@@ -385,6 +385,13 @@ static int do_surf(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t E)
         if (lay)
             c[3] = (int32_t)opnd_lane(W, co, 0, l);
         int64_t row = (int64_t)v->w * v->nch * v->chsize;
+        if ((int64_t)size > row) {   /* no position holds it: clamping could not either */
+            char msg[96];
+            snprintf(msg, sizeof msg, "%s of %zu bytes on a surface whose rows are %lld bytes", st ? "sust" : "suld",
+                     size, (long long)row);
+            fault(C, W, in, l, msg, vc.h);
+            return -1;
+        }
         int64_t lim[4] = {row - (int64_t)size, (int64_t)v->h - 1, (int64_t)v->d - 1,
                           (int64_t)(v->layers ? v->layers : 1) - 1};
         int oob = 0;

@@ -5,8 +5,9 @@
  * the CUDA programming guide gives (layer index clamped); a signed 32-bit integer texture reads its
  * elements as they are (negative ones too) with clamp and border addressing; a 16-bit unsigned
  * texture reads v / 65535; a 1D byte surface reads 0 beyond its edge with .zero and stores at the
- * edge with .clamp; txq.array_size answers the layers. Usage: test_hc_tex PTXFILE [badsurf]
- * (badsurf: a store to a handle that is no surface object must fail the launch). Exit 0 pass. */
+ * edge with .clamp; txq.array_size answers the layers. Usage: test_hc_tex PTXFILE [badsurf|widesurf]
+ * (badsurf: a store to a handle that is no surface object, widesurf: a clamped 16-byte read of a
+ * one-byte surface; each must fail the launch). Exit 0 pass. */
 #include <math.h>
 #include <string.h>
 
@@ -225,6 +226,24 @@ int main(int argc, char **argv)
         const char *en = "?";
         cuGetErrorName(r, &en);
         printf("badsurf: %s\n", en);
+        return r == CUDA_SUCCESS ? 0 : 1;
+    }
+    if (argc > 2 && !strcmp(argv[2], "widesurf")) {
+        CUDA_ARRAY3D_DESCRIPTOR d = {1, 0, 0, CU_AD_FORMAT_UNSIGNED_INT8, 1, CUDA_ARRAY3D_SURFACE_LDST};
+        CUarray a;
+        CK(cuArray3DCreate(&a, &d));
+        CUDA_RESOURCE_DESC rd;
+        memset(&rd, 0, sizeof rd);
+        rd.resType = CU_RESOURCE_TYPE_ARRAY, rd.res.array.hArray = a;
+        CUsurfObject s;
+        CK(cuSurfObjectCreate(&s, &rd));
+        CUdeviceptr out = dalloc(16);
+        void *args[] = {&s, &out};
+        CK(cuLaunchKernel(fn("tx_widesurf"), 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL));
+        CUresult r = cuCtxSynchronize();
+        const char *en = "?";
+        cuGetErrorName(r, &en);
+        printf("widesurf: %s\n", en);
         return r == CUDA_SUCCESS ? 0 : 1;
     }
     case_a1d();

@@ -4,7 +4,8 @@
 # a signed 32-bit integer texture with border and clamp addressing, a 16-bit unorm texture, a 1D
 # byte surface with .zero reads and .clamp stores, txq.array_size), on 1 and 3 host threads.
 # Control: a store to a handle that is no surface object fails the launch with
-# CUDA_ERROR_ILLEGAL_ADDRESS and one hostcuda: line naming the kernel, the PTX line and the handle;
+# CUDA_ERROR_ILLEGAL_ADDRESS and one hostcuda: line naming the kernel, the PTX line and the handle, and
+# so does a clamped surface read wider than the surface's row;
 # tex forms the interpreter does not run (tex_refuse.ptx) are refused at load with their line.
 . "$(dirname "$0")/../lib.sh"
 H=$T_HOSTCUDA_DIR
@@ -26,6 +27,12 @@ rc=$?
 grep -q '^badsurf: CUDA_ERROR_ILLEGAL_ADDRESS$' "$T_TMP/bad" &&
     [ "$(grep -c '^hostcuda: sust in tx_badsurf (PTX line [0-9]*: sust.b.1d.b32.trap .*not a live surface object (handle 0x7777)$' "$T_TMP/bad")" -eq 1 ]
 t_case $(( rc == 1 && $? == 0 ? 0 : 1 )) "control: a bad surface handle fails the launch, named" || t_show "$T_TMP/bad"
+timeout 60 "$RUN" "$PTX" widesurf >"$T_TMP/wide" 2>&1
+rc=$?
+grep -q '^widesurf: CUDA_ERROR_ILLEGAL_ADDRESS$' "$T_TMP/wide" &&
+    grep -q '^hostcuda: suld in tx_widesurf (PTX line [0-9]*: suld.b.1d.v4.b32.clamp .*: suld of 16 bytes on a surface whose rows are 1 bytes' "$T_TMP/wide"
+t_case $(( rc == 1 && $? == 0 ? 0 : 1 )) "a clamped read wider than the surface's row fails the launch (reads nothing outside)" ||
+    t_show "$T_TMP/wide"
 # forms it does not run are refused at load, named (not misread): independent sampler mode, offsets
 "$H/hc_ptx_check" "$(dirname "$0")/tex_refuse.ptx" >"$T_TMP/refuse" 2>&1
 grep -q 'REFUSED .*kernel k_samp: PTX line 13: instruction not supported: tex.2d.v4.f32.f32 .*\[%rd1, %rd2, ' "$T_TMP/refuse" &&

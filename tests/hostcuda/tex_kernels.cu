@@ -45,3 +45,9 @@ extern "C" __global__ void tx_badsurf(cudaSurfaceObject_t s)
 {
     surf1Dwrite<float>(1.0f, s, 0);
 }
+
+/* a 16-byte clamped read of a surface whose row is one byte: no position holds it */
+extern "C" __global__ void tx_widesurf(cudaSurfaceObject_t s, float4 *out)
+{
+    out[0] = surf1Dread<float4>(s, 0, cudaBoundaryModeClamp);
+}
