@@ -344,6 +344,45 @@ static int lookup_tab_sub(const char *s, int n)
     return 0;
 }
 
+/* a modifier of tex / tld4 / txq / suld / sust / suq: 1 taken (geometry, query, mode), 0 not one
+ * of theirs (types, .v4 follow the common path), -1 one of theirs that is not supported */
+static int tex_word(int op, const char *ms, int mn, ash_ptx_insn *in)
+{
+    static const struct { const char *s; int geom; } geoms[] = {
+        {"1d", ASH_PTX_G_1D}, {"2d", ASH_PTX_G_2D}, {"3d", ASH_PTX_G_3D}, {"a1d", ASH_PTX_G_A1D},
+        {"a2d", ASH_PTX_G_A2D}, {"cube", 0}, {"acube", 0}, {"2dms", 0}, {"a2dms", 0},
+    };
+    static const struct { const char *s; int sub, ops; } words[] = {   /* ops: 1 tex, 2 tld4, 4 txq/suq, 8 su */
+        {"level", ASH_PTX_TX_LEVEL, 1}, {"grad", ASH_PTX_TX_GRAD, 1},
+        {"r", ASH_PTX_TX_R, 2}, {"g", ASH_PTX_TX_G, 2}, {"b", ASH_PTX_TX_B, 2}, {"a", ASH_PTX_TX_A, 2},
+        {"width", ASH_PTX_TQ_WIDTH, 4}, {"height", ASH_PTX_TQ_HEIGHT, 4}, {"depth", ASH_PTX_TQ_DEPTH, 4},
+        {"array_size", ASH_PTX_TQ_ARRAY_SIZE, 4}, {"normalized_coords", ASH_PTX_TQ_NORMALIZED, 4},
+        {"filter_mode", ASH_PTX_TQ_FILTER, 4}, {"addr_mode_0", ASH_PTX_TQ_ADDR0, 4},
+        {"addr_mode_1", ASH_PTX_TQ_ADDR1, 4}, {"addr_mode_2", ASH_PTX_TQ_ADDR2, 4},
+        {"num_mipmap_levels", ASH_PTX_TQ_MIPLEVELS, 4},
+        {"trap", ASH_PTX_SU_TRAP, 8}, {"clamp", ASH_PTX_SU_CLAMP, 8}, {"zero", ASH_PTX_SU_ZERO, 8},
+    };
+    int cls = op == ASH_PTX_OP_TEX ? 1 : op == ASH_PTX_OP_TLD4 ? 2
+            : op == ASH_PTX_OP_TXQ || op == ASH_PTX_OP_SUQ ? 4 : 8;
+    for (size_t i = 0; i < sizeof geoms / sizeof geoms[0]; i++)
+        if ((int)strlen(geoms[i].s) == mn && !memcmp(geoms[i].s, ms, (size_t)mn)) {
+            if (!geoms[i].geom || in->geom)
+                return -1;
+            in->geom = (uint8_t)geoms[i].geom;
+            return 1;
+        }
+    if (cls == 8 && mn == 1 && ms[0] == 'b')
+        return 1;   /* suld.b / sust.b: unformatted (.p, formatted, is not supported) */
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if ((int)strlen(words[i].s) == mn && !memcmp(words[i].s, ms, (size_t)mn) && (words[i].ops & cls)) {
+            if (in->sub)
+                return -1;
+            in->sub = (uint8_t)words[i].sub;
+            return 1;
+        }
+    return 0;
+}
+
 /* decode the opcode word into in->op and modifiers; 0 if a part is unknown (op stays NONE) */
 static int decode_opcode(const tok *t, ash_ptx_insn *in)
 {
@@ -416,6 +455,15 @@ static int decode_opcode(const tok *t, ash_ptx_insn *in)
         if (op == ASH_PTX_OP_VOTE && mn == 3 && !memcmp(ms, "uni", 3)) {   /* not the .uni of bra/call */
             in->sub = ASH_PTX_V_UNI;
             continue;
+        }
+        if (op >= ASH_PTX_OP_TEX && op <= ASH_PTX_OP_SUQ) {
+            int v = tex_word(op, ms, mn, in);
+            if (v > 0)
+                continue;
+            if (v < 0) {
+                ok = 0;
+                continue;
+            }
         }
         if (op == ASH_PTX_OP_CVT && mn == 4 && !memcmp(ms, "pack", 4)) {
             in->flags |= ASH_PTX_F_PACK;
@@ -541,7 +589,23 @@ static int parse_operand(parser *P, ash_ptx_insn *in, int k, int ii)
         }
         if (o->reg >= 0 && ash_ptx_type_size(P->m->funcs[P->fn].reg_type[o->reg]) == 4)
             o->n = 32;   /* a 32-bit address register: the address is its value (+ offset) mod 2^32 */
-        return expect(P, ']', "']' closing the address") ? 0 : -1;
+        int more = 0;
+        if (in->op >= ASH_PTX_OP_TEX && in->op <= ASH_PTX_OP_SUQ && accept(P, ',')) {
+            /* [handle, {coordinates}] of tex / tld4 / suld / sust: the coordinates are operand k + 1 */
+            if (k + 1 >= ASH_PTX_MAX_OPNDS || parse_operand(P, in, k + 1, ii) < 0)
+                return -1;
+            if (in->o[k + 1].kind != ASH_PTX_K_VEC && in->o[k + 1].kind != ASH_PTX_K_REG) {
+                perr(P, peek(P), "expected the coordinates");
+                return -1;
+            }
+            if (peek(P)->kind == ',') {   /* [tex, sampler, coordinates]: independent mode, not decoded */
+                in->op = ASH_PTX_OP_NONE;
+                skip_to_semicolon(P);
+                return 2;
+            }
+            more = 1;
+        }
+        return expect(P, ']', "']' closing the address") ? more : -1;
     }
     if (t.kind == '{') {
         o->kind = ASH_PTX_K_VEC;
@@ -557,9 +621,18 @@ static int parse_operand(parser *P, ash_ptx_insn *in, int k, int ii)
             }
             if (e.kind == TK_WORD && isdigit((unsigned char)e.s[0])) {   /* {0, %rs1} in inline asm */
                 int kind;
-                if (parse_number(&e, 0, &o->vimm[o->n], &kind) || kind) {
+                int texop = in->op >= ASH_PTX_OP_TEX && in->op <= ASH_PTX_OP_SUQ;
+                if (parse_number(&e, 0, &o->vimm[o->n], &kind) || (kind && !texop)) {
                     perr(P, &e, "bad immediate in the vector operand");
                     return -1;
+                }
+                if (kind == 2 || kind == 3) {   /* a texture coordinate written as a double: its f32 bits */
+                    double d;
+                    memcpy(&d, &o->vimm[o->n], 8);
+                    float f = (float)d;
+                    uint32_t u;
+                    memcpy(&u, &f, 4);
+                    o->vimm[o->n] = u;
                 }
                 o->vec[o->n++] = -2;
                 continue;
@@ -808,9 +881,12 @@ static int parse_insn(parser *P, tok first)
             return -1;
         }
         /* a predicate pair d|p (setp, shfl, vote...): the second is its own operand */
-        if (parse_operand(P, &P->m->insns[ii], k, ii))
+        int took = parse_operand(P, &P->m->insns[ii], k, ii);   /* 1: a texture's coordinates too */
+        if (took < 0)
             return -1;
-        k++;
+        if (took == 2)
+            return 0;   /* skipped to its ';' (kept with op NONE) */
+        k += 1 + took;
         if (peek(P)->kind == '|') {
             next(P);
             if (k >= ASH_PTX_MAX_OPNDS || parse_operand(P, &P->m->insns[ii], k, ii))

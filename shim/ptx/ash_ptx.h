@@ -59,7 +59,8 @@ enum ash_ptx_space {
     X(MBAR_TRY_WAIT, "mbarrier.try_wait") X(MBAR_PENDING, "mbarrier.pending_count")             \
     X(CPBULK, "cp.async.bulk") X(CPBULK_COMMIT, "cp.async.bulk.commit_group")                   \
     X(CPBULK_WAIT, "cp.async.bulk.wait_group") X(CPBULK_PREFETCH, "cp.async.bulk.prefetch")     \
-    X(BRX, "brx.idx")
+    X(BRX, "brx.idx")                                                                          \
+    X(TEX, "tex") X(TLD4, "tld4") X(TXQ, "txq") X(SULD, "suld") X(SUST, "sust") X(SUQ, "suq")
 
 enum ash_ptx_opcode {
     ASH_PTX_OP_NONE = 0,
@@ -103,6 +104,16 @@ enum ash_ptx_sub {
     ASH_PTX_P_F4E, ASH_PTX_P_B4E, ASH_PTX_P_RC8, ASH_PTX_P_ECL, ASH_PTX_P_ECR, ASH_PTX_P_RC16,
     ASH_PTX_T_FINITE, ASH_PTX_T_INFINITE, ASH_PTX_T_NUMBER, ASH_PTX_T_NOTANUMBER,
     ASH_PTX_T_NORMAL, ASH_PTX_T_SUBNORMAL,
+};
+/* textures and surfaces: ash_ptx_insn.geom is the geometry; sub is tex's .level / .grad, tld4's
+ * component, txq / suq's query, suld / sust's out-of-bounds mode (values apart from ash_ptx_sub) */
+enum ash_ptx_geom { ASH_PTX_G_NONE = 0, ASH_PTX_G_1D, ASH_PTX_G_2D, ASH_PTX_G_3D, ASH_PTX_G_A1D, ASH_PTX_G_A2D };
+enum ash_ptx_texsub {
+    ASH_PTX_TX_LEVEL = 100, ASH_PTX_TX_GRAD,
+    ASH_PTX_TX_R, ASH_PTX_TX_G, ASH_PTX_TX_B, ASH_PTX_TX_A,
+    ASH_PTX_TQ_WIDTH, ASH_PTX_TQ_HEIGHT, ASH_PTX_TQ_DEPTH, ASH_PTX_TQ_ARRAY_SIZE, ASH_PTX_TQ_NORMALIZED,
+    ASH_PTX_TQ_FILTER, ASH_PTX_TQ_ADDR0, ASH_PTX_TQ_ADDR1, ASH_PTX_TQ_ADDR2, ASH_PTX_TQ_MIPLEVELS,
+    ASH_PTX_SU_TRAP, ASH_PTX_SU_CLAMP, ASH_PTX_SU_ZERO,
 };
 enum ash_ptx_rnd {
     ASH_PTX_R_NONE = 0, ASH_PTX_R_RN, ASH_PTX_R_RZ, ASH_PTX_R_RM, ASH_PTX_R_RP, ASH_PTX_R_RNI,
@@ -169,6 +180,7 @@ typedef struct ash_ptx_insn {
     ash_ptx_opnd o[ASH_PTX_MAX_OPNDS];
     int32_t call_args;       /* CALL: index in func->callvars of the first argument var */
     uint8_t call_nret, call_nargs;
+    uint8_t geom;            /* tex / tld4 / txq / suld / sust / suq: ash_ptx_geom */
 } ash_ptx_insn;
 
 typedef struct ash_ptx_reloc {

@@ -6,7 +6,8 @@
  * own (x, y, z) offset, pitch and slice pitch; a memset fills Height rows of Width elements. Each
  * side's whole span (first to last byte) must lie in one allocation; its declared memory type must
  * match the pointer (HOST: not device memory, DEVICE: not pageable host memory, UNIFIED: either).
- * hostcuda has no CUDA arrays: an ARRAY side answers CUDA_ERROR_NOT_SUPPORTED. Host waits follow
+ * An ARRAY side is the array's own buffer (hc_array_span: its pitch and rows replace the
+ * descriptor's, as the driver's do; the region must lie in the array). Host waits follow
  * hc_copy.c's rules (a pageable source is staged at call time; a synchronous copy waits unless it
  * goes device to device or from staged pageable memory; an async copy to pageable memory waits).
  * Threading: resolution takes hc_mu itself; enqueue under hc_mu.
@@ -90,10 +91,12 @@ typedef struct {
     size_t x, y, z, pitch, height;
 } side;
 
-static CUresult resolve_side(const side *sd, size_t width, size_t height, size_t depth, char **out, int *kind)
+static CUresult resolve_side(side *sd, size_t width, size_t height, size_t depth, char **out, int *kind)
 {
-    if (sd->type == CU_MEMORYTYPE_ARRAY)
-        return CUDA_ERROR_NOT_SUPPORTED;   /* no CUDA arrays here */
+    if (sd->type == CU_MEMORYTYPE_ARRAY) {   /* its own pitch and rows; x is in bytes */
+        *kind = HC_MEM_DEVICE;
+        return hc_array_span(sd->array, sd->x, sd->y, sd->z, width, height, depth, out, &sd->pitch, &sd->height);
+    }
     if (sd->type != CU_MEMORYTYPE_HOST && sd->type != CU_MEMORYTYPE_DEVICE && sd->type != CU_MEMORYTYPE_UNIFIED)
         return CUDA_ERROR_INVALID_VALUE;
     uintptr_t base = sd->type == CU_MEMORYTYPE_HOST ? (uintptr_t)sd->host : (uintptr_t)sd->dev;
@@ -118,7 +121,7 @@ static CUresult resolve_side(const side *sd, size_t width, size_t height, size_t
     return CUDA_SUCCESS;
 }
 
-static CUresult copy3d(const side *src, const side *dst, size_t width, size_t height, size_t depth, CUstream h,
+static CUresult copy3d(side *src, side *dst, size_t width, size_t height, size_t depth, CUstream h,
                        int pt, int async)
 {
     HC_CHECK_INIT();
@@ -195,6 +198,11 @@ static CUresult copy3d_desc(const CUDA_MEMCPY3D *c, CUstream h, int pt, int asyn
     side dst = {c->dstMemoryType, c->dstHost, c->dstDevice, c->dstArray, c->dstXInBytes, c->dstY, c->dstZ,
                 c->dstPitch, c->dstHeight};
     return copy3d(&src, &dst, c->WidthInBytes, c->Height, c->Depth, h, pt, async);
+}
+
+CUresult hc_copy_3d(const CUDA_MEMCPY3D *c, CUstream h, int pt, int async)
+{
+    return copy3d_desc(c, h, pt, async);
 }
 
 #define NOSTREAM ((CUstream)0)

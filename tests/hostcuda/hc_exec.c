@@ -88,6 +88,9 @@ static int insn_supported(const ash_ptx_module *m, const ash_ptx_insn *in, const
             return 0;
         }
         return 1;
+    case ASH_PTX_OP_TEX: case ASH_PTX_OP_TLD4: case ASH_PTX_OP_TXQ:
+    case ASH_PTX_OP_SULD: case ASH_PTX_OP_SUST: case ASH_PTX_OP_SUQ:
+        return hc_exec_tex_supported(in, why);
     case ASH_PTX_OP_FNS: case ASH_PTX_OP_CREATEPOLICY:
     case ASH_PTX_OP_PMEVENT: case ASH_PTX_OP_BRKPT:
         *why = "instruction not supported";

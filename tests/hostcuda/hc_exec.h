@@ -15,6 +15,8 @@
 
 #include "../../shim/ptx/ash_ptx.h"
 
+struct hc_tex_view;   /* hc_tex.h */
+
 /* one allocation the kernel may touch: device addresses [lo, lo + size) live at rw */
 typedef struct hc_exec_range {
     uintptr_t lo;
@@ -56,6 +58,9 @@ typedef struct hc_exec_launch {
     void *heap;
     uint64_t (*heap_alloc)(void *heap, uint64_t size);   /* device address, 0 when exhausted */
     int (*heap_free)(void *heap, uint64_t a);            /* 0, or -1: a is not a live malloc block */
+    /* texture (surf 0) and surface (surf 1) objects: 0 and the view copied, -1 not a live one; may
+     * be NULL (every handle is then bad) */
+    int (*tex_lookup)(uint64_t h, int surf, struct hc_tex_view *out);
 } hc_exec_launch;
 
 /* 0 if kernel `func` can run; else -1 and one line (without the "hostcuda: " prefix) in msg */

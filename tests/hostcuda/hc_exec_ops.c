@@ -1232,6 +1232,9 @@ other:
     }
     case ASH_PTX_OP_CALL:
         return hc_exec_call(C, W, in, pc, M, E);
+    case ASH_PTX_OP_TEX: case ASH_PTX_OP_TLD4: case ASH_PTX_OP_TXQ:
+    case ASH_PTX_OP_SULD: case ASH_PTX_OP_SUST: case ASH_PTX_OP_SUQ:
+        return hc_exec_tex(C, W, in, E);
     case ASH_PTX_OP_TRAP:
         if (E) {
             hc_exec_trap(C, W, in, (int)first_lane(E));

@@ -94,5 +94,8 @@ void hc_async_free(hc_cta *C);
 /* after a round of the CTA: -1 (reported) when every runnable warp only failed mbarrier waits for
  * too many rounds while no mbarrier changed: a wait no thread of the CTA can complete */
 int hc_async_round(hc_cta *C);
+/* hc_exec_tex.c: tex, tld4, txq, suld, sust, suq for lanes E; and the load-time check of their forms */
+int hc_exec_tex(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t E);
+int hc_exec_tex_supported(const ash_ptx_insn *in, const char **why);
 
 #endif /* HC_EXEC_OPS_H */

@@ -77,17 +77,16 @@ static void fini_payload(hc_op *op)
 }
 
 /* one side of a 3-D copy: the host address of its first byte, the whole span checked */
-static CUresult copy_side(CUmemorytype t, const void *host, CUdeviceptr dev, size_t x, size_t y, size_t z,
-                          size_t *pitch, size_t *height, const CUDA_MEMCPY3D *c, unsigned char **out)
+static CUresult copy_side(CUmemorytype t, const void *host, CUdeviceptr dev, CUarray arr, size_t x, size_t y,
+                          size_t z, size_t *pitch, size_t *height, const CUDA_MEMCPY3D *c, unsigned char **out)
 {
     uintptr_t base;
     switch (t) {
     case CU_MEMORYTYPE_HOST: base = (uintptr_t)host; break;
     case CU_MEMORYTYPE_DEVICE:
     case CU_MEMORYTYPE_UNIFIED: base = (uintptr_t)dev; break;
-    case CU_MEMORYTYPE_ARRAY:
-        fprintf(stderr, "hostcuda: a memcpy node with a CUDA array is not supported\n");
-        return CUDA_ERROR_NOT_SUPPORTED;
+    case CU_MEMORYTYPE_ARRAY:   /* the array's own buffer, pitch and rows (hc_array.c) */
+        return hc_array_span(arr, x, y, z, c->WidthInBytes, c->Height, c->Depth, (char **)out, pitch, height);
     default: return CUDA_ERROR_INVALID_VALUE;
     }
     if (!base)
@@ -125,10 +124,10 @@ static CUresult build_copy(const CUDA_MEMCPY3D *c, hc_op **out) /* hc_mu not hel
     p->dpitch = c->dstPitch;
     p->dheight = c->dstHeight;
     unsigned char *d = NULL, *s = NULL;
-    CUresult rc = copy_side(c->srcMemoryType, c->srcHost, c->srcDevice, c->srcXInBytes, c->srcY, c->srcZ,
-                            &p->spitch, &p->sheight, c, &s);
+    CUresult rc = copy_side(c->srcMemoryType, c->srcHost, c->srcDevice, c->srcArray, c->srcXInBytes, c->srcY,
+                            c->srcZ, &p->spitch, &p->sheight, c, &s);
     if (rc == CUDA_SUCCESS)
-        rc = copy_side(c->dstMemoryType, c->dstHost, c->dstDevice, c->dstXInBytes, c->dstY, c->dstZ,
+        rc = copy_side(c->dstMemoryType, c->dstHost, c->dstDevice, c->dstArray, c->dstXInBytes, c->dstY, c->dstZ,
                        &p->dpitch, &p->dheight, c, &d);
     hc_op *op = NULL;
     if (rc == CUDA_SUCCESS) {

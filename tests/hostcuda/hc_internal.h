@@ -78,6 +78,7 @@ enum hc_kind {
     HC_K_GRAPH = 0x47524121,      /* hc_graph.c */
     HC_K_GEXEC = 0x47455821,
     HC_K_GNODE = 0x474e4421,
+    HC_K_ARRAY = 0x41525221,      /* hc_array.c */
     HC_K_DEAD_CTX = 0x44454421,   /* destroyed context: kept (never freed) so stale uses are told so */
     HC_K_LINK = 0x4c4e4b21,       /* hc_link.c */
 };
@@ -307,6 +308,14 @@ int hc_fatbin_kind(const void *image);
 /* The PTX text of a fatbin or wrapper's PTX entry, decompressed, malloc'ed and NUL-terminated;
  * an error (one line on stderr saying why) for a bad image, no PTX entry or a missing library. */
 CUresult hc_fatbin_ptx(const void *image, char **ptx);
+
+/* ---- hc_array.c / hc_copy3d.c: CUDA arrays in copies ---- */
+/* the first byte of rows [y, y + height) x slices [z, z + depth), bytes [x, x + width) of array h,
+ * and its pitch and rows per slice; INVALID_HANDLE, or INVALID_VALUE when the region leaves it.
+ * Takes hc_mu itself. */
+CUresult hc_array_span(CUarray h, size_t x, size_t y, size_t z, size_t width, size_t height, size_t depth,
+                       char **out, size_t *pitch, size_t *rows);
+CUresult hc_copy_3d(const CUDA_MEMCPY3D *c, CUstream h, int pt, int async);   /* cuMemcpy3D's path */
 
 /* ---- hc_module.c ---- */
 void hc_module_unload_locked(struct CUmod_st *m);        /* hc_mu held */

@@ -14,6 +14,7 @@
  * one line on stderr); hold hc_mu while a kernel runs.
  */
 #include "hc_internal.h"
+#include "hc_tex.h"
 #include "hc_exec.h"
 #include "hc_ptx.h"
 
@@ -1278,7 +1279,7 @@ static void run_interpreted(launch_payload *p)
         .stats = es ? &es->st : NULL, .resolve = vmm_resolve,
         .envreg = {0, (uint32_t)((uint64_t)p->gridbar >> 32), (uint32_t)p->gridbar},
         .stack_size = p->lim.stack, .printf_fifo = p->lim.printf_fifo,
-        .heap = p->lim.heap, .heap_alloc = hc_heap_alloc, .heap_free = hc_heap_free,
+        .heap = p->lim.heap, .heap_alloc = hc_heap_alloc, .heap_free = hc_heap_free, .tex_lookup = hc_tex_lookup,
     };
     if (p->gridbar)
         memset(hc_dev_rw((uintptr_t)p->gridbar), 0, 256);

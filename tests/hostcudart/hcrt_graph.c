@@ -88,7 +88,8 @@ static cudaError_t kernel_params(const struct cudaKernelNodeParams *p, CUDA_KERN
 }
 
 /* cudaMemcpy3DParms -> CUDA_MEMCPY3D: hostcuda's pointers are one address space, so both sides
- * are unified addresses; widths and x positions are bytes (no arrays) */
+ * are unified addresses (or arrays); widths and x positions are bytes, or an array's elements when
+ * an array takes part (as cudaMemcpy3D counts them) */
 static cudaError_t copy_params(const struct cudaMemcpy3DParms *p, CUDA_MEMCPY3D *c)
 {
     if (p == NULL)
@@ -115,6 +116,20 @@ static cudaError_t copy_params(const struct cudaMemcpy3DParms *p, CUDA_MEMCPY3D 
     c->WidthInBytes = p->extent.width;
     c->Height = p->extent.height;
     c->Depth = p->extent.depth;
+    if (p->srcArray || p->dstArray) {
+        CUDA_ARRAY3D_DESCRIPTOR d;
+        CUresult r = cuArray3DGetDescriptor(&d, (CUarray)(p->srcArray ? p->srcArray : p->dstArray));
+        if (r != CUDA_SUCCESS)
+            return hcrt_from_cu(r);
+        size_t es = (d.Format == CU_AD_FORMAT_UNSIGNED_INT8 || d.Format == CU_AD_FORMAT_SIGNED_INT8 ? 1
+                     : d.Format == CU_AD_FORMAT_UNSIGNED_INT16 || d.Format == CU_AD_FORMAT_SIGNED_INT16 ||
+                       d.Format == CU_AD_FORMAT_HALF ? 2 : 4) * d.NumChannels;
+        c->WidthInBytes *= es;
+        if (p->srcArray)
+            c->srcXInBytes *= es;
+        if (p->dstArray)
+            c->dstXInBytes *= es;
+    }
     return cudaSuccess;
 }
 

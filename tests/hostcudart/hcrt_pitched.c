@@ -5,8 +5,9 @@
  * CUDA_API_PER_THREAD_DEFAULT_STREAM, where the headers rename each function here to its
  * `_ptds`/`_ptsz` twin and each driver call to the driver's, so stream 0 means the thread's
  * default stream in the twins.
- * Copies name CUDA arrays as the driver's ARRAY memory type (hostcuda has none: NotSupported);
- * linear memory's positions and extents are in bytes, as the runtime defines them. A peer copy is
+ * Copies name CUDA arrays as the driver's ARRAY memory type; with an array in a 3D copy the
+ * extent's width and the array's x are in its elements, linear memory's in bytes, as the runtime
+ * defines them. A peer copy is
  * an ordinary unified-address copy once both devices are checked (every device shares one address
  * space).
  * Must not: define a function the header does not rename (it would be defined twice). */
@@ -109,11 +110,27 @@ static cudaError_t hcrt_copy3d(const struct cudaMemcpy3DParms *p, CUmemorytype t
         return hcrt_ret(e);
     if (p->extent.width == 0 || p->extent.height == 0 || p->extent.depth == 0)
         return cudaSuccess;
+    /* with an array in the copy, the width and the array's x are in its elements */
+    size_t es = 1;
+    if (c.srcMemoryType == CU_MEMORYTYPE_ARRAY || c.dstMemoryType == CU_MEMORYTYPE_ARRAY) {
+        CUDA_ARRAY3D_DESCRIPTOR d;
+        CUresult r = cuArray3DGetDescriptor(&d, c.srcMemoryType == CU_MEMORYTYPE_ARRAY ? c.srcArray : c.dstArray);
+        if (r != CUDA_SUCCESS)
+            return HCRT_CU(r);
+        es = (d.Format == CU_AD_FORMAT_UNSIGNED_INT8 || d.Format == CU_AD_FORMAT_SIGNED_INT8 ? 1
+              : d.Format == CU_AD_FORMAT_UNSIGNED_INT16 || d.Format == CU_AD_FORMAT_SIGNED_INT16 ||
+                d.Format == CU_AD_FORMAT_HALF ? 2 : 4) * d.NumChannels;
+        if (c.srcMemoryType == CU_MEMORYTYPE_ARRAY)
+            c.srcXInBytes *= es;
+        if (c.dstMemoryType == CU_MEMORYTYPE_ARRAY)
+            c.dstXInBytes *= es;
+    }
+    size_t wb = p->extent.width * es;
     int rows = p->extent.height > 1 || p->extent.depth > 1;
-    if (rows && ((c.srcMemoryType != CU_MEMORYTYPE_ARRAY && c.srcXInBytes + p->extent.width > c.srcPitch) ||
-                 (c.dstMemoryType != CU_MEMORYTYPE_ARRAY && c.dstXInBytes + p->extent.width > c.dstPitch)))
+    if (rows && ((c.srcMemoryType != CU_MEMORYTYPE_ARRAY && c.srcXInBytes + wb > c.srcPitch) ||
+                 (c.dstMemoryType != CU_MEMORYTYPE_ARRAY && c.dstXInBytes + wb > c.dstPitch)))
         return hcrt_ret(cudaErrorInvalidPitchValue);   /* a row does not fit its pitch */
-    c.WidthInBytes = p->extent.width;
+    c.WidthInBytes = wb;
     c.Height = p->extent.height;
     c.Depth = p->extent.depth;
     return async ? HCRT_CU(cuMemcpy3DAsync(&c, (CUstream)s)) : HCRT_CU(cuMemcpy3D(&c));

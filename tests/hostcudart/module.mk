@@ -9,7 +9,8 @@ HOSTCUDART_LIB := $(HOSTCUDART_DIR)/libcudart.so.13
 HOSTCUDART_HDRS := $(addprefix $(HOSTCUDART_SRC_DIR)/,hcrt_internal.h hcrt_api.def hcrt_errors.def)
 HOSTCUDART_OBJS := $(addprefix $(HOSTCUDART_DIR)/,hcrt_core.o hcrt_register.o hcrt_mem.o hcrt_stream.o \
                      hcrt_stream_pt.o hcrt_graph.o hcrt_unimpl.o hcrt_pool.o \
-                     hcrt_pitched.o hcrt_pitched_pt.o hcrt_device.o)
+                     hcrt_pitched.o hcrt_pitched_pt.o hcrt_device.o hcrt_tex.o hcrt_arraycopy.o \
+                     hcrt_arraycopy_pt.o)
 
 $(HOSTCUDART_DIR)/%.o: $(HOSTCUDART_SRC_DIR)/%.c $(HOSTCUDART_HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
@@ -19,6 +20,10 @@ $(HOSTCUDART_DIR)/hcrt_stream_pt.o: $(HOSTCUDART_SRC_DIR)/hcrt_stream.c $(HOSTCU
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -DCUDA_API_PER_THREAD_DEFAULT_STREAM -I$(HOSTCUDART_SRC_DIR) -c -o $@ $<
 $(HOSTCUDART_DIR)/hcrt_pitched_pt.o: $(HOSTCUDART_SRC_DIR)/hcrt_pitched.c $(HOSTCUDART_HDRS) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -DCUDA_API_PER_THREAD_DEFAULT_STREAM -I$(HOSTCUDART_SRC_DIR) -c -o $@ $<
+
+$(HOSTCUDART_DIR)/hcrt_arraycopy_pt.o: $(HOSTCUDART_SRC_DIR)/hcrt_arraycopy.c $(HOSTCUDART_HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -DCUDA_API_PER_THREAD_DEFAULT_STREAM -I$(HOSTCUDART_SRC_DIR) -c -o $@ $<
 
@@ -90,3 +95,10 @@ TESTS += $(HOSTCUDART_SRC_DIR)/test_hcrt_exports.sh $(HOSTCUDART_SRC_DIR)/test_h
          $(HOSTCUDART_SRC_DIR)/test_hcrt_shim.sh $(HOSTCUDART_SRC_DIR)/test_hcrt_valgrind.sh \
          $(HOSTCUDART_SRC_DIR)/test_hcrt_thrust.sh $(HOSTCUDART_SRC_DIR)/test_hcrt_coop.sh \
          $(HOSTCUDART_SRC_DIR)/test_hcrt_graph.sh $(HOSTCUDART_SRC_DIR)/test_hcrt_rdc.sh
+
+# rt_tex: CUDA arrays, texture and surface objects, runtime and Driver API (test_hcrt_tex.sh)
+$(HOSTCUDART_DIR)/rt_tex: $(HOSTCUDART_SRC_DIR)/rt_tex.cu $(HOSTCUDART_SRC_DIR)/rt_expect.h $(HOSTCUDA_LIB) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(HOSTCUDART_NVCC) -o $@ $< -L$(HOSTCUDA_DIR) -lcuda
+ALL += $(HOSTCUDART_DIR)/rt_tex
+TESTS += $(HOSTCUDART_SRC_DIR)/test_hcrt_tex.sh

@@ -297,10 +297,11 @@ static void t_unimpl(void)
     EXPECT_RT("cudaGraphAddEventRecordNode again", cudaErrorNotSupported,
               cudaGraphAddEventRecordNode(&n, NULL, NULL, 0, NULL));
     EXPECT_RT("recorded as the last error", cudaErrorNotSupported, cudaGetLastError());
-    cudaArray_t a;
+    cudaMipmappedArray_t a;
     cudaChannelFormatDesc desc = cudaCreateChannelDesc(32, 0, 0, 0, cudaChannelFormatKindFloat);
     EXPECT_EQ("cudaCreateChannelDesc", 32, desc.x);
-    EXPECT_RT("cudaMallocArray", cudaErrorNotSupported, cudaMallocArray(&a, &desc, 4, 4));
+    EXPECT_RT("cudaMallocMipmappedArray", cudaErrorNotSupported,
+              cudaMallocMipmappedArray(&a, &desc, make_cudaExtent(4, 4, 0), 2, 0));
 }
 
 static void t_props(void)

@@ -9,7 +9,7 @@
  *   copy2d  cudaMallocPitch, cudaMemcpy2D(+Async) in each direction with distinct pitches and
  *           offsets, cudaMemset2D(+Async): rows, and the bytes between rows untouched;
  *   copy3d  cudaMalloc3D, cudaMemset3D(+Async), cudaMemcpy3D(+Async) of a sub-box at positions,
- *           cudaMemcpy3DPeer between devices, arrays (none here) and bad extents;
+ *           cudaMemcpy3DPeer between devices, bad array handles and bad extents;
  *   stream  cudaStreamSet/GetAttribute (access policy window, priority, sync policy),
  *           cudaStreamCopyAttributes, cudaStreamGetDevice, cudaStreamGetId;
  *   managed cudaMemAdvise, cudaMemPrefetchAsync and the range queries they answer
@@ -383,7 +383,7 @@ static void case_copy2d(void)
     EXPECT_EQ("cuMemsetD2D32 on a misaligned address", CUDA_ERROR_INVALID_VALUE,
               cuMemsetD2D32((CUdeviceptr)(uintptr_t)d2 + 2, dp2, 0, 1, 1));
     c2.srcMemoryType = CU_MEMORYTYPE_ARRAY;
-    EXPECT_EQ("an array side (none exist here)", CUDA_ERROR_NOT_SUPPORTED, cuMemcpy2D(&c2));
+    EXPECT_EQ("an array side whose handle is no array", CUDA_ERROR_INVALID_HANDLE, cuMemcpy2D(&c2));
 
     /* errors */
     EXPECT_RT("a width beyond the pitch", cudaErrorInvalidPitchValue, cudaMemcpy2D(d, dp, src, w - 1, w, h, cudaMemcpyHostToDevice));
@@ -483,7 +483,7 @@ static void case_copy3d(void)
     p.srcArray = (cudaArray_t)(uintptr_t)0x1000;
     EXPECT_RT("an array and a pointer on one side", cudaErrorInvalidValue, cudaMemcpy3D(&p));
     p.srcPtr.ptr = NULL;
-    EXPECT_RT("a CUDA array (none exist here)", cudaErrorNotSupported, cudaMemcpy3D(&p));
+    EXPECT_RT("a CUDA array handle that is no array", cudaErrorInvalidResourceHandle, cudaMemcpy3D(&p));
     p.srcArray = NULL, p.srcPtr = make_cudaPitchedPtr(hsrc, W, W, H);
     p.extent.depth = D + 3;
     EXPECT_RT("slices beyond the allocation", cudaErrorInvalidValue, cudaMemcpy3D(&p));

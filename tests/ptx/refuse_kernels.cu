@@ -1,6 +1,6 @@
 /* refuse_kernels.cu — kernels with instructions hostcuda's interpreter refuses (tests/ptx/
- * test_ptx_refuse.sh): tensor cores (wmma -> wmma.load/mma/store, ldmatrix), cp.async.bulk.tensor (TMA), a texture
- * fetch; and r_ok, a kernel it runs, which must stay usable in the same module. PTX only
+ * test_ptx_refuse.sh): tensor cores (wmma -> wmma.load/mma/store, ldmatrix), cp.async.bulk.tensor (TMA), a
+ * cube-map texture fetch; and r_ok, a kernel it runs, which must stay usable in the same module. PTX only
  * (nvcc -ptx -arch=compute_80).
  */
 #include <cuda.h>
@@ -48,5 +48,5 @@ extern "C" __global__ void r_cp_tensor(const __grid_constant__ CUtensorMap tmap,
 
 extern "C" __global__ void r_texture(cudaTextureObject_t tex, float *out)
 {
-    out[threadIdx.x] = tex1Dfetch<float>(tex, threadIdx.x);
+    out[threadIdx.x] = texCubemap<float>(tex, 1.0f, 0.5f, threadIdx.x * 0.1f);   // cube maps: not interpreted
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_ptx_refuse.sh — proves hostcuda refuses the kernels that use what its PTX interpreter does
 # not run, instead of giving a wrong answer later: tensor cores (wmma through nvcuda::wmma,
-# ldmatrix), cp.async.bulk.tensor (TMA) and a texture fetch (refuse_kernels.cu, each kernel as its own module with
+# ldmatrix), cp.async.bulk.tensor (TMA) and a cube-map texture fetch (refuse_kernels.cu, each kernel as its own module with
 # HOSTCUDA_EXEC=ptx). The module loads, as on a GPU; asking for such a kernel
 # (cuModuleGetFunction, which the runtime does at a kernel's first launch) answers
 # CUDA_ERROR_NOT_SUPPORTED with one hostcuda: line naming the kernel, the PTX line and the
@@ -27,7 +27,7 @@ load "$B/fault_kernels.ptx" f_read
 grep -qx 'load=CUDA_SUCCESS get=CUDA_SUCCESS' "$T_TMP/f_read.out"
 t_case $? "positive control: f_read alone loads and is found"
 
-for k in r_wmma:wmma r_ldmatrix:ldmatrix r_cp_tensor:cp.async.bulk.tensor r_texture:tex; do
+for k in r_wmma:wmma r_ldmatrix:ldmatrix r_cp_tensor:cp.async.bulk.tensor r_texture:tex.cube; do
     name=${k%%:*} insn=${k#*:}
     load "$B/refuse_kernels.ptx" "$name"
     grep -qx 'load=CUDA_SUCCESS get=CUDA_ERROR_NOT_SUPPORTED' "$T_TMP/$name.out"
