@@ -10,6 +10,7 @@
  * allocated while an object made on it lives (cuArrayDestroy then only retires the handle).
  * Threading: array handles are checked under hc_mu (the handle registry); the object table has
  * its own lock (tex_mu, taken after hc_mu, or alone by the interpreter's workers).
+ * Must not: hand a device address into an array's texels, or free an array an object still uses.
  */
 #include "hc_internal.h"
 #include "hc_tex.h"

@@ -6,7 +6,8 @@
  * A channel descriptor maps to a driver format and channel count: 1, 2 or 4 channels of one size
  * (8, 16, 32 bits; float 16 is half); anything else is cudaErrorInvalidChannelDescriptor.
  * The runtime's read mode cudaReadModeElementType is the driver's CU_TRSF_READ_AS_INTEGER.
- * Threading: no state of its own. */
+ * Threading: no state of its own.
+ * Must not: reach an array or an object but through the driver's calls. */
 #include <string.h>
 
 #include "hcrt_internal.h"
