@@ -1,0 +1,23 @@
+# tests/hostcurand/module.mk — cuRAND's host API on hostcuda, with NVIDIA's soname and symbol
+# version (tests put build/tests/hostcurand first on LD_LIBRARY_PATH; a program linked against
+# the real -lcurand then runs on it):
+#   build/tests/hostcurand/libcurand.so.10   hostcurand.c (README.md "hostcurand" section)
+HOSTCURAND_DIR := $(BUILD)/tests/hostcurand
+HOSTCURAND_LIB := $(HOSTCURAND_DIR)/libcurand.so.10
+
+ALL += $(HOSTCURAND_LIB)
+
+$(HOSTCURAND_LIB): tests/hostcurand/hostcurand.c tests/hostcurand/hostcurand.map $(HOSTCUDA_DIR)/libcuda.so.1 | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -shared -Wl,-soname,libcurand.so.10 \
+	  -Wl,--version-script=tests/hostcurand/hostcurand.map -Wl,-Bsymbolic -Wl,--no-undefined -o $@ $< \
+	  $(HOSTCUDA_DIR)/libcuda.so.1 -lm
+
+# cr_equiv: the host API on hostcurand against NVIDIA's device API (curand_kernel.h) run on
+# hostcuda's PTX interpreter; linked against NVIDIA's -lcurand like any user program
+HOSTCURAND_EQUIV := $(HOSTCURAND_DIR)/cr_equiv
+ALL += $(HOSTCURAND_EQUIV)
+$(HOSTCURAND_EQUIV): tests/hostcurand/cr_equiv.cu $(HOSTCUDA_LIB) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(HOSTCUDART_NVCC) -o $@ $< -lcurand
+TESTS += tests/hostcurand/test_hcr_equiv.sh tests/hostcurand/test_hcr_exports.sh
