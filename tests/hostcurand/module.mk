@@ -20,4 +20,4 @@ ALL += $(HOSTCURAND_EQUIV)
 $(HOSTCURAND_EQUIV): tests/hostcurand/cr_equiv.cu $(HOSTCUDA_LIB) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(HOSTCUDART_NVCC) -o $@ $< -lcurand
-TESTS += tests/hostcurand/test_hcr_equiv.sh tests/hostcurand/test_hcr_exports.sh
+TESTS += tests/hostcurand/test_hcr_equiv.sh tests/hostcurand/test_hcr_exports.sh tests/hostcurand/test_hcr_launcher.sh
