@@ -13,6 +13,8 @@
  * reading of the documentation (README.md, hostcurand section).
  *
  * Threading: a generator is used by one thread at a time (as cuRAND's documentation asks).
+ * Must not: read device memory from host code, call NVIDIA's runtime or private export tables
+ * (only the Driver API's public calls), or answer a call it does not implement with numbers.
  */
 #include <cuda.h>
 #include <curand.h>
