@@ -190,12 +190,13 @@ static int case_equiv()
     const size_t n = 4500;
     std::vector<unsigned long long> idx = sample(n);
     struct { unsigned long long seed, off; bool host; size_t split; } runs[] = {
-        {1234ULL, 0, false, 0}, {0x123456789abcdefULL, 8191, false, 1000}, {42ULL, 100002, true, 0}};
+        {1234ULL, 0, false, 0}, {0x123456789abcdefULL, 8191, false, 1000}, {42ULL, 100002, true, 0},
+        {7ULL, 1000000000007ULL, false, 2501}};
     for (curandRngType_t t : types)
         for (int d = 0; d < D_COUNT; d++)
             for (auto &r : runs) {
                 unsigned long long off = is_pair(d) ? r.off & ~1ULL : r.off;
-                size_t split = r.split;
+                size_t split = is_pair(d) ? r.split & ~(size_t)1 : r.split;
                 float mean = d == D_LOGN || d == D_LOGN_D ? 0.5f : 1.5f, sd = d == D_LOGN || d == D_LOGN_D ? 0.25f : 2.0f;
                 std::vector<unsigned long long> host;
                 if (host_api(t, r.host, r.seed, off, d, n, split, mean, sd, host)) { fails++; continue; }
@@ -207,6 +208,24 @@ static int case_equiv()
                 if (bad) { fails++; printf("  (%d of %zu differ)\n", bad, idx.size()); }
                 else printf("ok %s: %zu results = device API (%d bit-exact)\n", what, idx.size(), exact);
             }
+    // one call larger than hostcurand's 2^20-result write chunks: the seams are checked
+    const size_t big = (1u << 21) + 10;
+    std::vector<unsigned long long> seams;
+    for (unsigned long long i = 0; i < big; i++)
+        if (i < 16 || (i + 40 >= (1u << 20) && i < (1u << 20) + 40) || (i + 40 >= (1u << 21) && i < (1u << 21) + 40) ||
+            i + 16 >= big)
+            seams.push_back(i);
+    for (curandRngType_t t : types)
+        for (int d : {D_UNIF, D_NORM_D}) {
+            std::vector<unsigned long long> host;
+            if (host_api(t, false, 5, 3, d, big, 0, 0.f, 1.f, host)) { fails++; continue; }
+            std::vector<unsigned long long> ref = reference(t, 5, 3, d, seams, 0.f, 1.f);
+            char what[128];
+            snprintf(what, sizeof what, "%s curand%s of %zu results in one call", type_name(t), dist_name[d], big);
+            int exact, bad = compare(what, d, seams, host, ref, false, &exact);
+            if (bad) { fails++; printf("  (%d of %zu differ)\n", bad, seams.size()); }
+            else printf("ok %s: %zu results at the write seams = device API (%d bit-exact)\n", what, seams.size(), exact);
+        }
     return fails;
 }
 

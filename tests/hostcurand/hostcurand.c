@@ -32,6 +32,7 @@
 
 #define HCR_API __attribute__((visibility("default")))
 #define HCR_STREAMS 4096u
+#define HCR_CHUNK ((size_t)1 << 20) /* results per device write */
 
 enum { HCR_XORWOW, HCR_PHILOX, HCR_MRG };
 
@@ -478,13 +479,22 @@ static curandStatus_t hcr_generate(curandGenerator_t g, const char *call, hcr_di
     if (cuMemGetAddressRange(&base, &size, (CUdeviceptr)(uintptr_t)out) != CUDA_SUCCESS ||
         (CUdeviceptr)(uintptr_t)out + n * elem > base + size)
         return hcr_fail(CURAND_STATUS_LAUNCH_FAILURE, call, "output is not device memory large enough for count");
-    void *buf = malloc(n * elem);
+    /* in chunks, so a large call needs a bounded host buffer; a chunk is written before the next
+     * is computed (the buffer is reused), and the last write is waited for before returning */
+    size_t chunk = n < HCR_CHUNK ? n : HCR_CHUNK;
+    if (chunk & 1)
+        chunk++; /* normals stay whole pairs per chunk */
+    void *buf = malloc(chunk * elem);
     if (!buf)
         return hcr_fail(CURAND_STATUS_ALLOCATION_FAILED, call, "no host memory for the results");
-    hcr_fill(g, d, buf, n, elem, lognorm, mean, stddev);
-    CUresult r = cuMemcpyHtoDAsync((CUdeviceptr)(uintptr_t)out, buf, n * elem, g->stream);
-    if (r == CUDA_SUCCESS)
-        r = cuStreamSynchronize(g->stream);
+    CUresult r = CUDA_SUCCESS;
+    for (size_t at = 0; at < n && r == CUDA_SUCCESS; at += chunk) {
+        size_t k = n - at < chunk ? n - at : chunk;
+        hcr_fill(g, d, buf, k, elem, lognorm, mean, stddev);
+        r = cuMemcpyHtoDAsync((CUdeviceptr)(uintptr_t)out + at * elem, buf, k * elem, g->stream);
+        if (r == CUDA_SUCCESS)
+            r = cuStreamSynchronize(g->stream);
+    }
     free(buf);
     if (r != CUDA_SUCCESS) {
         char why[96];
