@@ -21,3 +21,12 @@ $(HOSTCURAND_EQUIV): tests/hostcurand/cr_equiv.cu $(HOSTCUDA_LIB) | $(DEPS_STAMP
 	@mkdir -p $(dir $@)
 	$(HOSTCUDART_NVCC) -o $@ $< -lcurand
 TESTS += tests/hostcurand/test_hcr_equiv.sh tests/hostcurand/test_hcr_exports.sh tests/hostcurand/test_hcr_launcher.sh
+
+# test_hcr_host: device and host generators agree, from plain C on the Driver API; memcheck by
+# test_hcr_valgrind.sh
+HOSTCURAND_HOST_TEST := $(HOSTCURAND_DIR)/test_hcr_host
+ALL += $(HOSTCURAND_HOST_TEST)
+TESTS += $(HOSTCURAND_HOST_TEST) tests/hostcurand/test_hcr_valgrind.sh
+$(HOSTCURAND_HOST_TEST): tests/hostcurand/test_hcr_host.c $(HOSTCURAND_LIB) | $(DEPS_STAMP)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ $< -Wl,-rpath,$(abspath $(HOSTCURAND_DIR)):$(abspath $(HOSTCUDA_DIR)) \
+	  $(HOSTCURAND_LIB) $(HOSTCUDA_DIR)/libcuda.so.1
