@@ -406,10 +406,7 @@ static void hcr_fill(curandGenerator_t g, hcr_dist d, void *out, size_t n, size_
             continue;
         hcr_seek(g, s, (i / HCR_STREAMS) * c);
         hcr_cursor cur = {g, s, (i / HCR_STREAMS) * c};
-        for (; i < i1; i += HCR_STREAMS) {
-            if (g->kind != HCR_PHILOX && cur.pos != (i / HCR_STREAMS) * c)
-                hcr_seek(g, s, cur.pos = (i / HCR_STREAMS) * c);
-            cur.pos = (i / HCR_STREAMS) * c;
+        for (; i < i1; i += HCR_STREAMS) { /* an item takes exactly c raw values: cur is at item i */
             double r[2];
             float f[2];
             if (elem == 4)
