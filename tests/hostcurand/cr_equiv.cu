@@ -3,10 +3,12 @@
 // default one as hostcurand reads it (README.md, hostcurand): result n of a call is item
 // i = (offset + n) / m of the generator (m = 2 for normals, else 1), from stream i % 4096 =
 // curand_init(seed, i % 4096, (i / 4096) * c) with c raw values per item.
+// MTGP32 (case mtgp): result n is S((n / 256) % 64) at n % 256 + 256 * (n / 16384), S(b) the
+// device API's block b of 256 threads (curandMakeMTGP32KernelState's states, parameter set b).
 // Cases (argv[1]): equiv (every generator x distribution, device and host generators, offsets,
 // continued calls), status (documented error codes), stream (curandSetStream ordering against
 // kernels on the same stream), control (a wrong seed / a shifted offset must be told apart: exits
-// 0 only when every control mismatches). Exit 0 when all checks pass, 1 otherwise.
+// 0 only when every control mismatches, MTGP32's too). Exit 0 when all checks pass, 1 otherwise.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -14,6 +16,8 @@
 #include <vector>
 #include <curand.h>
 #include <curand_kernel.h>
+#include <curand_mtgp32_host.h>
+#include <curand_mtgp32dc_p_11213.h>
 
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
     printf("FAIL %s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); exit(1); } } while (0)
@@ -66,7 +70,8 @@ __global__ void ref_kernel(unsigned long long seed, unsigned long long off, int 
 
 static const char *type_name(curandRngType_t t)
 {
-    return t == CURAND_RNG_PSEUDO_XORWOW ? "XORWOW" : t == CURAND_RNG_PSEUDO_PHILOX4_32_10 ? "PHILOX4_32_10" : "MRG32K3A";
+    return t == CURAND_RNG_PSEUDO_XORWOW ? "XORWOW" : t == CURAND_RNG_PSEUDO_PHILOX4_32_10 ? "PHILOX4_32_10"
+         : t == CURAND_RNG_PSEUDO_MTGP32 ? "MTGP32" : "MRG32K3A";
 }
 
 // the device API's values for results idx[] of a generator (seed, offset), as 64-bit patterns
@@ -229,6 +234,94 @@ static int case_equiv()
     return fails;
 }
 
+// MTGP32: the device API's 64 blocks of 256 threads (parameter set b for block b, states made by
+// curandMakeMTGP32KernelState); result n of the host API is S((n / 256) % 64) at position
+// n % 256 + 256 * (n / 16384)
+__global__ void mtgp_kernel(curandStateMtgp32_t *st, int d, int rounds, unsigned long long *out, float mean, float sd)
+{
+    int b = blockIdx.x, t = threadIdx.x;
+    for (int r = 0; r < rounds; r++) {
+        unsigned long long v = 0;
+        float f;
+        double x;
+        switch (d) {
+        case D_U32: v = curand(&st[b]); break;
+        case D_UNIF: f = curand_uniform(&st[b]); v = (unsigned)__float_as_int(f); break;
+        case D_UNIF_D: x = curand_uniform_double(&st[b]); v = __double_as_longlong(x); break;
+        case D_NORM: f = curand_normal(&st[b]) * sd + mean; v = (unsigned)__float_as_int(f); break;
+        case D_NORM_D: x = curand_normal_double(&st[b]) * (double)sd + (double)mean; v = __double_as_longlong(x); break;
+        case D_LOGN: f = curand_log_normal(&st[b], mean, sd); v = (unsigned)__float_as_int(f); break;
+        default: x = curand_log_normal_double(&st[b], mean, sd); v = __double_as_longlong(x); break;
+        }
+        out[((size_t)b * rounds + r) * 256 + t] = v;
+    }
+}
+
+static std::vector<unsigned long long> mtgp_reference(unsigned long long seed, unsigned long long off, int d,
+                                                      size_t n, float mean, float sd)
+{
+    const int blocks = 64;
+    int rounds = (int)((off + n) / 16384 + 1);
+    curandStateMtgp32_t *st;
+    mtgp32_kernel_params_t *kp;
+    unsigned long long *dout;
+    CK(cudaMalloc(&st, blocks * sizeof(*st)));
+    CK(cudaMalloc(&kp, sizeof(*kp)));
+    CK(cudaMalloc(&dout, (size_t)blocks * rounds * 256 * 8));
+    if (curandMakeMTGP32Constants(mtgp32dc_params_fast_11213, kp) ||
+        curandMakeMTGP32KernelState(st, mtgp32dc_params_fast_11213, kp, blocks, seed)) {
+        printf("FAIL: curandMakeMTGP32Constants / KernelState\n");
+        exit(1);
+    }
+    mtgp_kernel<<<blocks, 256>>>(st, d, rounds, dout, mean, sd);
+    CK(cudaGetLastError());
+    std::vector<unsigned long long> all((size_t)blocks * rounds * 256), ref(n);
+    CK(cudaMemcpy(all.data(), dout, all.size() * 8, cudaMemcpyDeviceToHost));
+    for (size_t k = 0; k < n; k++) {
+        unsigned long long g = off + k, b = (g / 256) % 64, pos = g % 256 + 256 * (g / 16384);
+        ref[k] = all[(b * rounds) * 256 + pos];
+    }
+    CK(cudaFree(st));
+    CK(cudaFree(kp));
+    CK(cudaFree(dout));
+    return ref;
+}
+
+static int case_mtgp(bool control)
+{
+    int fails = 0, told = 0, total = 0;
+    const size_t n = 40000;
+    std::vector<unsigned long long> idx(n);
+    for (size_t i = 0; i < n; i++) idx[i] = i;
+    struct { unsigned long long seed, off; bool host; size_t split; } runs[] = {
+        {1234ULL, 0, false, 0}, {0xfedcba9876543210ULL, 5000, false, 20001}, {42ULL, 778, true, 0}};
+    for (int d = 0; d < D_COUNT; d++)
+        for (auto &r : runs) {
+            float mean = d == D_LOGN || d == D_LOGN_D ? 0.5f : 1.5f, sd = d == D_LOGN || d == D_LOGN_D ? 0.25f : 2.0f;
+            size_t split = is_pair(d) ? r.split & ~(size_t)1 : r.split;
+            std::vector<unsigned long long> host;
+            if (host_api(CURAND_RNG_PSEUDO_MTGP32, r.host, r.seed, r.off, d, n, split, mean, sd, host)) { fails++; continue; }
+            if (control) {  // another seed and a shifted offset must differ
+                if (d != D_U32 && d != D_NORM) continue;
+                int a = compare("", d, idx, host, mtgp_reference(r.seed + 1, r.off, d, n, mean, sd), true, nullptr);
+                int b = compare("", d, idx, host, mtgp_reference(r.seed, r.off + 2, d, n, mean, sd), true, nullptr);
+                total += 2;
+                told += (a > 0) + (b > 0);
+                printf("%s MTGP32 curand%s: another seed differs in %d, an offset shifted by 2 in %d of %zu\n",
+                       a > 0 && b > 0 ? "ok" : "FAIL", dist_name[d], a, b, n);
+                continue;
+            }
+            std::vector<unsigned long long> ref = mtgp_reference(r.seed, r.off, d, n, mean, sd);
+            char what[160];
+            snprintf(what, sizeof what, "MTGP32 curand%s seed %llu offset %llu %s%s", dist_name[d], r.seed, r.off,
+                     r.host ? "host generator" : "device generator", split ? " in two calls" : "");
+            int exact, bad = compare(what, d, idx, host, ref, false, &exact);
+            if (bad) { fails++; printf("  (%d of %zu differ)\n", bad, n); }
+            else printf("ok %s: %zu results = device API (%d bit-exact)\n", what, n, exact);
+        }
+    return control ? (told == total ? 0 : 1) : fails;
+}
+
 static int case_control()
 {
     // each must mismatch, else the comparison could not tell
@@ -348,8 +441,9 @@ int main(int argc, char **argv)
     if (!strcmp(c, "equiv")) fails = case_equiv();
     else if (!strcmp(c, "status")) fails = case_status();
     else if (!strcmp(c, "stream")) fails = case_stream();
-    else if (!strcmp(c, "control")) fails = case_control();
-    else { fprintf(stderr, "usage: cr_equiv equiv|status|stream|control\n"); return 2; }
+    else if (!strcmp(c, "control")) fails = case_control() + case_mtgp(true);
+    else if (!strcmp(c, "mtgp")) fails = case_mtgp(false);
+    else { fprintf(stderr, "usage: cr_equiv equiv|mtgp|status|stream|control\n"); return 2; }
     printf("%s: %d failure(s)\n", c, fails);
     return fails ? 1 : 0;
 }

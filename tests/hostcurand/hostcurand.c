@@ -12,6 +12,10 @@
  * (i / 4096) * c. Stream s is curand_init(seed, s, 0). The layout of normals and doubles is our
  * reading of the documentation (README.md, hostcurand section).
  *
+ * MTGP32 instead: 64 sequences S(b), parameter set b, seeded as curandMakeMTGP32KernelState
+ * seeds them (seed ^ seed >> 32, + b + 1); result n (one raw value each, normals by the inverse
+ * CDF as the device API makes them) is S((n / 256) % 64) at position n % 256 + 256 * (n / 16384).
+ *
  * Threading: a generator is used by one thread at a time (as cuRAND's documentation asks).
  * Must not: read device memory from host code, call NVIDIA's runtime or private export tables
  * (only the Driver API's public calls), or answer a call it does not implement with numbers.
@@ -28,13 +32,14 @@
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-variable"
 #include <curand_precalc.h>          /* host C: the __device__ copies are plain unused statics */
+#include <curand_mtgp32dc_p_11213.h>  /* MTGP32's 200 parameter sets */
 #pragma GCC diagnostic pop
 
 #define HCR_API __attribute__((visibility("default")))
 #define HCR_STREAMS 4096u
 #define HCR_CHUNK ((size_t)1 << 20) /* results per device write */
 
-enum { HCR_XORWOW, HCR_PHILOX, HCR_MRG };
+enum { HCR_XORWOW, HCR_PHILOX, HCR_MRG, HCR_MTGP };
 
 typedef struct {
     uint32_t d, v[5];
@@ -45,7 +50,7 @@ typedef struct {
 } hcr_mrg;
 
 struct curandGenerator_st {
-    int kind;                        /* HCR_XORWOW / HCR_PHILOX / HCR_MRG */
+    int kind;                        /* HCR_XORWOW / HCR_PHILOX / HCR_MRG / HCR_MTGP */
     curandRngType_t type;
     int host;                        /* curandCreateGeneratorHost: output is host memory */
     unsigned long long seed, offset; /* offset: results consumed so far (or set) */
@@ -223,23 +228,79 @@ static double mrg_next(hcr_mrg *s)
     return (double)r;
 }
 
+/* ---- MTGP32: a block of 256 threads of the device API's curand(), run one thread after another
+ * (the parameters keep a round's reads clear of its writes, so the order does not matter) ---- */
+
+#define MT_BLOCKS 64u
+#define MT_THREADS 256u
+
+typedef struct {
+    uint32_t s[MTGP32_STATE_SIZE];
+    unsigned offset;
+    unsigned long long round; /* rounds run; out[] holds round - 1 */
+    uint32_t out[MT_THREADS];
+} hcr_mtgp;
+
+static void mt_init(hcr_mtgp *m, const mtgp32_params_fast_t *p, uint32_t seed)
+{
+    int size = p->mexp / 32 + 1;
+    uint32_t hidden = p->tbl[4] ^ (p->tbl[8] << 16), tmp = hidden;
+    tmp += tmp >> 16;
+    tmp += tmp >> 8;
+    memset(m, 0, sizeof(*m));
+    memset(m->s, tmp & 0xff, sizeof(uint32_t) * (size_t)size);
+    m->s[0] = seed;
+    m->s[1] = hidden;
+    for (int i = 1; i < size; i++)
+        m->s[i] ^= 1812433253u * (m->s[i - 1] ^ (m->s[i - 1] >> 30)) + (uint32_t)i;
+}
+
+static void mt_round(hcr_mtgp *m, const mtgp32_params_fast_t *p)
+{
+    const uint32_t M = MTGP32_STATE_MASK, mask = mtgp32dc_params_fast_11213[0].mask;
+    uint32_t pos = (uint32_t)p->pos;
+    for (uint32_t t = 0; t < MT_THREADS; t++) {
+        uint32_t o = t + m->offset;
+        uint32_t x = (m->s[o & M] & mask) ^ m->s[(o + 1) & M];
+        x ^= x << p->sh1;
+        uint32_t y = x ^ (m->s[(o + pos) & M] >> p->sh2);
+        uint32_t r = y ^ p->tbl[y & 0x0f];
+        m->s[(o + MTGPDC_N) & M] = r;
+        uint32_t tt = m->s[(o + pos - 1) & M];
+        tt ^= tt >> 16;
+        tt ^= tt >> 8;
+        m->out[t] = r ^ p->tmp_tbl[tt & 0x0f];
+    }
+    m->offset = (m->offset + MT_THREADS) & M;
+    m->round++;
+}
+
 /* ---- streams: raw value k of stream s, generated in order ---- */
 
-static size_t hcr_state_size(int kind) { return kind == HCR_MRG ? sizeof(hcr_mrg) : sizeof(hcr_xorwow); }
+static size_t hcr_state_size(int kind)
+{
+    return kind == HCR_MRG ? sizeof(hcr_mrg) : kind == HCR_MTGP ? sizeof(hcr_mtgp) : sizeof(hcr_xorwow);
+}
+static unsigned hcr_nstreams(int kind) { return kind == HCR_MTGP ? MT_BLOCKS : HCR_STREAMS; }
 
 static curandStatus_t hcr_prepare(curandGenerator_t g)
 {
     if (g->ready || g->kind == HCR_PHILOX)
         return CURAND_STATUS_SUCCESS;
-    size_t sz = hcr_state_size(g->kind);
+    size_t sz = hcr_state_size(g->kind), ns = hcr_nstreams(g->kind);
     if (!g->base) {
-        g->base = malloc(sz * HCR_STREAMS);
-        g->cur = malloc(sz * HCR_STREAMS);
-        g->cur_pos = malloc(sizeof(*g->cur_pos) * HCR_STREAMS);
+        g->base = malloc(sz * ns);
+        g->cur = malloc(sz * ns);
+        g->cur_pos = malloc(sizeof(*g->cur_pos) * ns);
         if (!g->base || !g->cur || !g->cur_pos)
             return CURAND_STATUS_ALLOCATION_FAILED;
     }
-    if (g->kind == HCR_XORWOW) {
+    if (g->kind == HCR_MTGP) {
+        hcr_mtgp *b = g->base;
+        uint32_t s0 = (uint32_t)(g->seed ^ (g->seed >> 32));
+        for (unsigned i = 0; i < MT_BLOCKS; i++)
+            mt_init(&b[i], &mtgp32dc_params_fast_11213[i], s0 + i + 1);
+    } else if (g->kind == HCR_XORWOW) {
         hcr_xorwow *b = g->base;
         xw_init(&b[0], g->seed, 0);
         for (unsigned s = 1; s < HCR_STREAMS; s++) { /* stream s+1 = stream s skipped one subsequence */
@@ -258,8 +319,8 @@ static curandStatus_t hcr_prepare(curandGenerator_t g)
             mrg_matvec(t2, b[s].s2, MRG_M2);
         }
     }
-    memcpy(g->cur, g->base, sz * HCR_STREAMS);
-    memset(g->cur_pos, 0, sizeof(*g->cur_pos) * HCR_STREAMS);
+    memcpy(g->cur, g->base, sz * ns);
+    memset(g->cur_pos, 0, sizeof(*g->cur_pos) * ns);
     g->ready = 1;
     return CURAND_STATUS_SUCCESS;
 }
@@ -267,7 +328,7 @@ static curandStatus_t hcr_prepare(curandGenerator_t g)
 /* position stream s at raw value pos (forward from where it is, else from its base) */
 static void hcr_seek(curandGenerator_t g, unsigned s, unsigned long long pos)
 {
-    if (g->kind == HCR_PHILOX)
+    if (g->kind == HCR_PHILOX || g->kind == HCR_MTGP) /* counter-based / seeks on each value */
         return;
     if (pos < g->cur_pos[s]) {
         memcpy((char *)g->cur + s * hcr_state_size(g->kind), (char *)g->base + s * hcr_state_size(g->kind),
@@ -305,6 +366,15 @@ static uint32_t cur_u32(hcr_cursor *c)
     uint32_t r;
     if (g->kind == HCR_PHILOX)
         return ph_raw(g->seed, c->s, c->pos++);
+    if (g->kind == HCR_MTGP) { /* value pos of S(s): run its rounds forward, from the start if behind */
+        hcr_mtgp *m = &((hcr_mtgp *)g->cur)[c->s];
+        unsigned long long want = c->pos / MT_THREADS + 1;
+        if (m->round > want)
+            *m = ((hcr_mtgp *)g->base)[c->s];
+        while (m->round < want)
+            mt_round(m, &mtgp32dc_params_fast_11213[c->s]);
+        return m->out[c->pos++ % MT_THREADS];
+    }
     if (g->kind == HCR_XORWOW)
         r = xw_next(&((hcr_xorwow *)g->cur)[c->s]);
     else
@@ -328,6 +398,44 @@ static double cur_mrg(hcr_cursor *c)
 
 typedef enum { D_U32, D_UNIF, D_UNIF_D, D_NORM, D_NORM_D } hcr_dist;
 
+/* erfcinv(y), y in (0, 1]: a rational first guess (Abramowitz & Stegun 26.2.23), then Newton steps
+ * on libm's erfc to double precision */
+static double hcr_erfcinv(double y)
+{
+    double t = sqrt(-2.0 * log(y / 2));
+    double x = (t - (2.515517 + 0.802853 * t + 0.010328 * t * t) /
+                        (1 + 1.432788 * t + 0.189269 * t * t + 0.001308 * t * t * t)) / sqrt(2.0);
+    for (int i = 0; i < 8; i++) {
+        double step = (erfc(x) - y) / (-2.0 / sqrt(M_PI) * exp(-x * x));
+        x -= step;
+        if (fabs(step) <= 1e-17 * fabs(x))
+            break;
+    }
+    return x;
+}
+
+/* the device API's _curand_normal_icdf / _double: mirrored around 0x80000000 */
+static float icdf_f(uint32_t x)
+{
+    float s = -1.4142135f;
+    if (x > 0x80000000u) {
+        x = 0xffffffffu - x;
+        s = -s;
+    }
+    float p = x * P32I + (P32I / 2.0f);
+    return s * (float)hcr_erfcinv((double)(2.0f * p));
+}
+static double icdf_d(uint32_t x)
+{
+    double s = -1.4142135623730951;
+    if (x > 0x80000000u) {
+        x = 0xffffffffu - x;
+        s = -s;
+    }
+    double p = x * 2.3283064365386963e-10 + (2.3283064365386963e-10 / 2.0);
+    return s * hcr_erfcinv(2.0 * p);
+}
+
 static void item_float(hcr_cursor *c, hcr_dist d, float out[2])
 {
     if (d == D_U32) {
@@ -336,6 +444,8 @@ static void item_float(hcr_cursor *c, hcr_dist d, float out[2])
     } else if (d == D_UNIF) {
         out[0] = c->g->kind == HCR_MRG ? (float)(cur_mrg(c) * 2.3283065498378288e-10)
                                        : cur_u32(c) * P32I + (P32I / 2.0f);
+    } else if (c->g->kind == HCR_MTGP) { /* D_NORM: the inverse CDF of one value */
+        out[0] = icdf_f(cur_u32(c));
     } else { /* D_NORM: Box-Muller on two values */
         float u, v;
         if (c->g->kind == HCR_MRG) {
@@ -357,13 +467,17 @@ static void item_double(hcr_cursor *c, hcr_dist d, double out[2])
     if (d == D_UNIF_D) {
         if (c->g->kind == HCR_MRG) {
             out[0] = cur_mrg(c) * 2.3283065498378288e-10;
-        } else if (c->g->kind == HCR_PHILOX) {
+        } else if (c->g->kind == HCR_PHILOX || c->g->kind == HCR_MTGP) {
             out[0] = cur_u32(c) * 2.3283064365386963e-10 + 2.3283064365386963e-10; /* in (0, 1] */
         } else {
             uint32_t x = cur_u32(c), y = cur_u32(c);
             unsigned long long z = (unsigned long long)x ^ ((unsigned long long)y << 21);
             out[0] = z * P53I + (P53I / 2.0);
         }
+        return;
+    }
+    if (c->g->kind == HCR_MTGP) {
+        out[0] = icdf_d(cur_u32(c));
         return;
     }
     double u, v; /* D_NORM_D; v in units of pi */
@@ -384,12 +498,54 @@ static void item_double(hcr_cursor *c, hcr_dist d, double out[2])
 
 static void hcr_shape(int kind, hcr_dist d, unsigned *c, unsigned *m)
 {
-    *m = (d == D_NORM || d == D_NORM_D) ? 2 : 1;
+    *m = (d == D_NORM || d == D_NORM_D) && kind != HCR_MTGP ? 2 : 1;
+    if (kind == HCR_MTGP) {
+        *c = 1;
+        return;
+    }
     switch (d) {
     case D_U32: case D_UNIF: *c = 1; break;
     case D_UNIF_D: *c = kind == HCR_XORWOW ? 2 : 1; break;
     case D_NORM: *c = 2; break;
     case D_NORM_D: *c = kind == HCR_MRG ? 2 : 4; break;
+    }
+}
+
+typedef struct {
+    hcr_dist d;
+    unsigned m;
+    void *out;
+    unsigned long long first;
+    size_t n, elem;
+    int lognorm;
+    double mean, stddev;
+} hcr_req;
+
+/* item i from the cursor (positioned at it), its results stored where the request wants them */
+static void hcr_emit(const hcr_req *q, hcr_cursor *cur, unsigned long long i)
+{
+    double r[2];
+    float f[2];
+    if (q->elem == 4)
+        item_float(cur, q->d, f);
+    else
+        item_double(cur, q->d, r);
+    for (unsigned k = 0; k < q->m; k++) {
+        unsigned long long at = i * q->m + k;
+        if (at < q->first || at >= q->first + q->n)
+            continue;
+        size_t o = (size_t)(at - q->first);
+        if (q->elem == 4) {
+            float v = f[k];
+            if (q->d == D_NORM)
+                v = q->lognorm ? expf((float)q->mean + (float)q->stddev * v) : (float)q->stddev * v + (float)q->mean;
+            memcpy((char *)q->out + 4 * o, &v, 4);
+        } else {
+            double v = r[k];
+            if (q->d == D_NORM_D)
+                v = q->lognorm ? exp(q->mean + q->stddev * v) : q->stddev * v + q->mean;
+            ((double *)q->out)[o] = v;
+        }
     }
 }
 
@@ -399,37 +555,28 @@ static void hcr_fill(curandGenerator_t g, hcr_dist d, void *out, size_t n, size_
 {
     unsigned c, m;
     hcr_shape(g->kind, d, &c, &m);
-    unsigned long long first = g->offset, i0 = first / m, i1 = (first + n + m - 1) / m;
-    for (unsigned s = 0; s < HCR_STREAMS; s++) {
-        unsigned long long i = i0 + ((s + HCR_STREAMS - i0 % HCR_STREAMS) % HCR_STREAMS);
-        if (i >= i1)
-            continue;
-        hcr_seek(g, s, (i / HCR_STREAMS) * c);
-        hcr_cursor cur = {g, s, (i / HCR_STREAMS) * c};
-        for (; i < i1; i += HCR_STREAMS) { /* an item takes exactly c raw values: cur is at item i */
-            double r[2];
-            float f[2];
-            if (elem == 4)
-                item_float(&cur, d, f);
-            else
-                item_double(&cur, d, r);
-            for (unsigned k = 0; k < m; k++) {
-                unsigned long long at = i * m + k;
-                if (at < first || at >= first + n)
-                    continue;
-                size_t o = (size_t)(at - first);
-                if (elem == 4) {
-                    float v = f[k];
-                    if (d == D_NORM)
-                        v = lognorm ? expf((float)mean + (float)stddev * v) : (float)stddev * v + (float)mean;
-                    memcpy((char *)out + 4 * o, &v, 4);
-                } else {
-                    double v = r[k];
-                    if (d == D_NORM_D)
-                        v = lognorm ? exp(mean + stddev * v) : stddev * v + mean;
-                    ((double *)out)[o] = v;
+    hcr_req q = {d, m, out, g->offset, n, elem, lognorm, mean, stddev};
+    unsigned long long i0 = q.first / m, i1 = (q.first + n + m - 1) / m;
+    if (g->kind == HCR_MTGP) { /* item i: S((i / 256) % 64) at i % 256 + 256 * (i / 16384) */
+        const unsigned long long per = (unsigned long long)MT_BLOCKS * MT_THREADS;
+        for (unsigned b = 0; b < MT_BLOCKS; b++)
+            for (unsigned long long r = i0 / per; r * per < i1; r++)
+                for (unsigned t = 0; t < MT_THREADS; t++) {
+                    unsigned long long i = r * per + (unsigned long long)b * MT_THREADS + t;
+                    if (i < i0 || i >= i1)
+                        continue;
+                    hcr_cursor cur = {g, b, r * MT_THREADS + t};
+                    hcr_emit(&q, &cur, i);
                 }
-            }
+    } else {
+        for (unsigned s = 0; s < HCR_STREAMS; s++) {
+            unsigned long long i = i0 + ((s + HCR_STREAMS - i0 % HCR_STREAMS) % HCR_STREAMS);
+            if (i >= i1)
+                continue;
+            hcr_seek(g, s, (i / HCR_STREAMS) * c);
+            hcr_cursor cur = {g, s, (i / HCR_STREAMS) * c};
+            for (; i < i1; i += HCR_STREAMS) /* an item takes exactly c raw values: cur is at item i */
+                hcr_emit(&q, &cur, i);
         }
     }
     g->offset += n;
@@ -512,7 +659,8 @@ static curandStatus_t hcr_create(curandGenerator_t *gen, curandRngType_t type, i
     case CURAND_RNG_PSEUDO_DEFAULT: case CURAND_RNG_PSEUDO_XORWOW: kind = HCR_XORWOW; break;
     case CURAND_RNG_PSEUDO_PHILOX4_32_10: kind = HCR_PHILOX; break;
     case CURAND_RNG_PSEUDO_MRG32K3A: kind = HCR_MRG; break;
-    case CURAND_RNG_PSEUDO_MTGP32: case CURAND_RNG_PSEUDO_MT19937: case CURAND_RNG_QUASI_DEFAULT:
+    case CURAND_RNG_PSEUDO_MTGP32: kind = HCR_MTGP; break;
+    case CURAND_RNG_PSEUDO_MT19937: case CURAND_RNG_QUASI_DEFAULT:
     case CURAND_RNG_QUASI_SOBOL32: case CURAND_RNG_QUASI_SCRAMBLED_SOBOL32: case CURAND_RNG_QUASI_SOBOL64:
     case CURAND_RNG_QUASI_SCRAMBLED_SOBOL64: {
         char why[96];

@@ -69,9 +69,9 @@ int main(void)
         return 1;
     }
     const curandRngType_t types[] = {CURAND_RNG_PSEUDO_XORWOW, CURAND_RNG_PSEUDO_PHILOX4_32_10,
-                                     CURAND_RNG_PSEUDO_MRG32K3A};
+                                     CURAND_RNG_PSEUDO_MRG32K3A, CURAND_RNG_PSEUDO_MTGP32};
     const size_t n = 10002;
-    for (int ti = 0; ti < 3; ti++)
+    for (int ti = 0; ti < 4; ti++)
         for (int k = 0; k < K_COUNT; k++) {
             int before = fails;
             void *a = run(types[ti], 0, 99, k, n), *b = run(types[ti], 1, 99, k, n), *c = run(types[ti], 1, 98, k, n);
