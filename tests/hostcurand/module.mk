@@ -14,12 +14,14 @@ $(HOSTCURAND_LIB): tests/hostcurand/hostcurand.c tests/hostcurand/hostcurand.map
 	  $(HOSTCUDA_DIR)/libcuda.so.1 -lm
 
 # cr_equiv: the host API on hostcurand against NVIDIA's device API (curand_kernel.h) run on
-# hostcuda's PTX interpreter; linked against NVIDIA's -lcurand like any user program
+# hostcuda's PTX interpreter; linked against NVIDIA's -lcurand like any user program (against
+# hostcurand itself, same soname and version node, where the toolkit has no libcurand.so)
 HOSTCURAND_EQUIV := $(HOSTCURAND_DIR)/cr_equiv
+HOSTCURAND_LINK := $(if $(wildcard $(CUDA_HOME)/lib64/libcurand.so),-lcurand,$(HOSTCURAND_LIB))
 ALL += $(HOSTCURAND_EQUIV)
-$(HOSTCURAND_EQUIV): tests/hostcurand/cr_equiv.cu $(HOSTCUDA_LIB) | $(DEPS_STAMP)
+$(HOSTCURAND_EQUIV): tests/hostcurand/cr_equiv.cu $(HOSTCUDA_LIB) $(HOSTCURAND_LIB) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(HOSTCUDART_NVCC) -o $@ $< -lcurand
+	$(HOSTCUDART_NVCC) -o $@ $< $(HOSTCURAND_LINK)
 TESTS += tests/hostcurand/test_hcr_equiv.sh tests/hostcurand/test_hcr_exports.sh tests/hostcurand/test_hcr_launcher.sh
 
 # test_hcr_host: device and host generators agree, from plain C on the Driver API; memcheck by

@@ -22,13 +22,14 @@ if [ "$rc" -ne 0 ] || ! grep -Eq '^(\[rank 0\] )?status: 0 failure\(s\)' "$tmp/o
 else
     echo "ok: accelerate-run --cpu -n 1 -- cr_equiv status: $(grep -Ec '^(\[rank 0\] )?ok' "$tmp/out") checks on hostcurand"
 fi
+# shellcheck disable=SC2016  # expanded by the rank's shell
 env -u LD_LIBRARY_PATH -u LD_PRELOAD timeout 60 "$ROOT/scripts/accelerate-run" --cpu -n 1 -- sh -c 'echo "LDP=$LD_LIBRARY_PATH"' \
     >"$tmp/ldp" 2>&1
 grep -q "LDP=.*$B/tests/hostcurand" "$tmp/ldp" || { echo "FAIL: hostcurand is not on the rank's path: $(grep LDP= "$tmp/ldp")"; fails=$((fails + 1)); }
 NV=${CUDA_HOME:-/usr/local/cuda}/lib64
 if [ -f "$NV/libcurand.so.10" ]; then
-    LD_LIBRARY_PATH="$B/tests/hostcudart:$B/tests/hostcuda:$NV" timeout 60 "$P" status >"$tmp/nv" 2>&1
-    if [ $? -eq 0 ]; then echo "FAIL control: cr_equiv status passed on NVIDIA's libcurand"; fails=$((fails + 1))
+    if LD_LIBRARY_PATH="$B/tests/hostcudart:$B/tests/hostcuda:$NV" timeout 60 "$P" status >"$tmp/nv" 2>&1; then
+        echo "FAIL control: cr_equiv status passed on NVIDIA's libcurand"; fails=$((fails + 1))
     else echo "ok control: on NVIDIA's libcurand (hostcuda) the status case fails: $(grep -m1 FAIL "$tmp/nv")"; fi
 fi
 [ "$fails" -eq 0 ] && echo PASS || echo "FAIL: $fails"
