@@ -375,6 +375,31 @@ static int case_status()
     EXPECT(curandGetProperty(MAJOR_VERSION, &v), CURAND_STATUS_SUCCESS);
     if (v != CURAND_VER_MAJOR) { printf("FAIL curandGetProperty(MAJOR_VERSION): %d\n", v); fails++; }
     EXPECT(curandDestroyGenerator(g), CURAND_STATUS_SUCCESS);
+    // a host generator given device memory is refused; a device generator writes page-locked and
+    // managed memory too, the same numbers as into device memory
+    EXPECT(curandCreateGeneratorHost(&g, CURAND_RNG_PSEUDO_DEFAULT), CURAND_STATUS_SUCCESS);
+    EXPECT(curandGenerateUniform(g, d, 8), CURAND_STATUS_LAUNCH_FAILURE);
+    EXPECT(curandDestroyGenerator(g), CURAND_STATUS_SUCCESS);
+    float *pin, *man, hd[64];
+    CK(cudaMallocHost(&pin, 64 * sizeof(float)));
+    CK(cudaMallocManaged(&man, 64 * sizeof(float)));
+    float *outs[3] = {d, pin, man};
+    const char *names[3] = {"device", "page-locked", "managed"};
+    for (int k = 0; k < 3; k++) {
+        curandGenerator_t h;
+        EXPECT(curandCreateGenerator(&h, CURAND_RNG_PSEUDO_PHILOX4_32_10), CURAND_STATUS_SUCCESS);
+        curandSetPseudoRandomGeneratorSeed(h, 5);
+        EXPECT(curandGenerateUniform(h, outs[k], 64), CURAND_STATUS_SUCCESS);
+        CK(cudaDeviceSynchronize());
+        curandDestroyGenerator(h);
+        if (k == 0) { CK(cudaMemcpy(hd, d, sizeof hd, cudaMemcpyDeviceToHost)); continue; }
+        if (memcmp(hd, outs[k], sizeof hd)) {
+            printf("FAIL: %s output: first value %.9g, into device memory %.9g\n", names[k], outs[k][0], hd[0]);
+            fails++;
+        } else printf("ok %s output = device-memory output\n", names[k]);
+    }
+    CK(cudaFreeHost(pin));
+    CK(cudaFree(man));
     CK(cudaFree(d));
     return fails;
 }

@@ -612,7 +612,14 @@ static curandStatus_t hcr_generate(curandGenerator_t g, const char *call, hcr_di
     curandStatus_t st = hcr_prepare(g);
     if (st)
         return st;
+    unsigned mtype = 0, managed = 0;
+    int known = cuPointerGetAttribute(&mtype, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)(uintptr_t)out) ==
+                CUDA_SUCCESS;
+    if (known)
+        cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, (CUdeviceptr)(uintptr_t)out);
     if (g->host) {
+        if (known && mtype == CU_MEMORYTYPE_DEVICE && !managed)
+            return hcr_fail(CURAND_STATUS_LAUNCH_FAILURE, call, "a host generator's output is device memory");
         hcr_fill(g, d, out, n, elem, lognorm, mean, stddev);
         return CURAND_STATUS_SUCCESS;
     }
@@ -620,9 +627,19 @@ static curandStatus_t hcr_generate(curandGenerator_t g, const char *call, hcr_di
         return st;
     CUdeviceptr base = 0;
     size_t size = 0;
-    if (cuMemGetAddressRange(&base, &size, (CUdeviceptr)(uintptr_t)out) != CUDA_SUCCESS ||
-        (CUdeviceptr)(uintptr_t)out + n * elem > base + size)
-        return hcr_fail(CURAND_STATUS_LAUNCH_FAILURE, call, "output is not device memory large enough for count");
+    if (cuMemGetAddressRange(&base, &size, (CUdeviceptr)(uintptr_t)out) != CUDA_SUCCESS) {
+        if (!known || mtype != CU_MEMORYTYPE_HOST)
+            return hcr_fail(CURAND_STATUS_LAUNCH_FAILURE, call, "output is neither device nor page-locked memory");
+        /* page-locked host memory (cudaMallocHost / cudaHostRegister): written after the work
+         * queued before on the stream, and before the call returns */
+        CUresult r = cuStreamSynchronize(g->stream);
+        if (r != CUDA_SUCCESS)
+            return hcr_fail(CURAND_STATUS_LAUNCH_FAILURE, call, "waiting for the generator's stream failed");
+        hcr_fill(g, d, out, n, elem, lognorm, mean, stddev);
+        return CURAND_STATUS_SUCCESS;
+    }
+    if ((CUdeviceptr)(uintptr_t)out + n * elem > base + size)
+        return hcr_fail(CURAND_STATUS_LAUNCH_FAILURE, call, "output is shorter than count");
     /* in chunks, so a large call needs a bounded host buffer; a chunk is written before the next
      * is computed (the buffer is reused), and the last write is waited for before returning */
     size_t chunk = n < HCR_CHUNK ? n : HCR_CHUNK;
