@@ -71,7 +71,8 @@ __global__ void ref_kernel(unsigned long long seed, unsigned long long off, int 
 static const char *type_name(curandRngType_t t)
 {
     return t == CURAND_RNG_PSEUDO_XORWOW ? "XORWOW" : t == CURAND_RNG_PSEUDO_PHILOX4_32_10 ? "PHILOX4_32_10"
-         : t == CURAND_RNG_PSEUDO_MTGP32 ? "MTGP32" : "MRG32K3A";
+         : t == CURAND_RNG_PSEUDO_MTGP32 ? "MTGP32" : t == CURAND_RNG_QUASI_SOBOL32 ? "SOBOL32"
+         : t == CURAND_RNG_QUASI_SCRAMBLED_SOBOL32 ? "SCRAMBLED_SOBOL32" : "MRG32K3A";
 }
 
 // the device API's values for results idx[] of a generator (seed, offset), as 64-bit patterns
@@ -101,13 +102,15 @@ static std::vector<unsigned long long> reference(curandRngType_t t, unsigned lon
 // the host API's results 0..n-1 after curandSetGeneratorOffset(off), as 64-bit patterns; split > 0:
 // two calls (split, n - split) that must continue one another
 static int host_api(curandRngType_t t, bool hostgen, unsigned long long seed, unsigned long long off, int d,
-                    size_t n, size_t split, float mean, float sd, std::vector<unsigned long long> &res)
+                    size_t n, size_t split, float mean, float sd, std::vector<unsigned long long> &res,
+                    unsigned dims = 0)
 {
     curandGenerator_t g;
     int st = hostgen ? curandCreateGeneratorHost(&g, t) : curandCreateGenerator(&g, t);
     if (st) { printf("FAIL create %s: status %d\n", type_name(t), st); return st; }
-    if ((st = curandSetPseudoRandomGeneratorSeed(g, seed)) || (st = curandSetGeneratorOffset(g, off))) {
-        printf("FAIL seed/offset: status %d\n", st); return st;
+    if ((dims ? (st = curandSetQuasiRandomGeneratorDimensions(g, dims)) : (st = curandSetPseudoRandomGeneratorSeed(g, seed))) ||
+        (st = curandSetGeneratorOffset(g, off))) {
+        printf("FAIL seed/dimensions/offset: status %d\n", st); return st;
     }
     size_t es = is_double(d) ? 8 : 4;
     void *buf = nullptr;
@@ -322,6 +325,109 @@ static int case_mtgp(bool control)
     return control ? (told == total ? 0 : 1) : fails;
 }
 
+// Sobol32: result r of a call for n results in `dims` dimensions is point off + r % (n / dims) of
+// dimension r / (n / dims), the device API's curand_init(vectors[dim], (constants[dim],) point)
+template <class S>
+__global__ void sobol_kernel(const unsigned *vec, const unsigned *scr, int d, const unsigned long long *pt,
+                             const unsigned *dim, int n, unsigned long long *out, float mean, float sd)
+{
+    int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= n)
+        return;
+    S s;
+    if (scr) curand_init((unsigned *)vec + 32 * dim[k], scr[dim[k]], (unsigned)pt[k], (curandStateScrambledSobol32_t *)&s);
+    else curand_init((unsigned *)vec + 32 * dim[k], (unsigned)pt[k], (curandStateSobol32_t *)&s);
+    float f;
+    double x;
+    switch (d) {
+    case D_U32: out[k] = curand(&s); return;
+    case D_UNIF: f = curand_uniform(&s); break;
+    case D_UNIF_D: x = curand_uniform_double(&s); out[k] = __double_as_longlong(x); return;
+    case D_NORM: f = curand_normal(&s) * sd + mean; break;
+    case D_NORM_D: x = curand_normal_double(&s) * (double)sd + (double)mean; out[k] = __double_as_longlong(x); return;
+    case D_LOGN: f = curand_log_normal(&s, mean, sd); break;
+    default: x = curand_log_normal_double(&s, mean, sd); out[k] = __double_as_longlong(x); return;
+    }
+    out[k] = (unsigned)__float_as_int(f);
+}
+
+static std::vector<unsigned long long> sobol_reference(bool scrambled, unsigned dims, unsigned long long off,
+                                                       size_t n, size_t split, int d, float mean, float sd)
+{
+    curandDirectionVectors32_t *v;
+    unsigned *c = nullptr;
+    if (curandGetDirectionVectors32(&v, scrambled ? CURAND_SCRAMBLED_DIRECTION_VECTORS_32_JOEKUO6
+                                                  : CURAND_DIRECTION_VECTORS_32_JOEKUO6) ||
+        (scrambled && curandGetScrambleConstants32(&c))) {
+        printf("FAIL: curandGetDirectionVectors32 / curandGetScrambleConstants32\n");
+        exit(1);
+    }
+    // the host API's calls: (split, n - split) or (n), each dimension-major
+    std::vector<unsigned long long> pt(n);
+    std::vector<unsigned> dim(n);
+    size_t parts[2] = {split ? split : n, split ? n - split : 0}, at = 0;
+    unsigned long long pos = off;
+    for (int p = 0; p < 2 && parts[p]; at += parts[p], p++) {
+        size_t per = parts[p] / dims;
+        for (size_t r = 0; r < parts[p]; r++) { pt[at + r] = pos + r % per; dim[at + r] = (unsigned)(r / per); }
+        pos += per;
+    }
+    unsigned *dv, *dc = nullptr, *ddim;
+    unsigned long long *dpt, *dout;
+    CK(cudaMalloc(&dv, dims * 32 * 4));
+    CK(cudaMemcpy(dv, v, dims * 32 * 4, cudaMemcpyHostToDevice));
+    if (scrambled) { CK(cudaMalloc(&dc, dims * 4)); CK(cudaMemcpy(dc, c, dims * 4, cudaMemcpyHostToDevice)); }
+    CK(cudaMalloc(&dpt, n * 8)); CK(cudaMalloc(&ddim, n * 4)); CK(cudaMalloc(&dout, n * 8));
+    CK(cudaMemcpy(dpt, pt.data(), n * 8, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(ddim, dim.data(), n * 4, cudaMemcpyHostToDevice));
+    int b = 128, grid = (int)((n + b - 1) / b);
+    if (scrambled) sobol_kernel<curandStateScrambledSobol32_t><<<grid, b>>>(dv, dc, d, dpt, ddim, (int)n, dout, mean, sd);
+    else sobol_kernel<curandStateSobol32_t><<<grid, b>>>(dv, nullptr, d, dpt, ddim, (int)n, dout, mean, sd);
+    CK(cudaGetLastError());
+    std::vector<unsigned long long> r(n);
+    CK(cudaMemcpy(r.data(), dout, n * 8, cudaMemcpyDeviceToHost));
+    CK(cudaFree(dv)); CK(cudaFree(dpt)); CK(cudaFree(ddim)); CK(cudaFree(dout));
+    if (dc) CK(cudaFree(dc));
+    return r;
+}
+
+static int case_sobol(bool control)
+{
+    int fails = 0, told = 0, total = 0;
+    struct { curandRngType_t t; unsigned dims; unsigned long long off; bool host; size_t n, split; } runs[] = {
+        {CURAND_RNG_QUASI_SOBOL32, 1, 0, false, 5000, 0},
+        {CURAND_RNG_QUASI_SOBOL32, 3, 777, false, 6000, 2100},
+        {CURAND_RNG_QUASI_SCRAMBLED_SOBOL32, 5, 12345, true, 5000, 0},
+        {CURAND_RNG_QUASI_SCRAMBLED_SOBOL32, 2, 1, false, 4000, 1000}};
+    for (int d = 0; d < D_COUNT; d++)
+        for (auto &r : runs) {
+            if (control && d != D_U32 && d != D_NORM) continue;
+            std::vector<unsigned long long> idx(r.n), host;
+            for (size_t i = 0; i < r.n; i++) idx[i] = i;
+            float mean = d == D_LOGN || d == D_LOGN_D ? 0.5f : 1.5f, sd = d == D_LOGN || d == D_LOGN_D ? 0.25f : 2.0f;
+            if (host_api(r.t, r.host, 0, r.off, d, r.n, r.split, mean, sd, host, r.dims)) { fails++; continue; }
+            bool scr = r.t == CURAND_RNG_QUASI_SCRAMBLED_SOBOL32;
+            if (control) {  // a shifted offset, and one dimension less, must differ
+                int a = compare("", d, idx, host, sobol_reference(scr, r.dims, r.off + 1, r.n, r.split, d, mean, sd), true, nullptr);
+                int b = r.dims > 1 ? compare("", d, idx, host, sobol_reference(scr, r.dims - 1, r.off, r.n - r.n / r.dims,
+                                                                                 0, d, mean, sd), true, nullptr) : 1;
+                total += 2;
+                told += (a > 0) + (b > 0);
+                printf("%s %s curand%s: an offset shifted by 1 differs in %d, one dimension less in %d of %zu\n",
+                       a > 0 && b > 0 ? "ok" : "FAIL", type_name(r.t), dist_name[d], a, b, r.n);
+                continue;
+            }
+            std::vector<unsigned long long> ref = sobol_reference(scr, r.dims, r.off, r.n, r.split, d, mean, sd);
+            char what[160];
+            snprintf(what, sizeof what, "%s curand%s %u dimensions offset %llu %s%s", type_name(r.t), dist_name[d], r.dims,
+                     r.off, r.host ? "host generator" : "device generator", r.split ? " in two calls" : "");
+            int exact, bad = compare(what, d, idx, host, ref, false, &exact);
+            if (bad) { fails++; printf("  (%d of %zu differ)\n", bad, r.n); }
+            else printf("ok %s: %zu results = device API (%d bit-exact)\n", what, r.n, exact);
+        }
+    return control ? (told == total ? 0 : 1) : fails;
+}
+
 static int case_control()
 {
     // each must mismatch, else the comparison could not tell
@@ -374,6 +480,18 @@ static int case_status()
     if (v != CURAND_VERSION) { printf("FAIL curandGetVersion: %d, header says %d\n", v, CURAND_VERSION); fails++; }
     EXPECT(curandGetProperty(MAJOR_VERSION, &v), CURAND_STATUS_SUCCESS);
     if (v != CURAND_VER_MAJOR) { printf("FAIL curandGetProperty(MAJOR_VERSION): %d\n", v); fails++; }
+    EXPECT(curandDestroyGenerator(g), CURAND_STATUS_SUCCESS);
+    // quasirandom: dimensions, counts, no seed, its own ordering
+    EXPECT(curandCreateGenerator(&g, CURAND_RNG_QUASI_SOBOL32), CURAND_STATUS_SUCCESS);
+    EXPECT(curandSetQuasiRandomGeneratorDimensions(g, 0), CURAND_STATUS_OUT_OF_RANGE);
+    EXPECT(curandSetQuasiRandomGeneratorDimensions(g, 20001), CURAND_STATUS_OUT_OF_RANGE);
+    EXPECT(curandSetQuasiRandomGeneratorDimensions(g, 3), CURAND_STATUS_SUCCESS);
+    EXPECT(curandGenerateUniform(g, d, 8), CURAND_STATUS_LENGTH_NOT_MULTIPLE);
+    EXPECT(curandGenerateNormal(g, d, 9, 0.f, 1.f), CURAND_STATUS_SUCCESS);  // no pairs for quasirandom
+    EXPECT(curandSetPseudoRandomGeneratorSeed(g, 1), CURAND_STATUS_TYPE_ERROR);
+    EXPECT(curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_DEFAULT), CURAND_STATUS_OUT_OF_RANGE);
+    EXPECT(curandSetGeneratorOrdering(g, CURAND_ORDERING_QUASI_DEFAULT), CURAND_STATUS_SUCCESS);
+    EXPECT(curandGenerateLongLong(g, (unsigned long long *)d, 3), CURAND_STATUS_TYPE_ERROR);
     EXPECT(curandDestroyGenerator(g), CURAND_STATUS_SUCCESS);
     // a host generator given device memory is refused; a device generator writes page-locked and
     // managed memory too, the same numbers as into device memory
@@ -466,9 +584,10 @@ int main(int argc, char **argv)
     if (!strcmp(c, "equiv")) fails = case_equiv();
     else if (!strcmp(c, "status")) fails = case_status();
     else if (!strcmp(c, "stream")) fails = case_stream();
-    else if (!strcmp(c, "control")) fails = case_control() + case_mtgp(true);
+    else if (!strcmp(c, "control")) fails = case_control() + case_mtgp(true) + case_sobol(true);
+    else if (!strcmp(c, "sobol")) fails = case_sobol(false);
     else if (!strcmp(c, "mtgp")) fails = case_mtgp(false);
-    else { fprintf(stderr, "usage: cr_equiv equiv|mtgp|status|stream|control\n"); return 2; }
+    else { fprintf(stderr, "usage: cr_equiv equiv|mtgp|sobol|status|stream|control\n"); return 2; }
     printf("%s: %d failure(s)\n", c, fails);
     return fails ? 1 : 0;
 }

@@ -16,13 +16,22 @@
  * seeds them (seed ^ seed >> 32, + b + 1); result n (one raw value each, normals by the inverse
  * CDF as the device API makes them) is S((n / 256) % 64) at position n % 256 + 256 * (n / 16384).
  *
+ * SOBOL32 (and SCRAMBLED_SOBOL32): point i of dimension j is the device API's Sobol32 state
+ * curand_init(vectors[j], (constants[j],) i); a call for n results in d dimensions gives n / d
+ * points of dimension 0, then of dimension 1, ... (CURAND_ORDERING_QUASI_DEFAULT). The direction
+ * vectors and scramble constants are NVIDIA's: curandGetDirectionVectors32 /
+ * curandGetScrambleConstants32 of the toolkit's libcurand.so.10, loaded in a namespace of its own
+ * (it needs no CUDA for those); where it is not installed, the Sobol generators are refused.
+ *
  * Threading: a generator is used by one thread at a time (as cuRAND's documentation asks).
  * Must not: read device memory from host code, call NVIDIA's runtime or private export tables
  * (only the Driver API's public calls), or answer a call it does not implement with numbers.
  */
 #include <cuda.h>
 #include <curand.h>
+#include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -39,7 +48,7 @@
 #define HCR_STREAMS 4096u
 #define HCR_CHUNK ((size_t)1 << 20) /* results per device write */
 
-enum { HCR_XORWOW, HCR_PHILOX, HCR_MRG, HCR_MTGP };
+enum { HCR_XORWOW, HCR_PHILOX, HCR_MRG, HCR_MTGP, HCR_SOBOL };
 
 typedef struct {
     uint32_t d, v[5];
@@ -56,6 +65,9 @@ struct curandGenerator_st {
     unsigned long long seed, offset; /* offset: results consumed so far (or set) */
     curandOrdering_t ordering;
     CUstream stream;
+    unsigned dims;                   /* quasirandom: dimensions */
+    const unsigned *vectors;         /* quasirandom: 32 direction vectors per dimension */
+    const unsigned *scramble;        /* scrambled Sobol: one constant per dimension, else NULL */
     int ready;                       /* stream bases computed for seed */
     void *base;                      /* HCR_STREAMS stream states at raw position 0 */
     void *cur;                       /* HCR_STREAMS stream states at cur_pos[s] */
@@ -275,6 +287,52 @@ static void mt_round(hcr_mtgp *m, const mtgp32_params_fast_t *p)
     m->round++;
 }
 
+/* ---- Sobol32: NVIDIA's tables from the toolkit's library, point i by its Gray code ---- */
+
+static struct {
+    pthread_once_t once;
+    void *lib;
+    char why[200];
+} hcr_nv = {PTHREAD_ONCE_INIT, NULL, ""};
+
+static void hcr_nv_open(void)
+{
+    const char *env = getenv("HOSTCURAND_NVIDIA_CURAND"), *home = getenv("CUDA_HOME");
+    char path[4][512];
+    int n = 0;
+    if (env && *env)
+        snprintf(path[n++], sizeof(path[0]), "%s", env);
+    if (home && *home)
+        snprintf(path[n++], sizeof(path[0]), "%s/lib64/libcurand.so.10", home);
+    snprintf(path[n++], sizeof(path[0]), "/usr/local/cuda/lib64/libcurand.so.10");
+    snprintf(path[n++], sizeof(path[0]), "/usr/local/cuda/targets/x86_64-linux/lib/libcurand.so.10");
+    for (int i = 0; i < n && !hcr_nv.lib; i++)
+        hcr_nv.lib = dlmopen(LM_ID_NEWLM, path[i], RTLD_NOW | RTLD_LOCAL);
+    if (!hcr_nv.lib)
+        snprintf(hcr_nv.why, sizeof(hcr_nv.why),
+                 "NVIDIA's libcurand.so.10 (the Sobol tables' source) not found: set HOSTCURAND_NVIDIA_CURAND or CUDA_HOME");
+}
+
+/* NVIDIA's own table getter by name, or NULL with the reason on stderr */
+static void *hcr_nv_sym(const char *name, const char *call)
+{
+    pthread_once(&hcr_nv.once, hcr_nv_open);
+    void *f = hcr_nv.lib ? dlsym(hcr_nv.lib, name) : NULL;
+    if (!f)
+        hcr_fail(CURAND_STATUS_INITIALIZATION_FAILED, call, hcr_nv.lib ? "NVIDIA's library lacks the table" : hcr_nv.why);
+    return f;
+}
+
+static uint32_t sobol_at(const curandGenerator_t g, unsigned j, unsigned long long i)
+{
+    const unsigned *v = g->vectors + 32 * (size_t)j;
+    uint32_t x = g->scramble ? g->scramble[j] : 0, gray = (uint32_t)(i ^ (i >> 1));
+    for (unsigned k = 0; gray; k++, gray >>= 1)
+        if (gray & 1)
+            x ^= v[k];
+    return x;
+}
+
 /* ---- streams: raw value k of stream s, generated in order ---- */
 
 static size_t hcr_state_size(int kind)
@@ -285,7 +343,7 @@ static unsigned hcr_nstreams(int kind) { return kind == HCR_MTGP ? MT_BLOCKS : H
 
 static curandStatus_t hcr_prepare(curandGenerator_t g)
 {
-    if (g->ready || g->kind == HCR_PHILOX)
+    if (g->ready || g->kind == HCR_PHILOX || g->kind == HCR_SOBOL)
         return CURAND_STATUS_SUCCESS;
     size_t sz = hcr_state_size(g->kind), ns = hcr_nstreams(g->kind);
     if (!g->base) {
@@ -328,7 +386,7 @@ static curandStatus_t hcr_prepare(curandGenerator_t g)
 /* position stream s at raw value pos (forward from where it is, else from its base) */
 static void hcr_seek(curandGenerator_t g, unsigned s, unsigned long long pos)
 {
-    if (g->kind == HCR_PHILOX || g->kind == HCR_MTGP) /* counter-based / seeks on each value */
+    if (g->kind == HCR_PHILOX || g->kind == HCR_MTGP || g->kind == HCR_SOBOL) /* seek on each value */
         return;
     if (pos < g->cur_pos[s]) {
         memcpy((char *)g->cur + s * hcr_state_size(g->kind), (char *)g->base + s * hcr_state_size(g->kind),
@@ -366,6 +424,8 @@ static uint32_t cur_u32(hcr_cursor *c)
     uint32_t r;
     if (g->kind == HCR_PHILOX)
         return ph_raw(g->seed, c->s, c->pos++);
+    if (g->kind == HCR_SOBOL)
+        return sobol_at(g, c->s, c->pos++);
     if (g->kind == HCR_MTGP) { /* value pos of S(s): run its rounds forward, from the start if behind */
         hcr_mtgp *m = &((hcr_mtgp *)g->cur)[c->s];
         unsigned long long want = c->pos / MT_THREADS + 1;
@@ -397,6 +457,9 @@ static double cur_mrg(hcr_cursor *c)
 #define P53I 1.1102230246251565e-16
 
 typedef enum { D_U32, D_UNIF, D_UNIF_D, D_NORM, D_NORM_D } hcr_dist;
+
+/* the generators whose every result is one 32-bit value (normals by the inverse CDF) */
+static int hcr_single(int kind) { return kind == HCR_MTGP || kind == HCR_SOBOL; }
 
 /* erfcinv(y), y in (0, 1]: a rational first guess (Abramowitz & Stegun 26.2.23), then Newton steps
  * on libm's erfc to double precision */
@@ -444,7 +507,7 @@ static void item_float(hcr_cursor *c, hcr_dist d, float out[2])
     } else if (d == D_UNIF) {
         out[0] = c->g->kind == HCR_MRG ? (float)(cur_mrg(c) * 2.3283065498378288e-10)
                                        : cur_u32(c) * P32I + (P32I / 2.0f);
-    } else if (c->g->kind == HCR_MTGP) { /* D_NORM: the inverse CDF of one value */
+    } else if (hcr_single(c->g->kind)) { /* D_NORM: the inverse CDF of one value */
         out[0] = icdf_f(cur_u32(c));
     } else { /* D_NORM: Box-Muller on two values */
         float u, v;
@@ -467,7 +530,7 @@ static void item_double(hcr_cursor *c, hcr_dist d, double out[2])
     if (d == D_UNIF_D) {
         if (c->g->kind == HCR_MRG) {
             out[0] = cur_mrg(c) * 2.3283065498378288e-10;
-        } else if (c->g->kind == HCR_PHILOX || c->g->kind == HCR_MTGP) {
+        } else if (c->g->kind == HCR_PHILOX || hcr_single(c->g->kind)) {
             out[0] = cur_u32(c) * 2.3283064365386963e-10 + 2.3283064365386963e-10; /* in (0, 1] */
         } else {
             uint32_t x = cur_u32(c), y = cur_u32(c);
@@ -476,7 +539,7 @@ static void item_double(hcr_cursor *c, hcr_dist d, double out[2])
         }
         return;
     }
-    if (c->g->kind == HCR_MTGP) {
+    if (hcr_single(c->g->kind)) {
         out[0] = icdf_d(cur_u32(c));
         return;
     }
@@ -498,8 +561,8 @@ static void item_double(hcr_cursor *c, hcr_dist d, double out[2])
 
 static void hcr_shape(int kind, hcr_dist d, unsigned *c, unsigned *m)
 {
-    *m = (d == D_NORM || d == D_NORM_D) && kind != HCR_MTGP ? 2 : 1;
-    if (kind == HCR_MTGP) {
+    *m = (d == D_NORM || d == D_NORM_D) && !hcr_single(kind) ? 2 : 1;
+    if (hcr_single(kind)) {
         *c = 1;
         return;
     }
@@ -557,6 +620,17 @@ static void hcr_fill(curandGenerator_t g, hcr_dist d, void *out, size_t n, size_
     hcr_shape(g->kind, d, &c, &m);
     hcr_req q = {d, m, out, g->offset, n, elem, lognorm, mean, stddev};
     unsigned long long i0 = q.first / m, i1 = (q.first + n + m - 1) / m;
+    if (g->kind == HCR_SOBOL) { /* n / dims points of each dimension in turn, from point offset */
+        size_t per = n / g->dims;
+        q.first = 0; /* result j * per + k: point offset + k of dimension j */
+        for (unsigned j = 0; j < g->dims; j++)
+            for (size_t k = 0; k < per; k++) {
+                hcr_cursor cur = {g, j, g->offset + k};
+                hcr_emit(&q, &cur, (unsigned long long)j * per + k);
+            }
+        g->offset += per;
+        return;
+    }
     if (g->kind == HCR_MTGP) { /* item i: S((i / 256) % 64) at i % 256 + 256 * (i / 16384) */
         const unsigned long long per = (unsigned long long)MT_BLOCKS * MT_THREADS;
         for (unsigned b = 0; b < MT_BLOCKS; b++)
@@ -601,7 +675,9 @@ static curandStatus_t hcr_generate(curandGenerator_t g, const char *call, hcr_di
 {
     if (!g)
         return CURAND_STATUS_NOT_INITIALIZED;
-    if ((d == D_NORM || d == D_NORM_D) && (n & 1))
+    if (g->kind == HCR_SOBOL && n % g->dims)
+        return hcr_fail(CURAND_STATUS_LENGTH_NOT_MULTIPLE, call, "count is not a multiple of the dimensions");
+    if (g->kind != HCR_SOBOL && (d == D_NORM || d == D_NORM_D) && (n & 1))
         return hcr_fail(CURAND_STATUS_LENGTH_NOT_MULTIPLE, call, "normal results come in pairs: count is odd");
     if (n == 0)
         return CURAND_STATUS_SUCCESS;
@@ -642,7 +718,7 @@ static curandStatus_t hcr_generate(curandGenerator_t g, const char *call, hcr_di
         return hcr_fail(CURAND_STATUS_LAUNCH_FAILURE, call, "output is shorter than count");
     /* in chunks, so a large call needs a bounded host buffer; a chunk is written before the next
      * is computed (the buffer is reused), and the last write is waited for before returning */
-    size_t chunk = n < HCR_CHUNK ? n : HCR_CHUNK;
+    size_t chunk = n < HCR_CHUNK || g->kind == HCR_SOBOL ? n : HCR_CHUNK; /* Sobol: dimension-major */
     if (chunk & 1)
         chunk++; /* normals stay whole pairs per chunk */
     void *buf = malloc(chunk * elem);
@@ -677,8 +753,10 @@ static curandStatus_t hcr_create(curandGenerator_t *gen, curandRngType_t type, i
     case CURAND_RNG_PSEUDO_PHILOX4_32_10: kind = HCR_PHILOX; break;
     case CURAND_RNG_PSEUDO_MRG32K3A: kind = HCR_MRG; break;
     case CURAND_RNG_PSEUDO_MTGP32: kind = HCR_MTGP; break;
-    case CURAND_RNG_PSEUDO_MT19937: case CURAND_RNG_QUASI_DEFAULT:
-    case CURAND_RNG_QUASI_SOBOL32: case CURAND_RNG_QUASI_SCRAMBLED_SOBOL32: case CURAND_RNG_QUASI_SOBOL64:
+    case CURAND_RNG_QUASI_DEFAULT: case CURAND_RNG_QUASI_SOBOL32: case CURAND_RNG_QUASI_SCRAMBLED_SOBOL32:
+        kind = HCR_SOBOL;
+        break;
+    case CURAND_RNG_PSEUDO_MT19937: case CURAND_RNG_QUASI_SOBOL64:
     case CURAND_RNG_QUASI_SCRAMBLED_SOBOL64: {
         char why[96];
         snprintf(why, sizeof(why), "generator type %d is not implemented by hostcurand", (int)type);
@@ -686,13 +764,33 @@ static curandStatus_t hcr_create(curandGenerator_t *gen, curandRngType_t type, i
     }
     default: return hcr_fail(CURAND_STATUS_TYPE_ERROR, call, "unknown generator type");
     }
+    const unsigned *vectors = NULL, *scramble = NULL;
+    if (kind == HCR_SOBOL) {
+        int scr = type == CURAND_RNG_QUASI_SCRAMBLED_SOBOL32;
+        curandStatus_t (*dv)(curandDirectionVectors32_t **, curandDirectionVectorSet_t) =
+            (curandStatus_t (*)(curandDirectionVectors32_t **, curandDirectionVectorSet_t))hcr_nv_sym(
+                "curandGetDirectionVectors32", call);
+        curandStatus_t (*sc)(unsigned **) =
+            (curandStatus_t (*)(unsigned **))(scr ? hcr_nv_sym("curandGetScrambleConstants32", call) : NULL);
+        curandDirectionVectors32_t *v = NULL;
+        unsigned *c = NULL;
+        if (!dv || (scr && !sc) ||
+            dv(&v, scr ? CURAND_SCRAMBLED_DIRECTION_VECTORS_32_JOEKUO6 : CURAND_DIRECTION_VECTORS_32_JOEKUO6) ||
+            (scr && sc(&c)))
+            return hcr_fail(CURAND_STATUS_INITIALIZATION_FAILED, call, "no Sobol direction vectors");
+        vectors = (const unsigned *)v;
+        scramble = c;
+    }
     curandGenerator_t g = calloc(1, sizeof(*g));
     if (!g)
         return CURAND_STATUS_ALLOCATION_FAILED;
     g->kind = kind;
     g->type = type;
     g->host = host;
-    g->ordering = CURAND_ORDERING_PSEUDO_DEFAULT;
+    g->ordering = kind == HCR_SOBOL ? CURAND_ORDERING_QUASI_DEFAULT : CURAND_ORDERING_PSEUDO_DEFAULT;
+    g->dims = 1;
+    g->vectors = vectors;
+    g->scramble = scramble;
     *gen = g;
     return CURAND_STATUS_SUCCESS;
 }
@@ -750,6 +848,8 @@ HCR_API curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t g, u
 {
     if (!g)
         return CURAND_STATUS_NOT_INITIALIZED;
+    if (g->kind == HCR_SOBOL)
+        return CURAND_STATUS_TYPE_ERROR;
     g->seed = seed;
     g->ready = 0;
     return CURAND_STATUS_SUCCESS;
@@ -767,6 +867,10 @@ HCR_API curandStatus_t curandSetGeneratorOrdering(curandGenerator_t g, curandOrd
 {
     if (!g)
         return CURAND_STATUS_NOT_INITIALIZED;
+    if (g->kind == HCR_SOBOL)
+        return order == CURAND_ORDERING_QUASI_DEFAULT
+                   ? CURAND_STATUS_SUCCESS
+                   : hcr_fail(CURAND_STATUS_OUT_OF_RANGE, "curandSetGeneratorOrdering", "not a quasirandom ordering");
     switch (order) {
     case CURAND_ORDERING_PSEUDO_BEST: case CURAND_ORDERING_PSEUDO_DEFAULT: case CURAND_ORDERING_PSEUDO_LEGACY:
         g->ordering = order;
@@ -782,10 +886,15 @@ HCR_API curandStatus_t curandSetGeneratorOrdering(curandGenerator_t g, curandOrd
 
 HCR_API curandStatus_t curandSetQuasiRandomGeneratorDimensions(curandGenerator_t g, unsigned int dims)
 {
-    (void)dims;
     if (!g)
         return CURAND_STATUS_NOT_INITIALIZED;
-    return CURAND_STATUS_TYPE_ERROR; /* every generator here is pseudorandom */
+    if (g->kind != HCR_SOBOL)
+        return CURAND_STATUS_TYPE_ERROR;
+    if (dims < 1 || dims > 20000)
+        return hcr_fail(CURAND_STATUS_OUT_OF_RANGE, "curandSetQuasiRandomGeneratorDimensions",
+                        "dimensions must be 1 to 20000");
+    g->dims = dims;
+    return CURAND_STATUS_SUCCESS;
 }
 
 HCR_API curandStatus_t curandGenerateSeeds(curandGenerator_t g)
@@ -865,27 +974,30 @@ HCR_API curandStatus_t curandGeneratePoissonMethod(curandGenerator_t g, unsigned
     (void)method;
     return curandGeneratePoisson(g, out, n, lambda);
 }
-HCR_API curandStatus_t curandGetDirectionVectors32(curandDirectionVectors32_t **v, curandDirectionVectorSet_t s)
+/* NVIDIA's tables, from NVIDIA's library (hcr_nv_sym) */
+HCR_API curandStatus_t curandGetDirectionVectors32(curandDirectionVectors32_t **v, curandDirectionVectorSet_t set)
 {
-    (void)v; (void)s;
-    return hcr_fail(CURAND_STATUS_INTERNAL_ERROR, "curandGetDirectionVectors32",
-                    "Sobol direction vectors are not shipped by hostcurand");
+    curandStatus_t (*f)(curandDirectionVectors32_t **, curandDirectionVectorSet_t) =
+        (curandStatus_t (*)(curandDirectionVectors32_t **, curandDirectionVectorSet_t))hcr_nv_sym(
+            "curandGetDirectionVectors32", "curandGetDirectionVectors32");
+    return f ? f(v, set) : CURAND_STATUS_INITIALIZATION_FAILED;
 }
-HCR_API curandStatus_t curandGetDirectionVectors64(curandDirectionVectors64_t **v, curandDirectionVectorSet_t s)
+HCR_API curandStatus_t curandGetDirectionVectors64(curandDirectionVectors64_t **v, curandDirectionVectorSet_t set)
 {
-    (void)v; (void)s;
-    return hcr_fail(CURAND_STATUS_INTERNAL_ERROR, "curandGetDirectionVectors64",
-                    "Sobol direction vectors are not shipped by hostcurand");
+    curandStatus_t (*f)(curandDirectionVectors64_t **, curandDirectionVectorSet_t) =
+        (curandStatus_t (*)(curandDirectionVectors64_t **, curandDirectionVectorSet_t))hcr_nv_sym(
+            "curandGetDirectionVectors64", "curandGetDirectionVectors64");
+    return f ? f(v, set) : CURAND_STATUS_INITIALIZATION_FAILED;
 }
 HCR_API curandStatus_t curandGetScrambleConstants32(unsigned int **c)
 {
-    (void)c;
-    return hcr_fail(CURAND_STATUS_INTERNAL_ERROR, "curandGetScrambleConstants32",
-                    "Sobol scramble constants are not shipped by hostcurand");
+    curandStatus_t (*f)(unsigned int **) =
+        (curandStatus_t (*)(unsigned int **))hcr_nv_sym("curandGetScrambleConstants32", "curandGetScrambleConstants32");
+    return f ? f(c) : CURAND_STATUS_INITIALIZATION_FAILED;
 }
 HCR_API curandStatus_t curandGetScrambleConstants64(unsigned long long **c)
 {
-    (void)c;
-    return hcr_fail(CURAND_STATUS_INTERNAL_ERROR, "curandGetScrambleConstants64",
-                    "Sobol scramble constants are not shipped by hostcurand");
+    curandStatus_t (*f)(unsigned long long **) = (curandStatus_t (*)(unsigned long long **))hcr_nv_sym(
+        "curandGetScrambleConstants64", "curandGetScrambleConstants64");
+    return f ? f(c) : CURAND_STATUS_INITIALIZATION_FAILED;
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Property: cuRAND's host API on hostcurand gives NVIDIA's device-API sequences (cr_equiv.cu: every
-# generator XORWOW / PHILOX4_32_10 / MRG32K3A / MTGP32 x every distribution, device and host generators,
+# generator XORWOW / PHILOX4_32_10 / MRG32K3A / MTGP32 / SOBOL32 / SCRAMBLED_SOBOL32 x every distribution, device and host generators,
 # offsets, calls that continue one another; bits and uniforms bit-exact, normals within 4e-6 /
 # 1e-13 relative), its documented error statuses, and curandSetStream's ordering against kernels
 # on the same stream. The program is linked against NVIDIA's -lcurand and finds hostcurand by
@@ -15,7 +15,7 @@ for f in "$P" "$B/hostcurand/libcurand.so.10" "$B/hostcudart/libcudart.so.13" "$
 done
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fails=0
-for c in equiv mtgp status stream control; do
+for c in equiv mtgp sobol status stream control; do
     LD_LIBRARY_PATH="$B/hostcurand:$B/hostcudart:$B/hostcuda" timeout 300 "$P" "$c" >"$tmp/$c.out" 2>"$tmp/$c.err"
     rc=$?
     if [ "$rc" -ne 0 ]; then

@@ -2,7 +2,7 @@
  * result kind, a device generator (output in cuMemAlloc memory, read back with cuMemcpyDtoH) and a
  * host generator (curandCreateGeneratorHost) give the same bits, as cuRAND documents; a call split
  * in three continues the sequence; uniforms lie in (0, 1]. Control: a generator with another seed
- * differs. Built linked to build/tests/hostcurand/libcurand.so.10; run under valgrind by
+ * (for Sobol: another point offset, in 3 dimensions) differs. Built linked to build/tests/hostcurand/libcurand.so.10; run under valgrind by
  * test_hcr_valgrind.sh. Exit 0 when every check passes. */
 #include <cuda.h>
 #include <curand.h>
@@ -35,7 +35,10 @@ static curandStatus_t gen(curandGenerator_t g, int k, void *out, size_t n)
 static void *run(curandRngType_t t, int host, unsigned long long seed, int k, size_t n)
 {
     curandGenerator_t g;
+    int quasi = t == CURAND_RNG_QUASI_SOBOL32 || t == CURAND_RNG_QUASI_SCRAMBLED_SOBOL32;
     size_t es = elem(k), parts[3] = {n / 4 * 2, n / 4 * 2 + 2, 0};
+    if (quasi) /* 3 dimensions: each call a multiple of 3 */
+        parts[0] = parts[1] = 3000;
     parts[2] = n - parts[0] - parts[1];
     void *h = calloc(n, es);
     CUdeviceptr d = 0;
@@ -44,7 +47,12 @@ static void *run(curandRngType_t t, int host, unsigned long long seed, int k, si
     curandStatus_t st = host ? curandCreateGeneratorHost(&g, t) : curandCreateGenerator(&g, t);
     CHECK(st == CURAND_STATUS_SUCCESS, "create %d: status %d", (int)t, (int)st);
     if (st) { free(h); return NULL; }
-    curandSetPseudoRandomGeneratorSeed(g, seed);
+    if (quasi) { /* the control's "seed" is the point offset */
+        curandSetQuasiRandomGeneratorDimensions(g, 3);
+        curandSetGeneratorOffset(g, seed);
+    } else {
+        curandSetPseudoRandomGeneratorSeed(g, seed);
+    }
     if (!host && cuMemAlloc(&d, n * es) != CUDA_SUCCESS) { free(h); curandDestroyGenerator(g); return NULL; }
     size_t at = 0;
     for (int p = 0; p < 3; at += parts[p], p++) {
@@ -69,9 +77,10 @@ int main(void)
         return 1;
     }
     const curandRngType_t types[] = {CURAND_RNG_PSEUDO_XORWOW, CURAND_RNG_PSEUDO_PHILOX4_32_10,
-                                     CURAND_RNG_PSEUDO_MRG32K3A, CURAND_RNG_PSEUDO_MTGP32};
+                                     CURAND_RNG_PSEUDO_MRG32K3A, CURAND_RNG_PSEUDO_MTGP32,
+                                     CURAND_RNG_QUASI_SOBOL32, CURAND_RNG_QUASI_SCRAMBLED_SOBOL32};
     const size_t n = 10002;
-    for (int ti = 0; ti < 4; ti++)
+    for (int ti = 0; ti < 6; ti++)
         for (int k = 0; k < K_COUNT; k++) {
             int before = fails;
             void *a = run(types[ti], 0, 99, k, n), *b = run(types[ti], 1, 99, k, n), *c = run(types[ti], 1, 98, k, n);
