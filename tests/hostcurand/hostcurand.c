@@ -10,7 +10,7 @@
  * XORWOW uniform double c=2 m=1, normal float c=2 m=2, normal double c=4 m=2, ...) is item
  * i = (offset + n) / m of the generator; it comes from stream i % 4096 at raw position
  * (i / 4096) * c. Stream s is curand_init(seed, s, 0). The layout of normals and doubles is our
- * reading of the documentation (README.md, hostcurand section).
+ * reading of the documentation (docs/hostcuda.md, "cuRAND on hostcuda").
  *
  * MTGP32 instead: 64 sequences S(b), parameter set b, seeded as curandMakeMTGP32KernelState
  * seeds them (seed ^ seed >> 32, + b + 1); result n (one raw value each, normals by the inverse
@@ -24,13 +24,13 @@
  * (it needs no CUDA for those); where it is not installed, the Sobol generators are refused.
  *
  * Threading: a generator is used by one thread at a time (as cuRAND's documentation asks).
- * Must not: read device memory from host code, call NVIDIA's runtime or private export tables
- * (only the Driver API's public calls), or answer a call it does not implement with numbers.
+ * Must not: read device memory from host code, use NVIDIA's runtime or private export tables (only
+ * the Driver API's public calls; of NVIDIA's libcurand only its four table getters), or answer a
+ * call it does not implement with numbers.
  */
 #include <cuda.h>
 #include <curand.h>
 #include <dlfcn.h>
-#include <errno.h>
 #include <pthread.h>
 #include <math.h>
 #include <stdint.h>
