@@ -9,6 +9,7 @@
 #   PREFIX/lib/accelshim/hostnccl/libnccl.so.2        `accelerate-run test` work from an install; in a
 #   PREFIX/lib/accelshim/hostcudart/libcudart.so.13   (the runtime and cuBLAS for -cudart shared programs)
 #   PREFIX/lib/accelshim/hostcublas/libcublas{,Lt}.so.13
+#   PREFIX/lib/accelshim/hostcurand/libcurand.so.10
 #   PREFIX/lib/accelshim/hostkernels/*.so             private directory, never on the loader's default
 #   PREFIX/lib/accelshim/tests/mlp                    path, so they cannot shadow a real driver
 #   PREFIX/share/accelshim/examples/*.yaml, PREFIX/share/accelshim/VERSION
@@ -39,6 +40,7 @@ install: all
 	inst $(BUILD)/tests/hostcudart/libcudart.so.13 $(INSTALL_LIBDIR)/hostcudart/libcudart.so.13 0755; \
 	for f in libcublas.so.13 libcublasLt.so.13; do \
 	  inst $(BUILD)/tests/hostcublas/$$f $(INSTALL_LIBDIR)/hostcublas/$$f 0755; done; \
+	inst $(BUILD)/tests/hostcurand/libcurand.so.10 $(INSTALL_LIBDIR)/hostcurand/libcurand.so.10 0755; \
 	inst $(BUILD)/tests/trainers/libmlp_kernels_host.so $(INSTALL_LIBDIR)/hostkernels/libmlp_kernels_host.so 0755; \
 	inst $(BUILD)/collectives/libash_cast_kernels_host.so $(INSTALL_LIBDIR)/hostkernels/libash_cast_kernels_host.so 0755; \
 	inst $(BUILD)/shim/libash_inspect_kernels_host.so $(INSTALL_LIBDIR)/hostkernels/libash_inspect_kernels_host.so 0755; \

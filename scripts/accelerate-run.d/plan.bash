@@ -246,9 +246,10 @@ plan() {
       || die "--cpu: hostcuda not found at $L_HOSTCUDA/libcuda.so.1 (build it: make $L_HOSTCUDA/libcuda.so.1)"
     local ldp=$L_HOSTCUDA kl
     [ -f "$L_HOSTNCCL/libnccl.so.2" ] && ldp=$ldp:$L_HOSTNCCL
-    # the CUDA runtime and cuBLAS on hostcuda, for programs built with -cudart shared
+    # the CUDA runtime, cuBLAS and cuRAND on hostcuda, for programs built with -cudart shared
     [ -f "$L_HOSTCUDART/libcudart.so.13" ] && ldp=$ldp:$L_HOSTCUDART
     [ -f "$L_HOSTCUBLAS/libcublas.so.13" ] && ldp=$ldp:$L_HOSTCUBLAS
+    [ -f "$L_HOSTCURAND/libcurand.so.10" ] && ldp=$ldp:$L_HOSTCURAND
     P_WRAP+=(--ld-path "$ldp")
     kl=$(kernel_libs)
     [ -n "$kl" ] && P_WRAP+=(--kernel-libs "$kl")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # launcher_cudart.bats — `accelerate-run --cpu` and the CUDA runtime.
 # Properties: with --cpu the ranks' library path holds hostcudart (the CUDA runtime on hostcuda)
-# and hostcublas, from the build tree and after `make install`, so a program built with
+# and hostcublas (and hostcurand), from the build tree and after `make install`, so a program built with
 # `nvcc -cudart shared` runs with nothing else set, and prints what the Driver-API trainer prints;
 # a program linked with NVIDIA's static cudart (nvcc's default), stripped or not, is refused
 # before any rank starts: one line saying to rebuild with -cudart shared, exit 2. Controls: the
@@ -94,6 +94,20 @@ teardown() { rm -rf "$T"; }
   run "$PREFIX_DIR/bin/accelerate-run" --cpu -n 1 -- "$RT_SHARED" --steps 3
   status_is 0
   contains "[rank 0] checksum"
+}
+
+@test "after make install: --cpu puts the installed hostcurand on the path; a -lcurand program runs on it" {
+  P=$BUILD/tests/hostcurand/cr_equiv
+  need_file "$P" "hostcurand's cr_equiv (linked -lcurand)"
+  rc=$(cat "$PREFIX_DIR.rc")
+  [ "$rc" -eq 0 ] || { cat "$PREFIX_DIR.log"; false; }
+  [ -f "$PREFIX_DIR/lib/accelshim/hostcurand/libcurand.so.10" ]
+  run "$PREFIX_DIR/bin/accelerate-run" --cpu -n 1 -- sh -c 'echo "LDP=$LD_LIBRARY_PATH"'
+  status_is 0
+  contains "$PREFIX_DIR/lib/accelshim/hostcurand"
+  run "$PREFIX_DIR/bin/accelerate-run" --cpu -n 1 -- "$P" status
+  status_is 0
+  contains "status: 0 failure(s)"
 }
 
 @test "--cpu -n 2 with a policy: the -cudart shared trainer trains data-parallel like the Driver-API one" {
