@@ -175,7 +175,7 @@ engine_filter() {
 }
 
 run_engine() {
-  local t_fail='' t_term='' now rc
+  local t_fail='' t_term='' t_alive=$EPOCHREALTIME now rc
   exec 5> >(ASR_DIR=$P_RUN_DIR ASR_ENGINE=$P_ENGINE ASR_STREAM=out ASR_TAGGED=$P_TAGGED engine_filter)
   FILTER_PID=$!
   exec 8> >(ASR_DIR=$P_RUN_DIR ASR_ENGINE=$P_ENGINE ASR_STREAM=err ASR_TAGGED=$P_TAGGED engine_filter)
@@ -185,6 +185,7 @@ run_engine() {
   echo "$ENGINE_PID" >"$P_RUN_DIR/engine.pid"   # job-watch: Open MPI's session folder is named by it
   exec 5>&- 8>&-
   while kill -0 "$ENGINE_PID" 2>/dev/null; do
+    t_alive=$EPOCHREALTIME
     sleep 0.2
     now=${EPOCHREALTIME%.*}
     if [ -z "$t_fail" ] && compgen -G "$P_RUN_DIR/rank-*.fail" >/dev/null; then t_fail=$now; fi
@@ -206,6 +207,17 @@ run_engine() {
     [ -f "$f" ] || continue
     grep -qxF "${f##*/}" <<<"$before" || mv -f "$f" "$f.reaped"
   done
+  # The engine killed outright (SIGKILL: never its own status) is the cause; a rank that ended by
+  # SIGTERM once the engine was last seen alive was stopped because of it (its record may have
+  # come before the snapshot above, seen under load), not a cause of its own.
+  if [ "$rc" = 137 ] && [ $STOPPING = 0 ]; then
+    local t r h code sig
+    for f in "$P_RUN_DIR"/rank-*.fail; do
+      [ -f "$f" ] || continue
+      read -r t r h code sig <"$f" || continue
+      [ "${sig:-}" = SIGTERM ] && awk -v a="$t" -v b="$t_alive" 'BEGIN { exit !(a >= b) }' && mv -f "$f" "$f.reaped"
+    done
+  fi
   # The filter ends when every writer (engine, ranks' daemons) has closed the pipe.
   local i
   for ((i = 0; i < 30; i++)); do
