@@ -156,9 +156,8 @@ int hc_mma_check(const ash_ptx_module *m, const ash_ptx_insn *in, const char **w
         }
         return 1;
     }
-    if (in->guard >= 0 && in->op != ASH_PTX_OP_CVT) {
-        /* allowed: the whole warp must agree at run time */
-    }
+    if (in->rnd && in->rnd != ASH_PTX_R_RN)   /* f64 wmma.mma .rz/.rm/.rp: not here */
+        return 0;
     if (in->op == ASH_PTX_OP_LDMATRIX || in->op == ASH_PTX_OP_STMATRIX) {
         int ld = in->op == ASH_PTX_OP_LDMATRIX;
         const ash_ptx_opnd *mem = &in->o[ld ? 1 : 0], *v = &in->o[ld ? 0 : 1];
@@ -272,33 +271,53 @@ static double to_num(uint64_t v, int t)
     }
 }
 
-/* D = A x B + C on logical row-major matrices of element bits (the class comment's order) */
+/* D = A x B + C on logical row-major matrices of element bits (the class comment's order); the
+ * inputs are converted once, B transposed, so the inner loop is a plain dot product */
 static void mma_compute(const ash_ptx_insn *in, int M, int N, int K, const uint64_t *a, const uint64_t *b,
                         const uint64_t *c, uint64_t *d)
 {
     int dt = in->type, at = in->type2, bt = in->type3, ct = in->type4;
-    for (int i = 0; i < M; i++)
-        for (int j = 0; j < N; j++) {
-            uint64_t r;
-            if (is_int(dt)) {
+    if (is_int(dt)) {
+        int32_t ai[512], bi[512];
+        for (int i = 0; i < M * K; i++)
+            ai[i] = (int32_t)to_num(a[i], at);
+        for (int k = 0; k < K; k++)
+            for (int j = 0; j < N; j++)
+                bi[j * K + k] = (int32_t)to_num(b[k * N + j], bt);
+        for (int i = 0; i < M; i++)
+            for (int j = 0; j < N; j++) {
                 int64_t acc = (int32_t)(uint32_t)c[i * N + j];
                 for (int k = 0; k < K; k++)
-                    acc += (int64_t)to_num(a[i * K + k], at) * (int64_t)to_num(b[k * N + j], bt);
+                    acc += (int64_t)ai[i * K + k] * bi[j * K + k];
                 if (in->flags & ASH_PTX_F_SATFINITE)
                     acc = acc > INT32_MAX ? INT32_MAX : acc < INT32_MIN ? INT32_MIN : acc;
-                r = (uint32_t)acc;
-            } else if (dt == ASH_PTX_T_F64) {
+                d[i * N + j] = (uint32_t)acc;
+            }
+        return;
+    }
+    if (dt == ASH_PTX_T_F64) {
+        for (int i = 0; i < M; i++)
+            for (int j = 0; j < N; j++) {
                 double acc = f64(c[i * N + j]);
                 for (int k = 0; k < K; k++)
                     acc = fma(f64(a[i * K + k]), f64(b[k * N + j]), acc);
-                memcpy(&r, &acc, 8);
-            } else {
-                float acc = (float)to_num(c[i * N + j], ct);
-                for (int k = 0; k < K; k++)
-                    acc += (float)to_num(a[i * K + k], at) * (float)to_num(b[k * N + j], bt);
-                r = dt == ASH_PTX_T_F16 ? hc_f2h(acc, ASH_PTX_R_RN) : bf32(acc);
+                memcpy(&d[i * N + j], &acc, 8);
             }
-            d[i * N + j] = r;
+        return;
+    }
+    float af[512], bf[512];
+    for (int i = 0; i < M * K; i++)
+        af[i] = (float)to_num(a[i], at);
+    for (int k = 0; k < K; k++)
+        for (int j = 0; j < N; j++)
+            bf[j * K + k] = (float)to_num(b[k * N + j], bt);
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            float acc = (float)to_num(c[i * N + j], ct);
+            const float *x = &af[i * K], *y = &bf[j * K];
+            for (int k = 0; k < K; k++)
+                acc += x[k] * y[k];   /* exact product: fused or not, one rounding per step */
+            d[i * N + j] = dt == ASH_PTX_T_F16 ? hc_f2h(acc, ASH_PTX_R_RN) : bf32(acc);
         }
 }
 
@@ -323,6 +342,25 @@ static void slot_put(hc_warp *W, const int32_t *regs, int t, int l, int i, uint6
 }
 
 /* ---------------------------------------------------------------- wmma */
+/* host address of [a, a + n) when the shared window or the warp's last allocation holds all of it,
+ * else NULL (the caller then goes element by element through hc_exec_addr, which checks and faults) */
+static unsigned char *span(hc_cta *C, hc_warp *W, int space, uint64_t a, uint64_t n)
+{
+    if (space == ASH_PTX_S_GENERIC && (a & HC_WIN_MASK) == HC_WIN_SHARED) {
+        space = ASH_PTX_S_SHARED;
+        a -= HC_WIN_SHARED;
+    }
+    if (space == ASH_PTX_S_SHARED)
+        return a + n <= C->shared_bytes && a + n > a ? C->shared + a : NULL;
+    if ((space == ASH_PTX_S_GLOBAL || (space == ASH_PTX_S_GENERIC && !(a & HC_WIN_MASK))) &&
+        W->cache >= 0) {
+        const hc_exec_range *r = &C->ranges[W->cache];
+        if (a >= r->lo && a - r->lo + n <= r->size)
+            return (unsigned char *)r->rw + (a - r->lo);
+    }
+    return NULL;
+}
+
 /* the wmma layout: slot s of lane l is element (l * S + s) mod n */
 static int wmma_elem(int l, int s, int S, int n)
 {
@@ -372,17 +410,21 @@ static int wmma_ldst(hc_cta *C, hc_warp *W, const ash_ptx_insn *in)
             for (int s = 0; s < S; s++)
                 if (l * S + s < n)
                     el[l * S + s] = slot_get(W, regs, t, l, s);
-    for (int e = 0; e < n; e++) {
-        int r = e / cols, c = e % cols;
-        uint64_t a = p + (colmajor ? (uint64_t)c * stride + (uint64_t)r : (uint64_t)r * stride + (uint64_t)c) * (uint64_t)es;
-        unsigned char *h = hc_exec_addr(C, W, 0, in, space, a, (unsigned)es, acc);
-        if (!h)
-            return -1;
-        if (st) {
-            memcpy(h, &el[e], (size_t)es);   /* little endian: the low bytes */
-        } else {
-            el[e] = 0;
-            memcpy(&el[e], h, (size_t)es);
+    int len = colmajor ? rows : cols;   /* elements of one line, contiguous in memory */
+    for (int i = 0; i < lines; i++) {
+        uint64_t a0 = p + (uint64_t)i * stride * (uint64_t)es;
+        unsigned char *h = span(C, W, space, a0, (uint64_t)(len * es));
+        for (int j = 0; j < len; j++) {
+            int e = colmajor ? j * cols + i : i * cols + j;
+            unsigned char *q = h ? h + j * es : hc_exec_addr(C, W, 0, in, space, a0 + (uint64_t)(j * es), (unsigned)es, acc);
+            if (!q)
+                return -1;
+            if (st) {
+                memcpy(q, &el[e], (size_t)es);   /* little endian: the low bytes */
+            } else {
+                el[e] = 0;
+                memcpy(&el[e], q, (size_t)es);
+            }
         }
     }
     if (!st)
