@@ -298,3 +298,70 @@ extern "C" __global__ void mk_mma_partial(float *D)
                      : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3) : "r"(z));
     D[threadIdx.x] = d0 + d1 + d2 + d3;
 }
+
+// m16n8k4 tf32 -> f32 (K = 4), inputs already tf32-exact
+extern "C" __global__ void mk_mma_tf32_k4(const float *A, const float *B, const float *Cin, float *D)
+{
+    int l = threadIdx.x, g = l >> 2, q = l & 3;
+    unsigned a0 = __float_as_uint(A[g * 4 + q]), a1 = __float_as_uint(A[(g + 8) * 4 + q]);
+    unsigned b0 = __float_as_uint(B[q * 8 + g]);
+    float c[4], d[4];
+    for (int i = 0; i < 4; i++)
+        c[i] = Cin[(g + 8 * (i >> 1)) * 8 + 2 * q + (i & 1)];
+    asm volatile("mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%7,%8,%9,%10};"
+                 : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+                 : "r"(a0), "r"(a1), "r"(b0), "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
+    for (int i = 0; i < 4; i++)
+        D[(g + 8 * (i >> 1)) * 8 + 2 * q + (i & 1)] = d[i];
+}
+
+// m16n8k16 s8 x s8 -> s32 (K = 16), without .satfinite
+extern "C" __global__ void mk_mma_s8_k16(const signed char *A, const signed char *B, const int *Cin, int *D)
+{
+    int l = threadIdx.x, g = l >> 2, q = l & 3;
+    unsigned a[2], b0;
+    for (int r = 0; r < 2; r++) {   // a0..a7: rows g (a0..a3), g + 8 (a4..a7), columns 4q..4q+3
+        const signed char *p = A + (g + 8 * r) * 16 + 4 * q;
+        a[r] = pack4b(p, p + 1, p + 2, p + 3);
+    }
+    b0 = pack4b(B + (4 * q) * 8 + g, B + (4 * q + 1) * 8 + g, B + (4 * q + 2) * 8 + g, B + (4 * q + 3) * 8 + g);
+    int c[4], d[4];
+    for (int i = 0; i < 4; i++)
+        c[i] = Cin[(g + 8 * (i >> 1)) * 8 + 2 * q + (i & 1)];
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%7,%8,%9,%10};"
+                 : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(b0), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]));
+    for (int i = 0; i < 4; i++)
+        D[(g + 8 * (i >> 1)) * 8 + 2 * q + (i & 1)] = d[i];
+}
+
+// m8n8k16 s8 -> s32 (K = 16)
+extern "C" __global__ void mk_mma_s8_m8n8k16(const signed char *A, const signed char *B, const int *Cin, int *D)
+{
+    int l = threadIdx.x, g = l >> 2, q = l & 3;
+    const signed char *p = A + g * 16 + 4 * q;
+    unsigned a0 = pack4b(p, p + 1, p + 2, p + 3);
+    unsigned b0 = pack4b(B + (4 * q) * 8 + g, B + (4 * q + 1) * 8 + g, B + (4 * q + 2) * 8 + g, B + (4 * q + 3) * 8 + g);
+    int c0 = Cin[g * 8 + 2 * q], c1 = Cin[g * 8 + 2 * q + 1], d0, d1;
+    asm volatile("mma.sync.aligned.m8n8k16.row.col.s32.s8.s8.s32 {%0,%1}, {%2}, {%3}, {%4,%5};"
+                 : "=r"(d0), "=r"(d1) : "r"(a0), "r"(b0), "r"(c0), "r"(c1));
+    D[g * 8 + 2 * q] = d0;
+    D[g * 8 + 2 * q + 1] = d1;
+}
+
+// m16n8k8 f16 -> f32 (K = 8)
+extern "C" __global__ void mk_mma_f16_k8(const half *A, const half *B, const float *Cin, float *D)
+{
+    int l = threadIdx.x, g = l >> 2, q = l & 3;
+    unsigned a0 = pack2h(A[g * 8 + 2 * q], A[g * 8 + 2 * q + 1]);
+    unsigned a1 = pack2h(A[(g + 8) * 8 + 2 * q], A[(g + 8) * 8 + 2 * q + 1]);
+    unsigned b0 = pack2h(B[(2 * q) * 8 + g], B[(2 * q + 1) * 8 + g]);
+    float c[4], d[4];
+    for (int i = 0; i < 4; i++)
+        c[i] = Cin[(g + 8 * (i >> 1)) * 8 + 2 * q + (i & 1)];
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%7,%8,%9,%10};"
+                 : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+                 : "r"(a0), "r"(a1), "r"(b0), "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
+    for (int i = 0; i < 4; i++)
+        D[(g + 8 * (i >> 1)) * 8 + 2 * q + (i & 1)] = d[i];
+}

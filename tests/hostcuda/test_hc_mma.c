@@ -2,7 +2,8 @@
  * Property: nvcuda::wmma GEMMs (f16 -> f32 in the three shapes and both B layouts, f16 -> f16,
  * bf16 -> f32, tf32 -> f32, s8 / u8 -> s32, f64) with an element-wise epilogue on the fragments,
  * and raw mma.sync GEMMs (m16n8k16 fed by ldmatrix / ldmatrix.trans; m16n8k8 bf16 and tf32,
- * m16n8k32 s8 .satfinite, m8n8k4 f64, m16n8k16 f16 accumulators, operands placed by the PTX ISA's
+ * m16n8k4 tf32, m16n8k8 f16, m16n8k16 / m8n8k16 s8 (wrapping) and m16n8k32 s8 .satfinite, m8n8k4 f64,
+ * m16n8k16 f16 accumulators, operands placed by the PTX ISA's
  * per-lane formulas) give exactly the host reference (inputs chosen so every sum is exact; tf32:
  * the inputs rounded to nearest, ties away, as cvt.rna.tf32.f32 does); stmatrix undoes ldmatrix.
  * Controls: a kernel that swaps two A registers of the mma (a wrong lane layout) must mismatch,
@@ -171,7 +172,7 @@ static int run_gemm(const gemm *g, int control)
 }
 
 /* one-tile mma.sync kernel(A, B, Cin, D): A row-major M x K, B row-major K x N */
-static int run_tile(const char *kernel, int ti, int tc, int M, int N, int K)
+static int run_tile(const char *kernel, int ti, int tc, int M, int N, int K, int sat)
 {
     double a[512], b[256], c[128], want[128], got[128];
     unsigned char ha[4096], hb[2048], hc[1024], hd[1024];
@@ -181,8 +182,18 @@ static int run_tile(const char *kernel, int ti, int tc, int M, int N, int K)
         put(hb, ti, (size_t)i, b[i] = ti == T_TF32 ? tf32_rna(rnd_small(ti)) : rnd_small(ti));
     for (int i = 0; i < M * N; i++)
         put(hc, tc, (size_t)i, c[i] = tc == T_S32 ? (double)(i * 1000003 % 2000001 - 1000000) : (i % 9 - 4) / 8.0);
-    if (ti == T_S8)   /* a saturating sum: 2^31 - 1 - (a small dot product) ... overflows */
-        put(hc, tc, 5, c[5] = 2147483647.0);
+    if (ti == T_S8) {   /* 2^31 - 1 plus the largest positive dot product: clamps (.satfinite) or wraps */
+        int best = 0;
+        double bd = 0;
+        for (int i = 0; i < M * N; i++) {
+            double dot = 0;
+            for (int k = 0; k < K; k++)
+                dot += a[(i / N) * K + k] * b[k * N + i % N];
+            if (dot > bd)
+                bd = dot, best = i;
+        }
+        put(hc, tc, (size_t)best, c[best] = 2147483647.0);
+    }
     for (int i = 0; i < M; i++)
         for (int j = 0; j < N; j++) {
             double s = c[i * N + j];
@@ -191,8 +202,10 @@ static int run_tile(const char *kernel, int ti, int tc, int M, int N, int K)
                 s += a[i * K + k] * b[k * N + j];
                 sf += (float)(a[i * K + k] * b[k * N + j]);
             }
-            if (tc == T_S32)
+            if (tc == T_S32 && sat)
                 s = s > 2147483647.0 ? 2147483647.0 : s < -2147483648.0 ? -2147483648.0 : s;
+            else if (tc == T_S32)
+                s = (int32_t)(uint32_t)(int64_t)s;
             want[i * N + j] = ti == T_TF32 ? (double)sf : s;
         }
     size_t sa = (size_t)(M * K * esz(ti)), sb = (size_t)(K * N * esz(ti)), sc = (size_t)(M * N * esz(tc));
@@ -318,13 +331,15 @@ int main(int argc, char **argv)
         printf("%s %s\n", b ? "FAIL" : "ok", G[i].kernel);
         bad += b;
     }
-    struct { const char *k; int ti, tc, m, n, kk; } T[] = {
-        {"mk_mma_bf16_k8", T_BF16, T_F32, 16, 8, 8}, {"mk_mma_tf32_k8", T_TF32, T_F32, 16, 8, 8},
-        {"mk_mma_s8_k32", T_S8, T_S32, 16, 8, 32},   {"mk_mma_f64", T_F64, T_F64, 8, 8, 4},
-        {"mk_mma_f16acc", T_F16, T_F16, 16, 8, 16},
+    struct { const char *k; int ti, tc, m, n, kk, sat; } T[] = {
+        {"mk_mma_bf16_k8", T_BF16, T_F32, 16, 8, 8, 0}, {"mk_mma_tf32_k8", T_TF32, T_F32, 16, 8, 8, 0},
+        {"mk_mma_s8_k32", T_S8, T_S32, 16, 8, 32, 1},   {"mk_mma_f64", T_F64, T_F64, 8, 8, 4, 0},
+        {"mk_mma_f16acc", T_F16, T_F16, 16, 8, 16, 0},  {"mk_mma_tf32_k4", T_TF32, T_F32, 16, 8, 4, 0},
+        {"mk_mma_s8_k16", T_S8, T_S32, 16, 8, 16, 0},   {"mk_mma_s8_m8n8k16", T_S8, T_S32, 8, 8, 16, 0},
+        {"mk_mma_f16_k8", T_F16, T_F32, 16, 8, 8, 0},
     };
     for (size_t i = 0; i < sizeof T / sizeof T[0]; i++) {
-        int b = run_tile(T[i].k, T[i].ti, T[i].tc, T[i].m, T[i].n, T[i].kk);
+        int b = run_tile(T[i].k, T[i].ti, T[i].tc, T[i].m, T[i].n, T[i].kk, T[i].sat);
         printf("%s %s\n", b ? "FAIL" : "ok", T[i].k);
         bad += b;
     }
