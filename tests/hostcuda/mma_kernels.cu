@@ -113,8 +113,9 @@ extern "C" __global__ void mk_wmma_misaligned(const half *A, float *C)
 }
 
 // ---- mma.sync m16n8k16 f16 -> f32 fed by ldmatrix from shared memory: C[M x N] = A (row-major)
-// x B (row-major K x N, loaded with ldmatrix .trans). One warp per 16 x 8 tile. perm != 0 swaps
-// the A registers a1 and a2 (rows g+8 and columns 8..15 trade places): a wrong lane layout.
+// x B (row-major K x N, loaded with ldmatrix .trans). One warp per 16 x 8 tile. perm 1 swaps the
+// A registers a1 and a2 (rows g+8 and columns 8..15 trade places), perm 2 gives each lane the A
+// fragment of lane ^ 4: wrong layouts.
 extern "C" __global__ void mk_mma_ldmatrix(const half *A, const half *B, float *C, int M, int N, int K, int perm)
 {
     __shared__ __align__(16) half sa[16 * 16];
@@ -136,10 +137,13 @@ extern "C" __global__ void mk_mma_ldmatrix(const half *A, const half *B, float *
         unsigned pb = (unsigned)__cvta_generic_to_shared(&sb[(lane % 16) * 8]);
         asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];"
                      : "=r"(b[0]), "=r"(b[1]) : "r"(pb));
-        if (perm) {
+        if (perm == 1) {
             unsigned t = a[1];
             a[1] = a[2];
             a[2] = t;
+        } else if (perm == 2) {   // lanes permuted: each takes the A fragment of lane ^ 4 (groupID ^ 1)
+            for (int r = 0; r < 4; r++)
+                a[r] = __shfl_xor_sync(0xffffffffu, a[r], 4);
         }
         asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
                      "{%0,%1,%2,%3};"

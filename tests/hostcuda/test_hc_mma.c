@@ -6,8 +6,9 @@
  * m16n8k16 f16 accumulators, operands placed by the PTX ISA's
  * per-lane formulas) give exactly the host reference (inputs chosen so every sum is exact; tf32:
  * the inputs rounded to nearest, ties away, as cvt.rna.tf32.f32 does); stmatrix undoes ldmatrix.
- * Controls: a kernel that swaps two A registers of the mma (a wrong lane layout) must mismatch,
- * and a tf32 reference without the rounding must mismatch. Fault cases (`test_hc_mma PTX CASE`,
+ * Controls: a kernel that swaps two A registers of the mma, and one that hands each lane the A
+ * fragment of lane ^ 4 (wrong layouts), must mismatch, and a tf32 reference without the rounding
+ * must mismatch. Fault cases (`test_hc_mma PTX CASE`,
  * checked by test_hc_mma.sh): a misaligned wmma pointer, an mma run by half a warp.
  * Usage: test_hc_mma PTXFILE [misaligned|partial]. Exit 0 pass, 1 fail. */
 #include <cuda.h>
@@ -224,7 +225,7 @@ static int run_tile(const char *kernel, int ti, int tc, int M, int N, int K, int
     return bad;
 }
 
-/* mma.sync m16n8k16 + ldmatrix GEMM; perm != 0: the kernel swaps two A registers */
+/* mma.sync m16n8k16 + ldmatrix GEMM; perm 1: the kernel swaps two A registers, 2: exchanges lanes' A */
 static int run_ldmatrix(int perm)
 {
     enum { M = 32, N = 16, K = 48 };
@@ -252,8 +253,9 @@ static int run_ldmatrix(int perm)
     CK(cuMemcpyDtoH(hc, dc, sizeof hc));
     for (int i = 0; i < M * N; i++)
         got[i] = hc[i];
-    int bad = compare(perm ? "mk_mma_ldmatrix [control: A registers swapped]" : "mk_mma_ldmatrix", got, want,
-                      M * N, perm);
+    int bad = compare(perm == 1 ? "mk_mma_ldmatrix [control: A registers swapped]"
+                      : perm == 2 ? "mk_mma_ldmatrix [control: A lanes permuted]" : "mk_mma_ldmatrix",
+                      got, want, M * N, perm);
     cuMemFree(da), cuMemFree(db), cuMemFree(dc);
     return bad;
 }
@@ -352,6 +354,10 @@ int main(int argc, char **argv)
     /* controls: each must mismatch */
     b = run_ldmatrix(1);
     printf("%s control: mma with two A registers swapped mismatches (%d of 512 elements)\n", b ? "ok" : "FAIL", b);
+    bad += !b;
+    b = run_ldmatrix(2);
+    printf("%s control: mma with the A fragments of lanes l and l ^ 4 exchanged mismatches (%d of 512 elements)\n",
+           b ? "ok" : "FAIL", b);
     bad += !b;
     gemm tf = G[6];
     b = run_gemm(&tf, 1);

@@ -18,6 +18,7 @@ for th in 1 3; do
     HOSTCUDA_THREADS=$th timeout 300 "$RUN" "$PTX" >"$T_TMP/ok$th" 2>&1
     rc=$?
     has ok$th "^ok control: mma with two A registers swapped mismatches" &&
+        has ok$th "^ok control: mma with the A fragments of lanes l and l \^ 4 exchanged mismatches" &&
         has ok$th "^ok control: a tf32 reference without the rounding mismatches" && has ok$th "^PASS$"
     t_case $(( rc == 0 && $? == 0 ? 0 : 1 )) "wmma / mma.sync / ldmatrix kernels match the host reference, controls mismatch (HOSTCUDA_THREADS=$th)" ||
         t_show "$T_TMP/ok$th"
