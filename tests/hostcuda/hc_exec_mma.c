@@ -368,6 +368,20 @@ static int wmma_elem(int l, int s, int S, int n)
     return (l * S + s) % n;
 }
 
+/* the n elements of a fragment of S slots per lane (the first copy of each, in lane order) */
+static void wmma_gather(const hc_warp *W, const int32_t *regs, int t, int S, int n, uint64_t *el)
+{
+    unsigned char seen[512] = {0};
+    for (int l = 0; l < 32; l++)
+        for (int s = 0; s < S; s++) {
+            int e = wmma_elem(l, s, S, n);
+            if (!seen[e]) {
+                seen[e] = 1;
+                el[e] = slot_get(W, regs, t, l, s);
+            }
+        }
+}
+
 static int wmma_ldst(hc_cta *C, hc_warp *W, const ash_ptx_insn *in)
 {
     xlaunch *X = C->X;
@@ -407,10 +421,7 @@ static int wmma_ldst(hc_cta *C, hc_warp *W, const ash_ptx_insn *in)
     }
     uint64_t el[512];
     if (st)
-        for (int l = 0; l < 32; l++)
-            for (int s = 0; s < S; s++)
-                if (l * S + s < n)
-                    el[l * S + s] = slot_get(W, regs, t, l, s);
+        wmma_gather(W, regs, t, S, n, el);
     int len = colmajor ? rows : cols;   /* elements of one line, contiguous in memory */
     for (int i = 0; i < lines; i++) {
         uint64_t a0 = p + (uint64_t)i * stride * (uint64_t)es;
@@ -451,10 +462,7 @@ static int wmma_mma(hc_cta *C, hc_warp *W, const ash_ptx_insn *in)
         S[k] = opnd_regs(m, &in->o[k], &regs[k]) * per_reg(ty[k]);
     }
     for (int k = 1; k < 4; k++)
-        for (int l = 0; l < 32; l++)
-            for (int s = 0; s < S[k]; s++)
-                if (l * S[k] + s < n[k])
-                    mat[k][l * S[k] + s] = slot_get(W, regs[k], ty[k], l, s);
+        wmma_gather(W, regs[k], ty[k], S[k], n[k], mat[k]);
     mma_compute(in, M, N, K, mat[1], mat[2], mat[3], mat[0]);
     for (int l = 0; l < 32; l++)
         for (int s = 0; s < S[0]; s++)
