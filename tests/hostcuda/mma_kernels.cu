@@ -272,7 +272,9 @@ extern "C" __global__ void mk_mma_f16acc(const half *A, const half *B, const hal
     }
 }
 
-// stmatrix (x4) writes back what ldmatrix (x4) read: a 16 x 16 b16 tile copied through registers
+// stmatrix (x4) writes back what ldmatrix (x4) read: a 16 x 16 b16 tile copied through registers.
+// stmatrix needs sm_90: a GPU's JIT would refuse it in this compute_80 module (the interpreter does
+// not check .target), so this file is for the interpreter only.
 extern "C" __global__ void mk_stmatrix(const unsigned short *in, unsigned short *out)
 {
     __shared__ __align__(16) unsigned short s[256], t[256];
