@@ -371,3 +371,16 @@ extern "C" __global__ void mk_mma_f16_k8(const half *A, const half *B, const flo
     for (int i = 0; i < 4; i++)
         D[(g + 8 * (i >> 1)) * 8 + 2 * q + (i & 1)] = d[i];
 }
+
+// lanes that give a wmma.load different matrices (undefined in the ISA): refused with a fault
+extern "C" __global__ void mk_wmma_divergent(const half *A, float *C)
+{
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> a;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> b;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
+    wmma::fill_fragment(acc, 0.0f);
+    wmma::load_matrix_sync(a, A + (threadIdx.x & 1) * 256, 16);
+    wmma::load_matrix_sync(b, A, 16);
+    wmma::mma_sync(acc, a, b, acc);
+    wmma::store_matrix_sync(C, acc, 16, wmma::mem_row_major);
+}

@@ -9,8 +9,9 @@
  * Controls: a kernel that swaps two A registers of the mma, and one that hands each lane the A
  * fragment of lane ^ 4 (wrong layouts), must mismatch, and a tf32 reference without the rounding
  * must mismatch. Fault cases (`test_hc_mma PTX CASE`,
- * checked by test_hc_mma.sh): a misaligned wmma pointer, an mma run by half a warp.
- * Usage: test_hc_mma PTXFILE [misaligned|partial]. Exit 0 pass, 1 fail. */
+ * checked by test_hc_mma.sh): a misaligned wmma pointer, lanes giving a wmma different matrices,
+ * an mma run by half a warp.
+ * Usage: test_hc_mma PTXFILE [misaligned|divergent|partial]. Exit 0 pass, 1 fail. */
 #include <cuda.h>
 #include <math.h>
 #include <stdint.h>
@@ -284,9 +285,10 @@ static int fault_case(const char *c)
 {
     CUdeviceptr a = dalloc(4096), d = dalloc(4096);
     CUresult r;
-    if (!strcmp(c, "misaligned")) {
+    if (!strcmp(c, "misaligned") || !strcmp(c, "divergent")) {
         void *args[] = {&a, &d};
-        r = cuLaunchKernel(fn("mk_wmma_misaligned"), 1, 1, 1, 32, 1, 1, 0, NULL, args, NULL);
+        r = cuLaunchKernel(fn(c[0] == 'm' ? "mk_wmma_misaligned" : "mk_wmma_divergent"), 1, 1, 1, 32, 1, 1, 0, NULL,
+                           args, NULL);
     } else {
         void *args[] = {&d};
         r = cuLaunchKernel(fn("mk_mma_partial"), 1, 1, 1, 32, 1, 1, 0, NULL, args, NULL);
@@ -303,7 +305,7 @@ static int fault_case(const char *c)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: test_hc_mma PTXFILE [misaligned|partial]\n");
+        fprintf(stderr, "usage: test_hc_mma PTXFILE [misaligned|divergent|partial]\n");
         return 2;
     }
     CUdevice dev;

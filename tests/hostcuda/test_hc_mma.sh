@@ -4,7 +4,8 @@
 # layouts) with the host reference's results, on 1 and on 3 host threads; its controls (a wrong
 # lane layout, a tf32 reference without rounding) mismatch. A misaligned wmma pointer is
 # CUDA_ERROR_ILLEGAL_ADDRESS with one hostcuda: line naming kernel, PTX line, thread and address;
-# an mma that half a warp runs is CUDA_ERROR_ILLEGAL_INSTRUCTION naming the lanes.
+# an mma that half a warp runs, or a wmma.load whose lanes give different matrices, is
+# CUDA_ERROR_ILLEGAL_INSTRUCTION naming the lanes (the addresses).
 . "$(dirname "$0")/../lib.sh"
 H=$T_HOSTCUDA_DIR
 RUN=$H/test_hc_mma
@@ -27,6 +28,10 @@ timeout 60 "$RUN" "$PTX" misaligned >"$T_TMP/mis" 2>&1
 has mis "^launch: CUDA_ERROR_ILLEGAL_ADDRESS$" &&
     has mis "^hostcuda: illegal address in mk_wmma_misaligned \(PTX line [0-9]+: wmma\.load\.a\.sync\.aligned\.row\.m16n16k16(\.global)?\.f16 .*\) block \(0,0,0\) thread \(0,0,0\): ld 16 bytes at 0x[0-9a-f]+; nearest allocation 0x[0-9a-f]+\+4096, 8 bytes inside it \(misaligned\)$"
 t_case $? "misaligned wmma pointer: ILLEGAL_ADDRESS with kernel, PTX line, thread, address"
+timeout 60 "$RUN" "$PTX" divergent >"$T_TMP/div" 2>&1
+has div "^launch: CUDA_ERROR_ILLEGAL_INSTRUCTION$" &&
+    has div "^hostcuda: wmma in mk_wmma_divergent \(PTX line [0-9]+: wmma\.load\.a.*\) block \(0,0,0\) thread \(1,0,0\): address 0x[0-9a-f]+ stride 16, but lane 0 of its warp gives 0x[0-9a-f]+ stride 16; the warp must give one matrix$"
+t_case $? "lanes giving one wmma.load different matrices: ILLEGAL_INSTRUCTION naming both"
 timeout 60 "$RUN" "$PTX" partial >"$T_TMP/part" 2>&1
 has part "^launch: CUDA_ERROR_ILLEGAL_INSTRUCTION$" &&
     has part "^hostcuda: mma in mk_mma_partial \(PTX line [0-9]+: mma\.sync\.aligned\.m16n8k8.*\) block \(0,0,0\) warp 0: executed by lanes 0x0000ffff only"
