@@ -383,6 +383,58 @@ static int tex_word(int op, const char *ms, int mn, ash_ptx_insn *in)
     return 0;
 }
 
+/* a modifier of wmma/mma/ldmatrix/stmatrix: 1 if it is one of theirs (in->shape / mma / types set) */
+static int mma_modifier(int op, const char *ms, int mn, ash_ptx_insn *in)
+{
+    static const char *const shapes[ASH_PTX_MMA_NSHAPES] = {
+        "", "m16n16k16", "m32n8k16", "m8n32k16", "m16n16k8", "m8n8k4", "m16n8k4", "m16n8k8", "m16n8k16",
+        "m16n8k32", "m8n8k16", "m8n8",
+    };
+    for (int i = 1; i < ASH_PTX_MMA_NSHAPES; i++)
+        if ((int)strlen(shapes[i]) == mn && !memcmp(shapes[i], ms, (size_t)mn) && !in->shape) {
+            in->shape = (uint8_t)i;
+            return 1;
+        }
+    int ty = type_of(ms, mn);
+    if (ty) {
+        uint8_t *slot = !in->type ? &in->type : !in->type2 ? &in->type2 : !in->type3 ? &in->type3
+                      : !in->type4 ? &in->type4 : NULL;
+        if (!slot)
+            return 0;
+        *slot = (uint8_t)ty;
+        return 1;
+    }
+    if (mn == 3 && (!memcmp(ms, "row", 3) || !memcmp(ms, "col", 3))) {
+        int k = (in->mma & ASH_PTX_MMA_NLAY) >> 6;
+        if (k >= 2)
+            return 0;
+        if (ms[0] == 'c')
+            in->mma |= k ? ASH_PTX_MMA_BCOL : ASH_PTX_MMA_ACOL;
+        in->mma = (uint8_t)(in->mma + ASH_PTX_MMA_NLAY1);
+        return 1;
+    }
+    if (op == ASH_PTX_OP_WMMA && !(in->mma & ASH_PTX_MMA_FRAG)) {
+        static const char *const frags[] = {"", "a", "b", "c", "d", "mma"};
+        for (int i = 1; i < 6; i++)
+            if ((int)strlen(frags[i]) == mn && !memcmp(frags[i], ms, (size_t)mn)) {
+                in->mma |= (uint8_t)i;
+                return 1;
+            }
+        if ((mn == 4 && (!memcmp(ms, "load", 4))) || (mn == 5 && !memcmp(ms, "store", 5)))
+            return 1;   /* the fragment letter that follows says which */
+    }
+    if ((op == ASH_PTX_OP_LDMATRIX || op == ASH_PTX_OP_STMATRIX) && mn == 2 && ms[0] == 'x' &&
+        (ms[1] == '1' || ms[1] == '2' || ms[1] == '4') && !in->vec) {
+        in->vec = (uint8_t)(ms[1] - '0');
+        return 1;
+    }
+    if ((op == ASH_PTX_OP_LDMATRIX || op == ASH_PTX_OP_STMATRIX) && mn == 5 && !memcmp(ms, "trans", 5)) {
+        in->mma |= ASH_PTX_MMA_TRANS;
+        return 1;
+    }
+    return 0;
+}
+
 /* decode the opcode word into in->op and modifiers; 0 if a part is unknown (op stays NONE) */
 static int decode_opcode(const tok *t, ash_ptx_insn *in)
 {
@@ -408,6 +460,9 @@ static int decode_opcode(const tok *t, ash_ptx_insn *in)
         const char *ms = p + 1;
         int mn = (int)(q - ms);
         p = q < end ? q : NULL;
+        if ((op == ASH_PTX_OP_WMMA || op == ASH_PTX_OP_MMA || op == ASH_PTX_OP_LDMATRIX ||
+             op == ASH_PTX_OP_STMATRIX) && mma_modifier(op, ms, mn, in))
+            continue;
         int ty = type_of(ms, mn);
         if (ty) {
             if (!in->type)
@@ -520,6 +575,11 @@ static int decode_opcode(const tok *t, ash_ptx_insn *in)
     }
     if (!ok)
         return 0;
+    /* wmma.mma on f16 names two types (.dtype.ctype): A and B are f16 */
+    if (op == ASH_PTX_OP_WMMA && (in->mma & ASH_PTX_MMA_FRAG) == ASH_PTX_MMA_OP && in->type2 && !in->type3) {
+        in->type4 = in->type2;
+        in->type2 = in->type3 = ASH_PTX_T_F16;
+    }
     in->op = (uint16_t)op;
     if (!in->vec)
         in->vec = 1;
@@ -609,18 +669,28 @@ static int parse_operand(parser *P, ash_ptx_insn *in, int k, int ii)
     }
     if (t.kind == '{') {
         o->kind = ASH_PTX_K_VEC;
+        /* tensor-core fragments hold up to 8 registers (kept in the module's vregs past 4) */
+        int longok = in->op == ASH_PTX_OP_WMMA || in->op == ASH_PTX_OP_MMA;
+        int32_t all[8];
         do {
             tok e = next(P);
-            if (o->n >= 4) {
-                perr(P, &e, "vector operand longer than 4");
+            if (o->n >= (longok ? 8 : 4)) {
+                perr(P, &e, longok ? "vector operand longer than 8" : "vector operand longer than 4");
                 return -1;
             }
             if (is(&e, "_")) {
-                o->vec[o->n++] = -1;
+                all[o->n] = -1;
+                if (o->n < 4)
+                    o->vec[o->n] = -1;
+                o->n++;
                 continue;
             }
             if (e.kind == TK_WORD && isdigit((unsigned char)e.s[0])) {   /* {0, %rs1} in inline asm */
                 int kind;
+                if (o->n >= 4) {
+                    perr(P, &e, "immediate past the 4th element of a vector operand");
+                    return -1;
+                }
                 int texop = in->op >= ASH_PTX_OP_TEX && in->op <= ASH_PTX_OP_SUQ;
                 if (parse_number(&e, 0, &o->vimm[o->n], &kind) || (kind && !texop)) {
                     perr(P, &e, "bad immediate in the vector operand");
@@ -634,6 +704,7 @@ static int parse_operand(parser *P, ash_ptx_insn *in, int k, int ii)
                     memcpy(&u, &f, 4);
                     o->vimm[o->n] = u;
                 }
+                all[o->n] = -2;
                 o->vec[o->n++] = -2;
                 continue;
             }
@@ -643,8 +714,23 @@ static int parse_operand(parser *P, ash_ptx_insn *in, int k, int ii)
                     perr(P, &e, "expected a register in the vector operand");
                 return -1;
             }
-            o->vec[o->n++] = r;
+            all[o->n] = r;
+            if (o->n < 4)
+                o->vec[o->n] = r;
+            o->n++;
         } while (accept(P, ','));
+        if (o->n > 4) {
+            ash_ptx_module *m = P->m;
+            int32_t *nv = realloc(m->vregs, sizeof *nv * (size_t)(m->nvregs + o->n));
+            if (!nv) {
+                perr(P, &t, "out of memory");
+                return -1;
+            }
+            m->vregs = nv;
+            o->imm = m->nvregs;
+            memcpy(m->vregs + m->nvregs, all, sizeof *nv * o->n);
+            m->nvregs += o->n;
+        }
         return expect(P, '}', "'}' closing the vector operand") ? 0 : -1;
     }
     if (t.kind == '!') {
@@ -1599,6 +1685,7 @@ void ash_ptx_free(ash_ptx_module *m)
     free(m->insns);
     free(m->callvars);
     free(m->targets);
+    free(m->vregs);
     free(m->name);
     memset(m, 0, sizeof *m);
 }

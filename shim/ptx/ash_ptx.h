@@ -23,6 +23,7 @@ enum ash_ptx_type {
     ASH_PTX_T_S8, ASH_PTX_T_S16, ASH_PTX_T_S32, ASH_PTX_T_S64,
     ASH_PTX_T_F16, ASH_PTX_T_F16X2, ASH_PTX_T_BF16, ASH_PTX_T_BF16X2,
     ASH_PTX_T_F32, ASH_PTX_T_F64, ASH_PTX_T_PRED, ASH_PTX_T_B128,
+    ASH_PTX_T_TF32,   /* mma/wmma operands, cvt's destination: an f32 in a .b32 (10 mantissa bits used) */
 };
 int ash_ptx_type_size(int type);   /* bytes; a predicate counts 1 */
 
@@ -60,7 +61,8 @@ enum ash_ptx_space {
     X(CPBULK, "cp.async.bulk") X(CPBULK_COMMIT, "cp.async.bulk.commit_group")                   \
     X(CPBULK_WAIT, "cp.async.bulk.wait_group") X(CPBULK_PREFETCH, "cp.async.bulk.prefetch")     \
     X(BRX, "brx.idx")                                                                          \
-    X(TEX, "tex") X(TLD4, "tld4") X(TXQ, "txq") X(SULD, "suld") X(SUST, "sust") X(SUQ, "suq")
+    X(TEX, "tex") X(TLD4, "tld4") X(TXQ, "txq") X(SULD, "suld") X(SUST, "sust") X(SUQ, "suq")  \
+    X(WMMA, "wmma") X(MMA, "mma") X(LDMATRIX, "ldmatrix") X(STMATRIX, "stmatrix")
 
 enum ash_ptx_opcode {
     ASH_PTX_OP_NONE = 0,
@@ -177,11 +179,30 @@ typedef struct ash_ptx_insn {
     uint32_t flags;
     int32_t line;            /* PTX line (1-based) */
     int32_t func;            /* function (index into ash_ptx_module.funcs) it belongs to */
+    /* wmma/mma/ldmatrix/stmatrix: shape (ash_ptx_mma_shape), what (ASH_PTX_MMA_* bits), and the B
+     * and C types of `.dtype.atype.btype.ctype` (type: D or the fragment's, type2: A) */
+    uint8_t shape, mma, type3, type4;
     ash_ptx_opnd o[ASH_PTX_MAX_OPNDS];
     int32_t call_args;       /* CALL: index in func->callvars of the first argument var */
     uint8_t call_nret, call_nargs;
     uint8_t geom;            /* tex / tld4 / txq / suld / sust / suq: ash_ptx_geom */
 } ash_ptx_insn;
+
+/* tensor-core instructions' shapes and fragment / layout bits (ash_ptx_insn.shape, .mma) */
+enum ash_ptx_mma_shape {
+    ASH_PTX_MMA_NOSHAPE = 0, ASH_PTX_MMA_M16N16K16, ASH_PTX_MMA_M32N8K16, ASH_PTX_MMA_M8N32K16,
+    ASH_PTX_MMA_M16N16K8, ASH_PTX_MMA_M8N8K4, ASH_PTX_MMA_M16N8K4, ASH_PTX_MMA_M16N8K8, ASH_PTX_MMA_M16N8K16,
+    ASH_PTX_MMA_M16N8K32, ASH_PTX_MMA_M8N8K16, ASH_PTX_MMA_M8N8, ASH_PTX_MMA_NSHAPES,
+};
+enum {
+    ASH_PTX_MMA_FRAG = 7,          /* wmma: which fragment (load a/b/c, store d) or the mma itself */
+    ASH_PTX_MMA_A = 1, ASH_PTX_MMA_B = 2, ASH_PTX_MMA_C = 3, ASH_PTX_MMA_D = 4, ASH_PTX_MMA_OP = 5,
+    ASH_PTX_MMA_ACOL = 1u << 3,    /* the first .row/.col said col (wmma.load/store: the layout) */
+    ASH_PTX_MMA_BCOL = 1u << 4,    /* the second said col */
+    ASH_PTX_MMA_TRANS = 1u << 5,   /* ldmatrix/stmatrix .trans */
+    ASH_PTX_MMA_NLAY = 3u << 6,    /* how many .row/.col words (0..2) */
+    ASH_PTX_MMA_NLAY1 = 1u << 6,
+};
 
 typedef struct ash_ptx_reloc {
     size_t offset;           /* in the variable's bytes */
@@ -248,6 +269,9 @@ typedef struct ash_ptx_module {
     int ninsns;
     int *callvars;           /* CALL instructions' argument / return variable lists */
     int ncallvars;
+    int32_t *vregs;          /* registers of vector operands longer than 4 (wmma/mma fragments): such an
+                              * operand's vec[] holds its first 4, its imm the index of all n here */
+    int nvregs;
     size_t module_shared;    /* module-scope static shared bytes (and those of .func bodies) */
     int32_t *targets;        /* brx.idx target lists (.branchtargets): instruction indices; a brx
                               * insn's o[1] (LABEL) has imm = first entry, vimm[0] = count */

@@ -32,7 +32,7 @@ int ash_ptx_type_size(int t)
     case ASH_PTX_T_B8: case ASH_PTX_T_U8: case ASH_PTX_T_S8: case ASH_PTX_T_PRED: return 1;
     case ASH_PTX_T_B16: case ASH_PTX_T_U16: case ASH_PTX_T_S16: case ASH_PTX_T_F16: case ASH_PTX_T_BF16: return 2;
     case ASH_PTX_T_B32: case ASH_PTX_T_U32: case ASH_PTX_T_S32: case ASH_PTX_T_F32: case ASH_PTX_T_F16X2:
-    case ASH_PTX_T_BF16X2: return 4;
+    case ASH_PTX_T_BF16X2: case ASH_PTX_T_TF32: return 4;
     case ASH_PTX_T_B64: case ASH_PTX_T_U64: case ASH_PTX_T_S64: case ASH_PTX_T_F64: return 8;
     case ASH_PTX_T_B128: return 16;
     default: return 0;
@@ -45,7 +45,7 @@ static const struct { const char *s; int t; } type_names[] = {
     {"s8", ASH_PTX_T_S8}, {"s16", ASH_PTX_T_S16}, {"s32", ASH_PTX_T_S32}, {"s64", ASH_PTX_T_S64},
     {"f16", ASH_PTX_T_F16}, {"f16x2", ASH_PTX_T_F16X2}, {"bf16", ASH_PTX_T_BF16},
     {"bf16x2", ASH_PTX_T_BF16X2}, {"f32", ASH_PTX_T_F32}, {"f64", ASH_PTX_T_F64},
-    {"pred", ASH_PTX_T_PRED}, {"b128", ASH_PTX_T_B128},
+    {"pred", ASH_PTX_T_PRED}, {"b128", ASH_PTX_T_B128}, {"tf32", ASH_PTX_T_TF32},
 };
 
 int type_of(const char *s, int n)

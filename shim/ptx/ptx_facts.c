@@ -180,6 +180,18 @@ static void step(ctx *C, int f, const ash_ptx_insn *in)
                 untracked(C, f, in, &o[k]);
             }
         break;
+    case ASH_PTX_OP_WMMA:      /* wmma.load.{a,b,c} [p] reads, wmma.store.d [p] writes (mma: no memory) */
+    case ASH_PTX_OP_LDMATRIX:
+    case ASH_PTX_OP_STMATRIX: {
+        int wr = in->op == ASH_PTX_OP_STMATRIX || (in->mma & ASH_PTX_MMA_FRAG) == ASH_PTX_MMA_D;
+        const ash_ptx_opnd *a = &o[wr ? 0 : 1];
+        if (in->nops < 2 || a->kind != ASH_PTX_K_MEM || a->reg < 0)
+            break;
+        access(C, f, a, in->type == ASH_PTX_T_TF32 ? ASH_PTX_T_F32 : in->type, !wr, wr, 0);   /* tf32 sits in f32 */
+        if (wr)
+            untracked(C, f, in, a);
+        break;
+    }
     case ASH_PTX_OP_MOV:
     case ASH_PTX_OP_CVTA:
     case ASH_PTX_OP_CVT:
@@ -228,6 +240,7 @@ static const char *const tnames[] = {
     [ASH_PTX_T_S64] = "s64", [ASH_PTX_T_F16] = "f16", [ASH_PTX_T_F16X2] = "f16x2",
     [ASH_PTX_T_BF16] = "bf16", [ASH_PTX_T_BF16X2] = "bf16x2", [ASH_PTX_T_F32] = "f32",
     [ASH_PTX_T_F64] = "f64", [ASH_PTX_T_PRED] = "pred", [ASH_PTX_T_B128] = "b128",
+    [ASH_PTX_T_TF32] = "tf32",
 };
 
 const char *ash_ptx_type_name(int type)

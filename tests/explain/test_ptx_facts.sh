@@ -9,7 +9,7 @@
 #     params/master/m/v and reads grads, global_norm_squared_kernel reads grads. Skipped (one line)
 #     if the corpus or nvcc is absent; under CI=true that skip is a failure
 #   - tests/explain/facts_cases.ptx: an index is not a pointer, a write through a .func, a spill,
-#     an atomic-only access
+#     an atomic-only access, tensor-core loads and stores (wmma)
 #   - tests/hostcuda/async_kernels.cu (compute_90 PTX, built by make): pointers read only by
 #     cp.async / cp.async.bulk, and one written only by a bulk copy out of shared memory
 # Negative controls: a copy of mlp's PTX whose sgd_update stores are removed no longer reports
@@ -67,6 +67,9 @@ expect "$work/cases.txt" via_func 0 "ptr - W - f32"
 expect "$work/cases.txt" spilled 0 "ptr - W - f32"
 expect "$work/cases.txt" atomic_only 0 "ptr - W A f32"
 expect "$work/cases.txt" atomic_only 1 "val - - - -"
+expect "$work/cases.txt" wmma_tile 0 "ptr R - - f16"   # wmma.load.a
+expect "$work/cases.txt" wmma_tile 1 "ptr R - - f16"   # wmma.load.b
+expect "$work/cases.txt" wmma_tile 2 "ptr R W - f32"   # wmma.load.c, wmma.store.d
 
 # --- negative controls ---
 sed '/\.entry sgd_update/,/^}/ s/^[[:space:]]*st\.global\.f32.*$//' "$tdir/mlp_kernels.ptx" > "$work/mlp_nost.ptx"

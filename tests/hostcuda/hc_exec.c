@@ -22,6 +22,7 @@
  */
 #include "hc_exec.h"
 #include "hc_exec_int.h"
+#include "hc_exec_mma.h"
 
 #include <fenv.h>
 #include <math.h>
@@ -52,6 +53,8 @@ int hc_is_builtin(const ash_ptx_func *f)
 static int insn_supported(const ash_ptx_module *m, const ash_ptx_insn *in, const char **why)
 {
     *why = NULL;
+    if (hc_mma_is(in))
+        return hc_mma_check(m, in, why);
     switch (in->op) {
     case ASH_PTX_OP_NONE:
         *why = "instruction not supported";

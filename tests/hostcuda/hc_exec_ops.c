@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "hc_exec_num.h"
+#include "hc_exec_mma.h"
 
 /* ---------------------------------------------------------------- operands */
 static uint64_t sym_value(const hc_cta *C, const ash_ptx_module *m, const ash_ptx_opnd *o)
@@ -448,6 +449,8 @@ int hc_exec_insn(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t pc, uin
         return HC_STEP_NEXT;
     }
     case ASH_PTX_OP_CVT: {
+        if (t == ASH_PTX_T_TF32)
+            return hc_exec_mma(C, W, in, M, E);
         uint64_t *D = dst(W, in, 0);
         const uint64_t *A = src(C, W, in, 1, ta);
         int st = in->type2 ? in->type2 : t;
@@ -1230,6 +1233,8 @@ other:
         LOOP(E, { D[l] = zx(r, 32); });
         return HC_STEP_NEXT;
     }
+    case ASH_PTX_OP_WMMA: case ASH_PTX_OP_MMA: case ASH_PTX_OP_LDMATRIX: case ASH_PTX_OP_STMATRIX:
+        return hc_exec_mma(C, W, in, M, E);
     case ASH_PTX_OP_CALL:
         return hc_exec_call(C, W, in, pc, M, E);
     case ASH_PTX_OP_TEX: case ASH_PTX_OP_TLD4: case ASH_PTX_OP_TXQ:

@@ -5,12 +5,12 @@
 HOSTCUDA_SRC_DIR := tests/hostcuda
 HOSTCUDA_SRCS := $(addprefix $(HOSTCUDA_SRC_DIR)/,hc_core.c hc_mem.c hc_copy.c hc_stream.c hc_ptx.c \
                    hc_module.c hc_errors.c hc_procaddr.c hc_fatbin.c \
-                   hc_vmm.c hc_graph.c hc_gnode.c hc_capture.c hc_exec.c hc_exec_call.c hc_exec_ops.c hc_exec_num.c hc_exec_async.c \
+                   hc_vmm.c hc_graph.c hc_gnode.c hc_capture.c hc_exec.c hc_exec_call.c hc_exec_ops.c hc_exec_num.c hc_exec_async.c hc_exec_mma.c \
                    hc_occupancy.c hc_limit.c hc_pool.c hc_copy3d.c hc_managed.c hc_ctxcfg.c hc_link.c \
                    hc_array.c hc_exec_tex.c)
 HOSTCUDA_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(HOSTCUDA_SRCS)) $(BUILD)/shim/ptx/ash_ptx.o $(BUILD)/shim/ptx/ash_ptx_lex.o
 HOSTCUDA_HDRS := $(addprefix $(HOSTCUDA_SRC_DIR)/,hc_internal.h hc_graph.h hc_ptx.h hc_api.def hostcuda.h hc_exec.h \
-                   hc_exec_ops.h hc_exec_num.h hc_exec_int.h hc_tex.h) shim/ptx/ash_ptx.h shim/ptx/ash_ptx_int.h
+                   hc_exec_ops.h hc_exec_num.h hc_exec_int.h hc_tex.h hc_exec_mma.h) shim/ptx/ash_ptx.h shim/ptx/ash_ptx_int.h
 # -Bsymbolic (link): hostcuda's references to its own functions (the cuGetProcAddress table, the
 # thunks) bind inside it, as a real driver's do; a preloaded interposer cannot redirect them.
 # __CUDA_API_VERSION_INTERNAL: cuda.h then declares every variant (legacy, _v2, _ptds, _ptsz) under
@@ -86,6 +86,7 @@ $(HOSTCUDA_DIR)/hc_ptx_check: $(HOSTCUDA_SRC_DIR)/hc_ptx_check.c $(BUILD)/$(HOST
                               $(BUILD)/$(HOSTCUDA_SRC_DIR)/hc_exec_ops.o $(BUILD)/$(HOSTCUDA_SRC_DIR)/hc_exec_num.o \
                               $(BUILD)/$(HOSTCUDA_SRC_DIR)/hc_exec_async.o \
                               $(BUILD)/$(HOSTCUDA_SRC_DIR)/hc_exec_tex.o \
+                              $(BUILD)/$(HOSTCUDA_SRC_DIR)/hc_exec_mma.o \
                               $(BUILD)/shim/ptx/ash_ptx.o $(BUILD)/shim/ptx/ash_ptx_lex.o | $(DEPS_STAMP)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -I/usr/local/cuda/include $(HOSTCUDA_CFLAGS) -o $@ $^ $(PTHREAD) -lm
 
@@ -148,3 +149,12 @@ $(HOSTCUDA_DIR)/test_hc_tex: $(HOSTCUDA_SRC_DIR)/test_hc_tex.c $(HOSTCUDA_SRC_DI
 	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ $< $(HOSTCUDA_TEST_LDFLAGS) -lcuda -lm
 ALL += $(HOSTCUDA_DIR)/tex_kernels.ptx $(HOSTCUDA_DIR)/test_hc_tex
 TESTS += $(HOSTCUDA_SRC_DIR)/test_hc_tex.sh
+# tensor-core instructions (wmma, mma.sync, ldmatrix, stmatrix): mma_kernels.cu -> PTX
+$(HOSTCUDA_DIR)/mma_kernels.ptx: $(HOSTCUDA_SRC_DIR)/mma_kernels.cu | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) -o $@ $<
+$(HOSTCUDA_DIR)/test_hc_mma: $(HOSTCUDA_SRC_DIR)/test_hc_mma.c $(HOSTCUDA_SRC_DIR)/test_hc_check.h $(HOSTCUDA_LIB) \
+                             $(HOSTCUDA_DIR)/mma_kernels.ptx | $(DEPS_STAMP)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -o $@ $< $(HOSTCUDA_TEST_LDFLAGS) -lcuda -lm
+ALL += $(HOSTCUDA_DIR)/mma_kernels.ptx $(HOSTCUDA_DIR)/test_hc_mma
+TESTS += $(HOSTCUDA_SRC_DIR)/test_hc_mma.sh

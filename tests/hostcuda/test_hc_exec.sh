@@ -72,7 +72,7 @@ for bad in HOSTCUDA_EXEC=gpu HOSTCUDA_THREADS=0 HOSTCUDA_KERNEL_TIMEOUT_S=soon H
     t_case $(( rc != 0 && $? == 0 ? 0 : 1 )) "bad $bad: cuInit fails naming the variable" || t_show "$T_TMP/bad"
 done
 
-# refused at load: a tensor-core instruction in a kernel that must be interpreted
+# refused at load: a tensor-core variant the interpreter lacks (Volta's m8n8k4 f16 mma)
 cat >"$T_TMP/mma.ptx" <<'PTX'
 .version 8.0
 .target sm_80
@@ -80,15 +80,15 @@ cat >"$T_TMP/mma.ptx" <<'PTX'
 .visible .entry k_mma(.param .u64 p)
 {
 	.reg .b32 %r<12>;
-	.reg .f32 %f<4>;
-	mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32 {%f0,%f1,%f2,%f3}, {%r0,%r1}, {%r2}, {%f0,%f1,%f2,%f3};
+	.reg .f32 %f<8>;
+	mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3,%f4,%f5,%f6,%f7}, {%r0,%r1}, {%r2,%r3}, {%f0,%f1,%f2,%f3,%f4,%f5,%f6,%f7};
 	ret;
 }
 PTX
 timeout 60 "$RUN" "$T_TMP/mma.ptx" load k_mma >"$T_TMP/mma" 2>&1
 has mma "^load: CUDA_SUCCESS$" && has mma "^get: CUDA_ERROR_NOT_SUPPORTED$" &&
-    has mma "^hostcuda: kernel k_mma: PTX line 8: instruction not supported: mma\.sync\.aligned\.m16n8k8"
-t_case $? "mma in a kernel without a twin: the module loads, the kernel is refused, one line with kernel, PTX line, instruction"
+    has mma "^hostcuda: kernel k_mma: PTX line 8: tensor-core instruction variant not supported: mma\.sync\.aligned\.m8n8k4\.row\.col\.f32\.f16"
+t_case $? "an mma variant the interpreter lacks: the module loads, the kernel is refused, one line with kernel, PTX line, instruction"
 # a syntax error: CUDA_ERROR_INVALID_PTX naming line, column and token
 printf '.version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k_bad()\n{\n\tadd.s32 %%r1, %%r2, 1;\n\tret;\n}\n' >"$T_TMP/bad.ptx"
 timeout 60 "$RUN" "$T_TMP/bad.ptx" load k_bad >"$T_TMP/bad" 2>&1

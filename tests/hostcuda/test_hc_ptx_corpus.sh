@@ -34,7 +34,8 @@ for f in "$S"/vectorAddDrv/*.cu "$S"/matrixMulDrv/*.cu "$S"/simpleDrvRuntime/*.c
     build "s_$(basename "$(dirname "$f")")_$(basename "$f" .cu).ptx" -arch=compute_75 -I"$TP/cuda-samples/Common" "$f"
 done
 own=()
-for f in "$T_HOSTCUDA_DIR/test_kernels.ptx" "$T_HOSTCUDA_DIR/exec_kernels.ptx" "$T_HOSTCUDA_DIR/async_kernels.ptx" "$T_BUILD"/tests/trainers/*.ptx \
+for f in "$T_HOSTCUDA_DIR/test_kernels.ptx" "$T_HOSTCUDA_DIR/exec_kernels.ptx" "$T_HOSTCUDA_DIR/async_kernels.ptx" \
+         "$T_HOSTCUDA_DIR/mma_kernels.ptx" "$T_BUILD"/tests/trainers/*.ptx \
          "$T_BUILD/collectives/cast_kernels.ptx" "$T_BUILD/sync/inspect_kernels.ptx"; do
     [ -f "$f" ] && own+=("$f")
 done
@@ -51,12 +52,12 @@ cat >"$T_TMP/ctl.ptx" <<'PTX'
 	.reg .b32 %r<9>;
 	.reg .b64 %rd<2>;
 	ld.param.u64 %rd1, [p];
-	wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r1,%r2,%r3,%r4,%r5,%r6,%r7,%r8}, [%rd1];
+	wmma.load.a.sync.aligned.row.m8n8k128.global.b1 {%r1}, [%rd1];
 	ret;
 }
 PTX
 "$CHECK" "$T_TMP/ctl.ptx" >"$T_TMP/ctl" 2>&1
 rc=$?
 grep -q "^REFUSED .*ctl.ptx: kernel k_wmma: PTX line 9: instruction not supported: wmma.load" "$T_TMP/ctl"
-t_case $(( rc == 1 && $? == 0 ? 0 : 1 )) "control: a wmma kernel is refused, naming kernel, PTX line, instruction" || t_show "$T_TMP/ctl"
+t_case $(( rc == 1 && $? == 0 ? 0 : 1 )) "control: a kernel with a wmma variant the interpreter lacks (single-bit) is refused, naming kernel, PTX line, instruction" || t_show "$T_TMP/ctl"
 t_done

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test_hc_valgrind.sh — proves hostcuda stays memcheck-clean: the memory, stream and kernel tests
-# (allocator, threads, queues, PTX parsing, launches) and the PTX interpreter's run under valgrind with no invalid access and no definitely-lost
+# (allocator, threads, queues, PTX parsing, launches) and the PTX interpreter's (test_hc_exec, and
+# test_hc_mma for the tensor-core instructions) run under valgrind with no invalid access and no definitely-lost
 # block (stacks of detached stream workers are "possibly lost" by design and not counted).
 set -u
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -32,6 +33,20 @@ for c in "" oob; do
         echo "ok: test_hc_exec ${c:-(all cases)} is clean under valgrind"
     else
         echo "FAIL: test_hc_exec ${c:-(all cases)} under valgrind (exit $?):"
+        grep -E '==[0-9]+==|FAIL' "$log" | head -40
+        fail=1
+    fi
+    rm -f "$log"
+done
+# the tensor-core instructions: their GEMMs, and a misaligned wmma pointer caught before any access
+for c in "" misaligned; do
+    [ -x "$dir/test_hc_mma" ] || { echo "SKIP: $dir/test_hc_mma not built"; exit 77; }
+    log="$(mktemp)"
+    if HOSTCUDA_THREADS=2 valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+        "$dir/test_hc_mma" "$dir/mma_kernels.ptx" $c >"$log" 2>&1; then
+        echo "ok: test_hc_mma ${c:-(all cases)} is clean under valgrind"
+    else
+        echo "FAIL: test_hc_mma ${c:-(all cases)} under valgrind (exit $?):"
         grep -E '==[0-9]+==|FAIL' "$log" | head -40
         fail=1
     fi

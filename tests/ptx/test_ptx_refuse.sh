@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_ptx_refuse.sh — proves hostcuda refuses the kernels that use what its PTX interpreter does
-# not run, instead of giving a wrong answer later: tensor cores (wmma through nvcuda::wmma,
-# ldmatrix), cp.async.bulk.tensor (TMA) and a cube-map texture fetch (refuse_kernels.cu, each kernel as its own module with
+# not run, instead of giving a wrong answer later: tensor-core variants it lacks (single-bit wmma
+# through nvcuda::wmma, ldmatrix .m16n16.b8), cp.async.bulk.tensor (TMA) and a cube-map texture fetch (refuse_kernels.cu, each kernel as its own module with
 # HOSTCUDA_EXEC=ptx). The module loads, as on a GPU; asking for such a kernel
 # (cuModuleGetFunction, which the runtime does at a kernel's first launch) answers
 # CUDA_ERROR_NOT_SUPPORTED with one hostcuda: line naming the kernel, the PTX line and the
