@@ -13,9 +13,10 @@
  * clamped with .satfinite); an f16 D is rounded once at the end. A GPU's summation order is
  * unspecified, so its last bits may differ. .tf32 operands use their top 19 bits (the low 13
  * mantissa bits are ignored); cvt.rna.tf32.f32 rounds to nearest, ties away from zero.
- * Threading: called by one CTA worker for one warp. Must not: touch memory except through
- * hc_exec_addr (which checks every access) or span() (a whole row inside the shared window or
- * the warp's last allocation, the test fast_addr in hc_exec_ops.c makes).
+ * Threading: called by one CTA worker for one warp.
+ * Must not: touch memory except through hc_exec_addr (which checks every access) or span() (a
+ * whole row inside the shared window or the warp's last allocation, the test fast_addr in
+ * hc_exec_ops.c makes).
  */
 #include "hc_exec_mma.h"
 
