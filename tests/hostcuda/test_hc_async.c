@@ -252,16 +252,7 @@ static void case_deadlock(int use_try)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: test_hc_async PTXFILE [CASE]\n");
-        return 2;
-    }
-    CUdevice dev;
-    CUcontext ctx;
-    CK(cuInit(0));
-    CK(cuDeviceGet(&dev, 0));
-    CK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CK(cuCtxSetCurrent(ctx));
+    start(argc, "test_hc_async PTXFILE [CASE]");
     CK(cuModuleLoad(&mod, argv[1]));
     if (argc > 2) {
         if (!strcmp(argv[2], "deadlock_test") || !strcmp(argv[2], "deadlock_try")) {

@@ -319,17 +319,8 @@ static void case_fifo(int lines, size_t fifo)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: test_hc_coop PTXFILE [CASE [ARG]]\n");
-        return 2;
-    }
     setvbuf(stdout, NULL, _IOLBF, 0);
-    CUdevice dev;
-    CUcontext ctx;
-    CK(cuInit(0));
-    CK(cuDeviceGet(&dev, 0));
-    CK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CK(cuCtxSetCurrent(ctx));
+    start(argc, "test_hc_coop PTXFILE [CASE [ARG]]");
     CK(cuModuleLoad(&mod, argv[1]));
     const char *c = argc > 2 ? argv[2] : "";
     const char *arg = argc > 3 ? argv[3] : "0";

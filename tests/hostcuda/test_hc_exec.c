@@ -334,16 +334,7 @@ static int case_bench(int n, int rep)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: test_hc_exec PTXFILE [CASE]\n");
-        return 2;
-    }
-    CUdevice dev;
-    CUcontext ctx;
-    CK(cuInit(0));
-    CK(cuDeviceGet(&dev, 0));
-    CK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CK(cuCtxSetCurrent(ctx));
+    start(argc, "test_hc_exec PTXFILE [CASE]");
     ptx_path = argv[1];
     if (argc > 2 && !strcmp(argv[2], "load")) {   /* the load's result [and KERNEL's lookup], for refusals */
         const char *en = "?";

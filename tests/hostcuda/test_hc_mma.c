@@ -304,16 +304,7 @@ static int fault_case(const char *c)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: test_hc_mma PTXFILE [misaligned|divergent|partial]\n");
-        return 2;
-    }
-    CUdevice dev;
-    CUcontext ctx;
-    CK(cuInit(0));
-    CK(cuDeviceGet(&dev, 0));
-    CK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CK(cuCtxSetCurrent(ctx));
+    start(argc, "test_hc_mma PTXFILE [misaligned|divergent|partial]");
     CK(cuModuleLoad(&mod, argv[1]));
     if (argc > 2)
         return fault_case(argv[2]);

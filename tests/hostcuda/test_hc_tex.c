@@ -207,16 +207,7 @@ static void case_surf1d(void)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: test_hc_tex PTXFILE [badsurf]\n");
-        return 2;
-    }
-    CUdevice dev;
-    CUcontext ctx;
-    CK(cuInit(0));
-    CK(cuDeviceGet(&dev, 0));
-    CK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CK(cuCtxSetCurrent(ctx));
+    start(argc, "test_hc_tex PTXFILE [badsurf]");
     CK(cuModuleLoad(&mod, argv[1]));
     if (argc > 2 && !strcmp(argv[2], "badsurf")) {
         CUsurfObject s = 0x7777;
