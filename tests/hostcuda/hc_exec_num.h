@@ -125,7 +125,7 @@ static inline int is_half(int t)
     return t == ASH_PTX_T_F16 || t == ASH_PTX_T_F16X2 || t == ASH_PTX_T_BF16 || t == ASH_PTX_T_BF16X2;
 }
 
-static int fe_mode(int rnd)
+static inline int fe_mode(int rnd)
 {
     switch (rnd) {
     case ASH_PTX_R_RZ: case ASH_PTX_R_RZI: return FE_TOWARDZERO;

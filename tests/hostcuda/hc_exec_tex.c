@@ -17,6 +17,7 @@
  * faults naming the kernel, the PTX line, the lane and the handle.
  */
 #include "hc_exec_int.h"
+#include "hc_exec_num.h"
 #include "hc_tex.h"
 
 #include <math.h>
@@ -52,27 +53,6 @@ static inline __attribute__((always_inline)) void put_lane(hc_warp *W, const ash
         W->R[(size_t)o->reg * 32 + l] = v;
 }
 
-static inline float f32_of(uint64_t bits)
-{
-    uint32_t u = (uint32_t)bits;
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-
-static inline uint64_t bits_of(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-}
-
-static float half_to_float(uint16_t h)
-{
-    int s = h >> 15, e = (h >> 10) & 0x1f, m = h & 0x3ff;
-    float v = e == 0 ? ldexpf((float)m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexpf((float)(m | 0x400), e - 25);
-    return s ? -v : v;
-}
 
 static const char *geom_name(int g)
 {
@@ -158,8 +138,8 @@ static inline __attribute__((always_inline)) void read_texel(const hc_tex_view *
         case FMT_U16: memcpy(&b16, q, 2); u[c] = b16; f[c] = (float)b16 / 65535.0f; break;
         case FMT_S16: memcpy(&b16, q, 2); u[c] = (uint32_t)(int32_t)(int16_t)b16;
             f[c] = fmaxf((float)(int16_t)b16 / 32767.0f, -1.0f); break;
-        case FMT_HALF: memcpy(&b16, q, 2); f[c] = half_to_float(b16); u[c] = (uint32_t)bits_of(f[c]); break;
-        case FMT_FLOAT: memcpy(&b32, q, 4); u[c] = b32; f[c] = f32_of(b32); break;
+        case FMT_HALF: memcpy(&b16, q, 2); f[c] = hc_h2f(b16); u[c] = (uint32_t)bf32(f[c]); break;
+        case FMT_FLOAT: memcpy(&b32, q, 4); u[c] = b32; f[c] = f32(b32); break;
         default: memcpy(&b32, q, 4); u[c] = b32; f[c] = (float)b32; break;   /* U32 / S32: element type */
         }
     }
@@ -176,7 +156,7 @@ static inline __attribute__((always_inline)) void fetch(const hc_tex_view *v, lo
     if (ii < 0 || jj < 0 || kk < 0) {
         for (int c = 0; c < 4; c++) {
             f[c] = v->linear_res ? 0.0f : v->border[c];
-            u[c] = v->linear_res ? 0 : (uint32_t)bits_of(v->border[c]);
+            u[c] = v->linear_res ? 0 : (uint32_t)bf32(v->border[c]);
         }
         return;
     }
@@ -239,7 +219,7 @@ static void sample(const hc_tex_view *v, const float x[3], const int32_t xi[3], 
             }
     for (int ch = 0; ch < 4; ch++) {
         out[ch] = acc[ch];
-        uout[ch] = (uint32_t)bits_of(acc[ch]);
+        uout[ch] = (uint32_t)bf32(acc[ch]);
     }
 }
 
@@ -289,7 +269,7 @@ static int do_tex(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t E)
         int32_t xi[3] = {0, 0, 0};
         for (int d = 0; d < nd; d++) {
             uint64_t b = opnd_lane(W, co, base + d, l);
-            x[d] = f32_of(b);
+            x[d] = f32(b);
             xi[d] = (int32_t)b;
         }
         float f[4];
@@ -309,17 +289,17 @@ static int do_tex(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_t E)
                 uint32_t tu[4];
                 fetch(v, i0 + di[q], j0 + dj[q], 0, layer, t, tu);
                 r[q] = t[ch];
-                u[q] = v->read_int ? tu[ch] : (uint32_t)bits_of(t[ch]);
+                u[q] = v->read_int ? tu[ch] : (uint32_t)bf32(t[ch]);
             }
             for (int q = 0; q < 4; q++)
-                put_lane(W, &in->o[0], q, l, fres ? bits_of(r[q]) : u[q]);
+                put_lane(W, &in->o[0], q, l, fres ? bf32(r[q]) : u[q]);
             continue;
         }
         sample(v, x, xi, icoord, layer, f, u);
         for (int q = 0; q < 4; q++) {
-            uint64_t val = v->read_int ? u[q] : bits_of(f[q]);
+            uint64_t val = v->read_int ? u[q] : bf32(f[q]);
             if (!fres && !v->read_int)   /* an integer result of a float texel: its bits */
-                val = bits_of(f[q]);
+                val = bf32(f[q]);
             if (in->type == ASH_PTX_T_S32 && v->read_int)
                 val = (uint64_t)(int64_t)(int32_t)u[q];
             put_lane(W, &in->o[0], q, l, val);
