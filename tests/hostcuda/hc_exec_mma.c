@@ -232,27 +232,6 @@ static int need_full_warp(hc_cta *C, hc_warp *W, const ash_ptx_insn *in, uint32_
     return 0;
 }
 
-/* the address a memory operand gives lane l */
-static uint64_t mem_addr(const hc_cta *C, const hc_warp *W, const ash_ptx_opnd *a, int l)
-{
-    if (a->reg >= 0) {
-        uint64_t v = W->R[(size_t)a->reg * 32 + l] + (uint64_t)a->imm;
-        return a->n == 32 ? v & 0xffffffffull : v;
-    }
-    if (a->sym < 0)
-        return (uint64_t)a->imm;
-    const ash_ptx_module *m = C->X->m;
-    const ash_ptx_var *v = &m->vars[a->sym];
-    uint64_t base;
-    switch (v->space) {
-    case ASH_PTX_S_SHARED: base = v->is_extern ? hc_exec_dyn_base(C) : v->offset; break;
-    case ASH_PTX_S_LOCAL: base = v->offset + W->lbase[l]; break;
-    case ASH_PTX_S_PARAM: base = v->offset + (v->is_entry_param ? 0 : W->lbase[l]); break;
-    default: base = hc_exec_var_addr(C)[a->sym]; break;
-    }
-    return base + (uint64_t)a->imm;
-}
-
 static uint64_t opnd_val(const hc_warp *W, const ash_ptx_opnd *o, int l)
 {
     return o->kind == ASH_PTX_K_REG ? W->R[(size_t)o->reg * 32 + l] : (uint64_t)o->imm;
@@ -394,10 +373,10 @@ static int wmma_ldst(hc_cta *C, hc_warp *W, const ash_ptx_insn *in)
     frag_dims(in->shape, f, &rows, &cols);
     int n = rows * cols, S = nregs * per_reg(t), es = esize(t), space = in->space ? in->space : ASH_PTX_S_GENERIC;
     int acc = st ? HC_ACC_ST : HC_ACC_LD;
-    uint64_t p = mem_addr(C, W, mem, 0);
+    uint64_t p = hc_exec_mem_addr(C, W, in, (int)(mem - in->o), 0);
     uint64_t stride = in->nops > 2 ? (uint32_t)opnd_val(W, &in->o[2], 0) : (uint64_t)(colmajor ? rows : cols);
     for (int l = 1; l < 32; l++) {
-        uint64_t pl = mem_addr(C, W, mem, l);
+        uint64_t pl = hc_exec_mem_addr(C, W, in, (int)(mem - in->o), l);
         uint64_t sl = in->nops > 2 ? (uint32_t)opnd_val(W, &in->o[2], l) : stride;
         if (pl != p || sl != stride) {
             unsigned th[3];
@@ -575,7 +554,7 @@ static int ldst_matrix(hc_cta *C, hc_warp *W, const ash_ptx_insn *in)
     for (int j = 0; j < nm; j++)
         for (int r = 0; r < 8; r++) {
             int lane = 8 * j + r;
-            row[j][r] = hc_exec_addr(C, W, lane, in, space, mem_addr(C, W, mem, lane), 16, ld ? HC_ACC_LD : HC_ACC_ST);
+            row[j][r] = hc_exec_addr(C, W, lane, in, space, hc_exec_mem_addr(C, W, in, (int)(mem - in->o), lane), 16, ld ? HC_ACC_LD : HC_ACC_ST);
             if (!row[j][r])
                 return -1;
             if (ld)
