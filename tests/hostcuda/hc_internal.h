@@ -295,6 +295,10 @@ int hc_device_sms(void);                                      /* HOSTCUDA_SMS */
 /* blocks of `block` threads that fit on one SM (hc_occupancy.c's model) */
 int hc_occ_blocks_per_sm(int regs, int smem_static, int block, size_t dyn);
 
+/* ---- hc_module.c ---- */
+/* a whole file, NUL-terminated (malloc'ed), and its length if len is not NULL; FILE_NOT_FOUND if unreadable */
+CUresult hc_read_file(const char *path, char **out, size_t *len);
+
 /* ---- hc_link.c ---- */
 /* cuLinkComplete's image: this magic, a u32 unit count, zeros to HC_LINK_HEADER, NUL-terminated texts */
 #define HC_LINK_MAGIC "HCLINK1\0"

@@ -183,26 +183,11 @@ CUresult CUDAAPI cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const 
         return rc;
     if (!path)
         return CUDA_ERROR_INVALID_VALUE;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return link_fail(state, CUDA_ERROR_FILE_NOT_FOUND, "%s: cannot open", path);
-    char *buf = NULL;
-    size_t len = 0, cap = 0, got;
-    do {
-        if (cap - len < 65536) {
-            char *nb = realloc(buf, (cap = cap ? cap * 2 : 1 << 20) + 1);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                return CUDA_ERROR_OUT_OF_MEMORY;
-            }
-            buf = nb;
-        }
-        got = fread(buf + len, 1, cap - len, f);
-        len += got;
-    } while (got);
-    fclose(f);
-    buf[len] = 0;
+    char *buf;
+    size_t len;
+    rc = hc_read_file(path, &buf, &len);
+    if (rc != CUDA_SUCCESS)
+        return rc == CUDA_ERROR_FILE_NOT_FOUND ? link_fail(state, rc, "%s: cannot open", path) : rc;
     rc = len ? add_text(state, type, buf, len, path) : link_fail(state, CUDA_ERROR_INVALID_IMAGE, "%s: empty", path);
     free(buf);
     return rc;

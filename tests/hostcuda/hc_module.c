@@ -458,7 +458,8 @@ static CUresult image_from_text(const char *text, hc_image **out)
     return CUDA_SUCCESS;
 }
 
-static CUresult read_file(const char *path, char **out)
+/* a whole file, NUL-terminated (malloc'ed), and its length if len is not NULL */
+CUresult hc_read_file(const char *path, char **out, size_t *len_out)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -484,6 +485,8 @@ static CUresult read_file(const char *path, char **out)
     fclose(f);
     buf[len] = 0;
     *out = buf;
+    if (len_out)
+        *len_out = len;
     return CUDA_SUCCESS;
 }
 
@@ -665,7 +668,7 @@ CUresult CUDAAPI cuModuleLoad(CUmodule *module, const char *fname)
     if (!module || !fname)
         return CUDA_ERROR_INVALID_VALUE;
     char *text;
-    CUresult rc = read_file(fname, &text);
+    CUresult rc = hc_read_file(fname, &text, NULL);
     if (rc != CUDA_SUCCESS)
         return rc;
     rc = load_text(module, text);
@@ -835,7 +838,7 @@ CUresult CUDAAPI cuLibraryLoadFromFile(CUlibrary *library, const char *fileName,
         (numLibraryOptions && (!libraryOptions || !libraryOptionValues)))
         return CUDA_ERROR_INVALID_VALUE;
     char *text;
-    CUresult rc = read_file(fileName, &text);
+    CUresult rc = hc_read_file(fileName, &text, NULL);
     if (rc != CUDA_SUCCESS)
         return rc;
     rc = library_new(text, library);
